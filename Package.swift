@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Keepsake has no Swift package dependencies by design: only the toolchain and the system
+// libsqlite3 (`apt-get install libsqlite3-dev` on Debian and Ubuntu).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Keepsake",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    products: [
+        .library(name: "Revertible", targets: ["Revertible"]),
+        .library(name: "Keepsake", targets: ["Keepsake"]),
+        .executable(name: "keepsake", targets: ["keepsake"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "Revertible", swiftSettings: strictSettings),
+        .target(name: "Keepsake", dependencies: ["Revertible", "CSQLite"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "keepsake", dependencies: ["Keepsake", "Revertible"], swiftSettings: strictSettings),
+        .testTarget(name: "RevertibleTests", dependencies: ["Revertible"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "KeepsakeTests", dependencies: ["Keepsake", "Revertible"], swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

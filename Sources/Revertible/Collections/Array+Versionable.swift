@@ -1,0 +1,141 @@
+/// Arrays are tracked element by element.
+///
+/// - `Identifiable` elements are matched by `id`: insertions, removals and moves form one
+///   ``ArrayPatch`` at the array's path, and a change inside an element that is in both versions
+///   is recorded below its id, such as `items[id: 7].title`.
+/// - Other elements are matched by position: when the length is unchanged, each changed element
+///   is recorded below its index (`items[3]`); otherwise the changed middle (after trimming the
+///   common prefix and suffix of `Equatable` elements) is replaced as one ``ArrayPatch``.
+extension Array: Versionable, Revertible where Element: Versionable {
+    /// Registers the array element by element.
+    public func addReversions(into reverter: inout some Reverter<Self>) {
+        reverter.appendElementReversions(at: \.self, component: nil)
+    }
+}
+
+extension Array: VersionableCollection where Element: Versionable {
+    /// A position, or an `id` for `Identifiable` elements.
+    public enum ElementKey: Hashable {
+        /// An element by position.
+        case index(Int)
+        /// An `Identifiable` element by its `id`.
+        case id(AnyHashable)
+    }
+
+    public static func versionedDifference(from old: [Element], to new: [Element]) -> (
+        structure: ArrayPatch<Element>?, elements: [(key: ElementKey, old: Element, new: Element)]
+    ) {
+        if let identifiable = Element.self as? any Identifiable.Type {
+            return identifiedDifference(identifiable, old: old, new: new)
+        }
+        let equal = DynamicConformance.equality(of: Element.self)
+        if old.count == new.count {
+            let changed = old.indices.lazy.filter { equal?(old[$0], new[$0]) != true }
+            return (nil, changed.map { (.index($0), old[$0], new[$0]) })
+        }
+        var prefix = 0
+        var suffix = 0
+        if let equal {
+            let shorter = Swift.min(old.count, new.count)
+            while prefix < shorter, equal(old[prefix], new[prefix]) { prefix += 1 }
+            while suffix < shorter - prefix, equal(old[old.count - 1 - suffix], new[new.count - 1 - suffix]) {
+                suffix += 1
+            }
+        }
+        let patch = ArrayPatch(
+            removals: (prefix..<old.count - suffix).map { .init(offset: $0, element: old[$0]) },
+            insertions: (prefix..<new.count - suffix).map { .init(offset: $0, element: new[$0]) },
+            oldCount: old.count, newCount: new.count)
+        return (patch, [])
+    }
+
+    private static func identifiedDifference<E: Identifiable>(
+        _: E.Type, old: [Element], new: [Element]
+    ) -> (structure: ArrayPatch<Element>?, elements: [(key: ElementKey, old: Element, new: Element)]) {
+        // `E` is `Element`, opened once so that ids compare without a dynamic cast per element.
+        let oldElements = unsafeBitCast(old, to: [E].self)
+        let newElements = unsafeBitCast(new, to: [E].self)
+        let equal = DynamicConformance.equality(of: Element.self)
+        let oldIDs = oldElements.map(\.id)
+        let newIDs = newElements.map(\.id)
+        if oldIDs == newIDs {
+            let changed = old.indices.lazy.filter { equal?(old[$0], new[$0]) != true }
+            return (nil, changed.map { (.id(AnyHashable(newIDs[$0])), old[$0], new[$0]) })
+        }
+        let difference = newIDs.difference(from: oldIDs)
+        var removals: [ArrayPatch<Element>.Entry] = []
+        var insertions: [ArrayPatch<Element>.Entry] = []
+        var touched = Set<E.ID>()
+        for change in difference {
+            switch change {
+            case .remove(let offset, let id, _):
+                removals.append(.init(offset: offset, element: old[offset]))
+                touched.insert(id)
+            case .insert(let offset, let id, _):
+                insertions.append(.init(offset: offset, element: new[offset]))
+                touched.insert(id)
+            }
+        }
+        removals.sort { $0.offset < $1.offset }
+        insertions.sort { $0.offset < $1.offset }
+        var oldIndexByID: [E.ID: Int] = [:]
+        for (index, id) in oldIDs.enumerated() where !touched.contains(id) { oldIndexByID[id] = index }
+        var elements: [(key: ElementKey, old: Element, new: Element)] = []
+        for (index, id) in newIDs.enumerated() {
+            guard let oldIndex = oldIndexByID[id], equal?(old[oldIndex], new[index]) != true else { continue }
+            elements.append((.id(AnyHashable(id)), old[oldIndex], new[index]))
+        }
+        let patch = ArrayPatch(
+            removals: removals, insertions: insertions, oldCount: old.count, newCount: new.count)
+        return (patch, elements)
+    }
+
+    public func versionedElement(at key: ElementKey) -> Element? {
+        guard let index = index(of: key) else { return nil }
+        return self[index]
+    }
+
+    public mutating func modifyVersionedElement(at key: ElementKey, _ body: (inout Element) -> Void) -> Bool {
+        guard let index = index(of: key) else { return false }
+        body(&self[index])
+        return true
+    }
+
+    private func index(of key: ElementKey) -> Int? {
+        switch key {
+        case .index(let index):
+            return indices.contains(index) ? index : nil
+        case .id(let id):
+            guard let identifiable = Element.self as? any Identifiable.Type else { return nil }
+            return index(ofID: id, identifiable)
+        }
+    }
+
+    private func index<E: Identifiable>(ofID id: AnyHashable, _: E.Type) -> Int? {
+        guard let id = id.base as? E.ID else { return nil }
+        return unsafeBitCast(self, to: [E].self).firstIndex { $0.id == id }
+    }
+
+    public static func pathComponent(for key: ElementKey) -> PathComponent {
+        switch key {
+        case .index(let index): .index(index)
+        case .id(let id): .id(RecordCoding.canonicalJSON(id.base))
+        }
+    }
+
+    public static func elementKey(for component: PathComponent) -> ElementKey? {
+        switch component {
+        case .index(let index):
+            return .index(index)
+        case .id(let json):
+            guard let identifiable = Element.self as? any Identifiable.Type else { return nil }
+            return decodeID(json, identifiable)
+        case .key, .property:
+            return nil
+        }
+    }
+
+    private static func decodeID<E: Identifiable>(_ json: String, _: E.Type) -> ElementKey? {
+        RecordCoding.decodeJSON(json, as: E.ID.self).map { .id(AnyHashable($0)) }
+    }
+}

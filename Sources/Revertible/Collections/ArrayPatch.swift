@@ -1,0 +1,63 @@
+/// The structural change of an array: elements removed from the old array and inserted into
+/// the new one, each with its offset (a move is a removal and an insertion).
+///
+/// Offsets follow `CollectionDifference`: removals index the old array, insertions the new
+/// one. Reverting checks the array's length and the element at each inserted offset (its `id`
+/// for `Identifiable` elements, `==` for `Equatable` ones). Stored as
+/// `{"insertions": [{"offset": 2, "element": …}], "removals": [], "oldCount": 2, "newCount": 3}`.
+public struct ArrayPatch<Element>: LeafPatch {
+    /// An element at an offset.
+    public struct Entry {
+        /// The element's position.
+        public var offset: Int
+        /// The element.
+        public var element: Element
+
+        /// Pairs an element with its position.
+        public init(offset: Int, element: Element) {
+            self.offset = offset
+            self.element = element
+        }
+    }
+
+    /// Elements of the old array that the new one does not have there, by ascending offset.
+    public var removals: [Entry]
+    /// Elements of the new array that the old one did not have there, by ascending offset.
+    public var insertions: [Entry]
+    /// The old array's length.
+    public var oldCount: Int
+    /// The new array's length.
+    public var newCount: Int
+
+    /// Creates a patch from its parts.
+    public init(removals: [Entry], insertions: [Entry], oldCount: Int, newCount: Int) {
+        self.removals = removals
+        self.insertions = insertions
+        self.oldCount = oldCount
+        self.newCount = newCount
+    }
+
+    /// `"elements"`.
+    public static var kind: String { "elements" }
+
+    public func mismatch(in value: [Element], expecting side: PatchSide) -> String? {
+        let (count, entries) = side == .new ? (newCount, insertions) : (oldCount, removals)
+        guard value.count == count else { return "expected \(count) elements, found \(value.count)" }
+        for entry in entries
+        where DynamicConformance.sameIdentity(value[entry.offset], entry.element) == false {
+            return "the element at \(entry.offset) differs"
+        }
+        return nil
+    }
+
+    public func apply(to value: inout [Element], toward side: PatchSide) {
+        let (remove, insert) = side == .new ? (removals, insertions) : (insertions, removals)
+        for entry in remove.reversed() { value.remove(at: entry.offset) }
+        for entry in insert { value.insert(entry.element, at: entry.offset) }
+    }
+}
+
+extension ArrayPatch.Entry: Codable where Element: Codable {}
+extension ArrayPatch.Entry: Sendable where Element: Sendable {}
+extension ArrayPatch: Codable where Element: Codable {}
+extension ArrayPatch: Sendable where Element: Sendable {}

@@ -1,0 +1,105 @@
+/// Dictionaries are tracked by key: added and removed entries form one ``DictionaryPatch`` at
+/// the dictionary's path, and a change inside a value whose key is in both versions is
+/// recorded below its key, such as `scores[key: "alice"]`.
+extension Dictionary: Versionable, Revertible where Value: Versionable {
+    /// Registers the dictionary entry by entry.
+    public func addReversions(into reverter: inout some Reverter<Self>) {
+        reverter.appendElementReversions(at: \.self, component: nil)
+    }
+}
+
+extension Dictionary: VersionableCollection where Value: Versionable {
+    public static func versionedDifference(from old: [Key: Value], to new: [Key: Value]) -> (
+        structure: DictionaryPatch<Key, Value>?, elements: [(key: Key, old: Value, new: Value)]
+    ) {
+        let equal = DynamicConformance.equality(of: Value.self)
+        var removed: [Key: Value] = [:]
+        var elements: [(key: Key, old: Value, new: Value)] = []
+        for (key, oldValue) in old {
+            if let newValue = new[key] {
+                if equal?(oldValue, newValue) != true { elements.append((key, oldValue, newValue)) }
+            } else {
+                removed[key] = oldValue
+            }
+        }
+        var inserted: [Key: Value] = [:]
+        if new.count - (old.count - removed.count) > 0 {
+            for (key, newValue) in new where old[key] == nil { inserted[key] = newValue }
+        }
+        guard !removed.isEmpty || !inserted.isEmpty else { return (nil, elements) }
+        return (
+            DictionaryPatch(removed: removed, inserted: inserted, oldCount: old.count, newCount: new.count),
+            elements
+        )
+    }
+
+    public func versionedElement(at key: Key) -> Value? {
+        self[key]
+    }
+
+    public mutating func modifyVersionedElement(at key: Key, _ body: (inout Value) -> Void) -> Bool {
+        guard index(forKey: key) != nil else { return false }
+        body(&self[key]!)
+        return true
+    }
+
+    public static func pathComponent(for key: Key) -> PathComponent {
+        .key(RecordCoding.canonicalJSON(key))
+    }
+
+    public static func elementKey(for component: PathComponent) -> Key? {
+        guard case .key(let json) = component else { return nil }
+        return RecordCoding.decodeJSON(json, as: Key.self)
+    }
+}
+
+/// The entries added to and removed from a dictionary.
+///
+/// Reverting checks the count, that every inserted key is present (with an equal value for
+/// `Equatable` values) and that no removed key is. Stored as
+/// `{"inserted": {"bob": 3}, "removed": {}, "oldCount": 1, "newCount": 2}`.
+public struct DictionaryPatch<Key: Hashable, Value>: LeafPatch {
+    /// Entries of the old dictionary whose keys the new one lacks.
+    public var removed: [Key: Value]
+    /// Entries of the new dictionary whose keys the old one lacked.
+    public var inserted: [Key: Value]
+    /// The old dictionary's count.
+    public var oldCount: Int
+    /// The new dictionary's count.
+    public var newCount: Int
+
+    /// Creates a patch from its parts.
+    public init(removed: [Key: Value], inserted: [Key: Value], oldCount: Int, newCount: Int) {
+        self.removed = removed
+        self.inserted = inserted
+        self.oldCount = oldCount
+        self.newCount = newCount
+    }
+
+    /// `"entries"`.
+    public static var kind: String { "entries" }
+
+    public func mismatch(in value: [Key: Value], expecting side: PatchSide) -> String? {
+        let (count, present, absent) =
+            side == .new ? (newCount, inserted, removed) : (oldCount, removed, inserted)
+        guard value.count == count else { return "expected \(count) entries, found \(value.count)" }
+        for (key, expected) in present {
+            guard let found = value[key], Equality.equal(found, expected) != false else {
+                return "the entry for \(RecordCoding.canonicalJSON(key)) differs"
+            }
+        }
+        for key in absent.keys where value[key] != nil {
+            return "unexpected entry for \(RecordCoding.canonicalJSON(key))"
+        }
+        return nil
+    }
+
+    public func apply(to value: inout [Key: Value], toward side: PatchSide) {
+        let (remove, insert) = side == .new ? (removed, inserted) : (inserted, removed)
+        for key in remove.keys { value[key] = nil }
+        value.merge(insert) { _, inserted in inserted }
+    }
+}
+
+extension DictionaryPatch: Codable where Key: Codable, Value: Codable {}
+extension DictionaryPatch: Sendable where Key: Sendable, Value: Sendable {}

@@ -1,0 +1,55 @@
+/// A set is a leaf whose patch lists the members removed and inserted.
+extension Set: Versionable, Revertible, VersionableLeaf {
+    /// Records removed and inserted members; see ``SetPatch``.
+    public typealias Patch = SetPatch<Element>
+
+    /// Makes a ``SetPatch``.
+    public static func patch(from old: Set<Element>, to new: Set<Element>) -> SetPatch<Element> {
+        SetPatch(
+            removed: old.subtracting(new), inserted: new.subtracting(old), oldCount: old.count,
+            newCount: new.count)
+    }
+}
+
+/// The members removed from and inserted into a set.
+///
+/// Reverting checks the count, that every inserted member is present and that no removed
+/// member is. Stored as `{"inserted": ["b"], "removed": [], "oldCount": 1, "newCount": 2}`.
+public struct SetPatch<Element: Hashable>: LeafPatch {
+    /// Members of the old set that the new one lacks.
+    public var removed: Set<Element>
+    /// Members of the new set that the old one lacked.
+    public var inserted: Set<Element>
+    /// The old set's count.
+    public var oldCount: Int
+    /// The new set's count.
+    public var newCount: Int
+
+    /// Creates a patch from its parts.
+    public init(removed: Set<Element>, inserted: Set<Element>, oldCount: Int, newCount: Int) {
+        self.removed = removed
+        self.inserted = inserted
+        self.oldCount = oldCount
+        self.newCount = newCount
+    }
+
+    /// `"members"`.
+    public static var kind: String { "members" }
+
+    public func mismatch(in value: Set<Element>, expecting side: PatchSide) -> String? {
+        let (count, present, absent) =
+            side == .new ? (newCount, inserted, removed) : (oldCount, removed, inserted)
+        guard value.count == count else { return "expected \(count) members, found \(value.count)" }
+        guard present.isSubset(of: value), absent.isDisjoint(with: value) else { return "the members differ" }
+        return nil
+    }
+
+    public func apply(to value: inout Set<Element>, toward side: PatchSide) {
+        let (remove, insert) = side == .new ? (removed, inserted) : (inserted, removed)
+        value.subtract(remove)
+        value.formUnion(insert)
+    }
+}
+
+extension SetPatch: Codable where Element: Codable {}
+extension SetPatch: Sendable where Element: Sendable {}

@@ -1,0 +1,137 @@
+public import Foundation
+
+/// One change of a reversion as plain data: its path, the kind of patch and the patch as JSON.
+///
+/// Records are what Keepsake stores. They are read back into a ``Reversion`` by resolving each
+/// path through the root type's own ``Versionable/addReversions(into:)``:
+///
+/// ```swift
+/// let records = try reversion.records()
+/// let restored = try Reversion<User>(records: records, resolvingAgainst: user)
+/// try restored.revert(&user)
+/// ```
+public struct ChangeRecord: Hashable, Sendable, Codable {
+    /// Where the change is.
+    public var path: PathDescriptor
+    /// The patch format, ``LeafPatch/kind``: `"replace"`, `"text"`, `"bytes"`, …
+    public var kind: String
+    /// The patch encoded as JSON (sorted keys, so equal patches give equal bytes).
+    public var payload: Data
+
+    /// Creates a record.
+    ///
+    /// - Parameters:
+    ///   - path: Where the change is.
+    ///   - kind: The patch format.
+    ///   - payload: The patch as JSON.
+    public init(path: PathDescriptor, kind: String, payload: Data) {
+        self.path = path
+        self.kind = kind
+        self.payload = payload
+    }
+}
+
+extension Reversion {
+    /// The reversion's changes as records, in the order ``init(records:resolvingAgainst:)``
+    /// expects.
+    ///
+    /// An inverse reversion is recorded as its forward changes; keep ``isInverted`` beside them.
+    ///
+    /// - Returns: One record per changed leaf.
+    /// - Throws: ``ReversionError/notEncodable(path:type:)`` naming the first change whose
+    ///   value is not `Encodable`.
+    public func records() throws(ReversionError) -> [ChangeRecord] {
+        try changes.map { change throws(ReversionError) in
+            let patch = change.node.leafPatch
+            guard let encodable = patch as? any Encodable else {
+                throw .notEncodable(path: change.path, type: "\(type(of: patch).valueTypeName)")
+            }
+            do {
+                return ChangeRecord(
+                    path: change.path, kind: type(of: patch).kind,
+                    payload: try RecordCoding.encoder.encode(encodable))
+            } catch {
+                throw .notEncodable(path: change.path, type: "\(type(of: patch).valueTypeName)")
+            }
+        }
+    }
+
+    /// Whether this reversion is the ``inverse`` of one made by diffing.
+    public var isInverted: Bool { isInverse }
+
+    /// Reads a reversion back from records made by ``records()``.
+    ///
+    /// - Parameters:
+    ///   - records: The records, in the order ``records()`` returned them.
+    ///   - value: A current value of `Root`, used to walk its registrations (and to find
+    ///     elements by key). It is not modified.
+    ///   - inverted: Whether the records belong to an inverse reversion.
+    /// - Throws: ``ReversionError/pathNotFound(path:type:)`` when a path names no tracked
+    ///   location of `value`, ``ReversionError/undecodable(path:type:reason:)`` when a patch
+    ///   does not decode as the type found there.
+    public init(records: [ChangeRecord], resolvingAgainst value: Root, inverted: Bool = false)
+        throws(ReversionError)
+    where Root: Versionable {
+        var changes: [Change] = []
+        changes.reserveCapacity(records.count)
+        for record in records {
+            var resolver = ResolvingReverter<Root>(
+                value: value, remaining: record.path.components[...], record: record)
+            value.addReversions(into: &resolver)
+            switch resolver.result {
+            case .success(let node)?: changes.append(Change(path: record.path, node: node))
+            case .failure(let error)?: throw error
+            case nil: throw .pathNotFound(path: record.path, type: "\(Root.self)")
+            }
+        }
+        self.init(changes: changes, isInverse: inverted)
+    }
+}
+
+extension LeafPatch {
+    static var valueTypeName: String { "\(Value.self)" }
+}
+
+/// The JSON settings every record uses, in one place.
+enum RecordCoding {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return decoder
+    }()
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            let location = context.codingPath.map(\.stringValue).joined(separator: ".")
+            guard !location.isEmpty else { return context.debugDescription }
+            return "\(context.debugDescription) (at \(location))"
+        default:
+            return "\(error)"
+        }
+    }
+
+    /// Canonical JSON text of a key or id, for path components.
+    static func canonicalJSON<T>(_ value: T) -> String {
+        if let encodable = value as? any Encodable, let data = try? encoder.encode(encodable) {
+            return String(decoding: data, as: UTF8.self)
+        }
+        return PathText.quoted(String(describing: value))
+    }
+
+    /// Decodes a key or id from its canonical JSON text.
+    static func decodeJSON<T>(_ text: String, as type: T.Type) -> T? {
+        guard let decodable = T.self as? any Decodable.Type else { return nil }
+        return (try? decoder.decode(decodable, from: Data(text.utf8))) as? T
+    }
+}

@@ -1,0 +1,140 @@
+/// Which side of a change a patch is asked about: the value before it or after it.
+public enum PatchSide: Sendable, Hashable {
+    /// The earlier value, which reverting produces.
+    case old
+    /// The later value, which a reversion is applied to.
+    case new
+}
+
+/// One leaf's change, recorded so that it can be applied in both directions and checked first.
+///
+/// A patch knows what each side of the change looks like at its location, so a reversion can
+/// refuse a value that is not the version it was made from. Make a patch `Codable` so that
+/// Keepsake can store it; ``kind`` names its format in stored records.
+public protocol LeafPatch<Value> {
+    /// The leaf type the patch applies to.
+    associatedtype Value
+
+    /// A short, stable name for the patch's stored format, such as `"replace"` or `"text"`.
+    static var kind: String { get }
+
+    /// Says why `value` is not the `side` this patch expects, or `nil` when it is.
+    ///
+    /// - Parameters:
+    ///   - value: The value found at the patch's location.
+    ///   - side: The side the value should be.
+    /// - Returns: A short reason for a mismatch, or `nil`.
+    func mismatch(in value: Value, expecting side: PatchSide) -> String?
+
+    /// Turns the other side into `side`.
+    ///
+    /// - Parameters:
+    ///   - value: A value for which ``mismatch(in:expecting:)`` returned `nil` for the other side.
+    ///   - side: The side to produce.
+    func apply(to value: inout Value, toward side: PatchSide)
+}
+
+/// A leaf value that records a change as one ``LeafPatch``.
+///
+/// Adopting it is how you make your own type diffable as a unit. With the default
+/// ``Replacement`` patch it takes one line:
+///
+/// ```swift
+/// enum Color: String, Codable, VersionableLeaf { case red, green, blue }
+/// ```
+///
+/// Types with a cheaper representation of a change provide their own `Patch`, as `String` and
+/// `Data` do (only the changed range is kept).
+public protocol VersionableLeaf: Versionable, Equatable {
+    /// The patch that records a change of this type.
+    associatedtype Patch: LeafPatch<Self> = Replacement<Self>
+
+    /// Makes the patch that turns `old` into `new` and back.
+    ///
+    /// - Parameters:
+    ///   - old: The earlier value.
+    ///   - new: The later value, not equal to `old`.
+    /// - Returns: A patch whose `.old` side is `old` and `.new` side is `new`.
+    static func patch(from old: Self, to new: Self) -> Patch
+}
+
+extension VersionableLeaf {
+    /// Registers the value itself as one leaf.
+    public func addReversions(into reverter: inout some Reverter<Self>) {
+        reverter.appendLeafReversion(at: \.self, component: nil)
+    }
+}
+
+extension VersionableLeaf where Patch == Replacement<Self> {
+    /// Records the whole old and new value.
+    public static func patch(from old: Self, to new: Self) -> Replacement<Self> {
+        Replacement(old: old, new: new)
+    }
+}
+
+/// The simplest patch: both whole values.
+///
+/// Reverting checks the current value equals ``new`` when the type is `Equatable` (otherwise it
+/// cannot check). Stored as `{"old": …, "new": …}`.
+public struct Replacement<Value>: LeafPatch {
+    /// The value before the change.
+    public var old: Value
+    /// The value after the change.
+    public var new: Value
+
+    /// Records a change from `old` to `new`.
+    public init(old: Value, new: Value) {
+        self.old = old
+        self.new = new
+    }
+
+    /// `"replace"`.
+    public static var kind: String { "replace" }
+
+    public func mismatch(in value: Value, expecting side: PatchSide) -> String? {
+        let expected = side == .new ? new : old
+        if Equality.equal(value, expected) == false {
+            return
+                "expected \(String(describing: expected).truncatedForMessage), found \(String(describing: value).truncatedForMessage)"
+        }
+        return nil
+    }
+
+    public func apply(to value: inout Value, toward side: PatchSide) {
+        value = side == .new ? new : old
+    }
+}
+
+extension Replacement: Equatable where Value: Equatable {}
+extension Replacement: Hashable where Value: Hashable {}
+extension Replacement: Sendable where Value: Sendable {}
+extension Replacement: Codable where Value: Codable {}
+
+extension String {
+    var truncatedForMessage: String {
+        count <= 60 ? debugDescription : String(prefix(57)).debugDescription + "…"
+    }
+}
+
+/// Equality as versioning needs it: `==`, except that two NaNs are the same value (otherwise a
+/// NaN would look changed on every diff and could never be reverted).
+enum Equality {
+    /// Whether `a` and `b` are the same version of a value.
+    static func same<E: Equatable>(_ a: E, _ b: E) -> Bool {
+        a == b || (isNaN(a) && isNaN(b))
+    }
+
+    /// ``same(_:_:)`` when `T` is `Equatable` at run time, else `nil`.
+    static func equal<T>(_ a: T, _ b: T) -> Bool? {
+        guard let type = T.self as? any Equatable.Type else { return nil }
+        return equal(type, a, b)
+    }
+
+    private static func equal<E: Equatable, T>(_: E.Type, _ a: T, _ b: T) -> Bool {
+        same(unsafeBitCast(a, to: E.self), unsafeBitCast(b, to: E.self))
+    }
+
+    private static func isNaN<T>(_ value: T) -> Bool {
+        (value as? any FloatingPoint)?.isNaN == true
+    }
+}

@@ -1,0 +1,45 @@
+/// Why a reversion could not be made, applied, stored or read back.
+///
+/// Each case names the path it is about, so a message can say exactly where:
+///
+/// ```swift
+/// do {
+///     try reversion.revert(&user)
+/// } catch .wrongVersion(let path, let reason) {
+///     print("not the version this reversion was made from: \(path): \(reason)")
+/// } catch {
+///     print(error)
+/// }
+/// ```
+public enum ReversionError: Error, Hashable, Sendable {
+    /// The value at `path` is not the one the reversion was made from; nothing was changed.
+    case wrongVersion(path: PathDescriptor, reason: String)
+    /// A stored path does not name a tracked location of `type` (a property was renamed or
+    /// removed, or an element is missing).
+    case pathNotFound(path: PathDescriptor, type: String)
+    /// The change at `path` holds a `type` that is not `Encodable`, so it cannot be stored.
+    case notEncodable(path: PathDescriptor, type: String)
+    /// A stored change at `path` could not be decoded as `type`.
+    case undecodable(path: PathDescriptor, type: String, reason: String)
+}
+
+extension ReversionError: CustomStringConvertible {
+    /// A sentence saying what failed and where.
+    public var description: String {
+        switch self {
+        case .wrongVersion(let path, let reason):
+            "The value at \(path.displayText) is not the version this reversion was made from: \(reason)."
+        case .pathNotFound(let path, let type):
+            "The stored path \(path.displayText) does not name a tracked location of \(type)."
+        case .notEncodable(let path, let type):
+            "The change at \(path.displayText) holds \(type), which is not Encodable, so it cannot be stored."
+        case .undecodable(let path, let type, let reason):
+            "The stored change at \(path.displayText) does not decode as \(type): \(reason)."
+        }
+    }
+}
+
+extension PathDescriptor {
+    /// The text form, or `(root)` for the root, for messages.
+    var displayText: String { isRoot ? "(root)" : "`\(description)`" }
+}

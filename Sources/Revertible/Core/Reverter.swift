@@ -1,0 +1,122 @@
+/// Collects the properties a ``Versionable`` type tracks.
+///
+/// You receive a reverter in ``Versionable/addReversions(into:)`` and register properties with
+/// it; you never create one. The library passes a reverter that compares two versions, or one
+/// that finds the location a stored ``PathDescriptor`` names.
+///
+/// The requirements take an explicit ``PathComponent`` (`nil` for a registration that adds no
+/// component, such as `\.self`); the extension methods ``appendReversion(at:)`` and
+/// ``appendReversion(at:named:)`` are what most types call.
+public protocol Reverter<Root> {
+    /// The type whose properties are registered.
+    associatedtype Root
+
+    /// Tracks a nested ``Versionable`` value: its own registrations are tracked below
+    /// `component`.
+    ///
+    /// - Parameters:
+    ///   - keyPath: Where the value lives.
+    ///   - component: The path component naming it, or `nil` to add none.
+    mutating func appendReversion<Value: Versionable>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?)
+
+    /// Tracks a value as a whole: any change records the old and new value.
+    ///
+    /// When `Value` is `Equatable`, an unchanged value records nothing and reverting checks
+    /// the current value; otherwise every diff records it.
+    ///
+    /// - Parameters:
+    ///   - keyPath: Where the value lives.
+    ///   - component: The path component naming it, or `nil` to add none.
+    mutating func appendOverwriteReversion<Value>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?)
+
+    /// Tracks a leaf value with its own ``VersionableLeaf/Patch``.
+    ///
+    /// - Parameters:
+    ///   - keyPath: Where the value lives.
+    ///   - component: The path component naming it, or `nil` to add none.
+    mutating func appendLeafReversion<Value: VersionableLeaf>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?)
+
+    /// Tracks a collection element by element: structural changes as one patch, changed
+    /// elements below their key or id.
+    ///
+    /// - Parameters:
+    ///   - keyPath: Where the collection lives.
+    ///   - component: The path component naming it, or `nil` to add none.
+    mutating func appendElementReversions<Value: VersionableCollection>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?)
+
+    /// Whether the value at `keyPath` differs between the two versions being compared.
+    ///
+    /// Use it to overwrite an enum whose case changed:
+    ///
+    /// ```swift
+    /// guard !reverter.hasChanged(at: \.caseName) else {
+    ///     reverter.appendOverwriteReversion(at: \.self)
+    ///     return
+    /// }
+    /// ```
+    ///
+    /// While a stored path is being resolved, it answers whether the stored record is a
+    /// whole-value record at this level.
+    ///
+    /// - Parameter keyPath: The value to compare.
+    /// - Returns: `true` when the value changed.
+    func hasChanged<Value: Equatable>(at keyPath: KeyPath<Root, Value>) -> Bool
+}
+
+extension Reverter {
+    /// Tracks the property at `keyPath` under its own name.
+    ///
+    /// The name comes from the type's stored property list; `\.self` adds no component.
+    ///
+    /// - Parameter keyPath: A stored property of `Root`, or `\.self`.
+    /// - Precondition: `keyPath` is `\.self` or a stored property. For a computed property use
+    ///   ``appendReversion(at:named:)``.
+    public mutating func appendReversion<Value: Versionable>(at keyPath: WritableKeyPath<Root, Value>) {
+        appendReversion(at: keyPath, component: FieldTable<Root>.shared.component(for: keyPath))
+    }
+
+    /// Tracks the value at `keyPath` under `name`, which may be a computed property.
+    ///
+    /// - Parameters:
+    ///   - keyPath: Where the value lives.
+    ///   - name: The name stored in path descriptors; keep it stable across releases.
+    public mutating func appendReversion<Value: Versionable>(
+        at keyPath: WritableKeyPath<Root, Value>, named name: String
+    ) {
+        appendReversion(at: keyPath, component: .property(name))
+    }
+
+    /// Tracks the value at `keyPath` as a whole, under its own name (none for `\.self`).
+    ///
+    /// - Parameter keyPath: A stored property of `Root`, or `\.self`.
+    public mutating func appendOverwriteReversion<Value>(at keyPath: WritableKeyPath<Root, Value>) {
+        appendOverwriteReversion(at: keyPath, component: FieldTable<Root>.shared.component(for: keyPath))
+    }
+
+    /// Tracks the value at `keyPath` as a whole, under `name`.
+    ///
+    /// - Parameters:
+    ///   - keyPath: Where the value lives.
+    ///   - name: The name stored in path descriptors.
+    public mutating func appendOverwriteReversion<Value>(
+        at keyPath: WritableKeyPath<Root, Value>, named name: String
+    ) {
+        appendOverwriteReversion(at: keyPath, component: .property(name))
+    }
+
+    /// Tracks every stored `var` of `Root` that is ``Versionable`` or `Equatable`.
+    ///
+    /// - Returns: `false` when `Root` has no stored properties at all (an enum, for example).
+    @discardableResult
+    public mutating func appendStoredPropertyReversions() -> Bool {
+        let table = FieldTable<Root>.shared
+        for field in table.tracked {
+            field.register(into: &self)
+        }
+        return table.hasStoredProperties
+    }
+}

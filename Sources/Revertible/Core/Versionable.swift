@@ -1,0 +1,93 @@
+/// A value that can make a ``Reversion`` back to an earlier version of itself.
+///
+/// Every ``Versionable`` type is `Revertible`; you rarely adopt this protocol directly.
+public protocol Revertible {
+    /// Makes a reversion that turns this value back into `previous`.
+    ///
+    /// ```swift
+    /// var user = User(name: "", imageData: Data())
+    /// let original = user
+    /// user.name = "Johnny"
+    /// let reversion = user.reversion(to: original)  // Reversion<User>
+    /// try reversion?.revert(&user)                   // user.name == ""
+    /// ```
+    ///
+    /// - Parameter previous: The earlier version of this value.
+    /// - Returns: The changes from `previous` to `self`, or `nil` when nothing tracked changed.
+    /// - Complexity: O(*n*) in the size of the tracked parts that differ; parts that are equal
+    ///   are skipped after one comparison (which is O(1) for collections sharing storage).
+    func reversion(to previous: Self) -> Reversion<Self>?
+}
+
+/// A value whose changes are tracked property by property.
+///
+/// Adopt ``Versionable`` and list the properties to track in ``addReversions(into:)``, the way
+/// `Codable` lists coding keys:
+///
+/// ```swift
+/// struct User: Versionable {
+///     var name: String
+///     var imageData: Data
+///
+///     func addReversions(into reverter: inout some Reverter<User>) {
+///         reverter.appendReversion(at: \.name)
+///         reverter.appendReversion(at: \.imageData)
+///     }
+/// }
+/// ```
+///
+/// Or leave the method out: a struct then tracks every stored `var` whose type is
+/// ``Versionable`` (or `Equatable`) under its own name. Mark a property with
+/// ``VersionableIgnored`` to leave it out; `let` properties are never tracked.
+///
+/// ```swift
+/// struct Note: Versionable {
+///     var title: String
+///     var body: String
+///     @VersionableIgnored var lastOpened = Date()
+/// }
+/// ```
+///
+/// The same method serves both diffing two versions and resolving a stored
+/// ``PathDescriptor`` back to a writable location, so it must register the same properties
+/// under the same names every time.
+public protocol Versionable: Revertible {
+    /// Registers the properties whose changes are tracked.
+    ///
+    /// - Parameter reverter: The reverter to register properties with.
+    func addReversions(into reverter: inout some Reverter<Self>)
+}
+
+extension Versionable {
+    /// Tracks every stored `var` of a struct whose type is ``Versionable`` or `Equatable`.
+    ///
+    /// - Precondition: The type is a struct with stored properties, and each stored `var` is
+    ///   ``Versionable``, `Equatable` or marked ``VersionableIgnored``.
+    public func addReversions(into reverter: inout some Reverter<Self>) {
+        precondition(
+            reverter.appendStoredPropertyReversions(),
+            """
+            \(Self.self) has no stored properties to track. Implement addReversions(into:), or \
+            make it Equatable to track it as a whole.
+            """)
+    }
+
+    public func reversion(to previous: Self) -> Reversion<Self>? {
+        var changes: [Reversion<Self>.Change] = []
+        var reverter = DiffingReverter<Self>(old: previous, new: self, path: []) { path, node in
+            changes.append(.init(path: path, node: node))
+        }
+        addReversions(into: &reverter)
+        return changes.isEmpty ? nil : Reversion(changes: changes)
+    }
+}
+
+extension Versionable where Self: Equatable {
+    /// Tracks every stored `var` of a struct; a value without stored properties (such as an
+    /// enum) is tracked as a whole: any change overwrites it.
+    public func addReversions(into reverter: inout some Reverter<Self>) {
+        if !reverter.appendStoredPropertyReversions() {
+            reverter.appendOverwriteReversion(at: \.self, component: nil)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+/// The reverter that compares two versions and emits one edit chain per changed leaf.
+struct DiffingReverter<Root>: Reverter {
+    let old: Root
+    let new: Root
+    let path: [PathComponent]
+    let emit: (PathDescriptor, any EditNode<Root>) -> Void
+
+    init(
+        old: Root, new: Root, path: [PathComponent],
+        emit: @escaping (PathDescriptor, any EditNode<Root>) -> Void
+    ) {
+        self.old = old
+        self.new = new
+        self.path = path
+        self.emit = emit
+    }
+
+    private func childPath(_ component: PathComponent?) -> [PathComponent] {
+        guard let component else { return path }
+        return path + [component]
+    }
+
+    mutating func appendReversion<Value: Versionable>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
+    ) {
+        let oldValue = old[keyPath: keyPath]
+        let newValue = new[keyPath: keyPath]
+        // Skip equal subtrees after one comparison (O(1) for collections sharing storage).
+        if Equality.equal(oldValue, newValue) == true { return }
+        let emit = self.emit
+        var child = DiffingReverter<Value>(old: oldValue, new: newValue, path: childPath(component)) {
+            path, node in
+            emit(path, lift(node, through: keyPath))
+        }
+        newValue.addReversions(into: &child)
+    }
+
+    mutating func appendOverwriteReversion<Value>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
+    ) {
+        let oldValue = old[keyPath: keyPath]
+        let newValue = new[keyPath: keyPath]
+        if Equality.equal(oldValue, newValue) == true { return }
+        let node = PatchNode(patch: Replacement(old: oldValue, new: newValue))
+        emit(PathDescriptor(childPath(component)), lift(node, through: keyPath))
+    }
+
+    mutating func appendLeafReversion<Value: VersionableLeaf>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
+    ) {
+        let oldValue = old[keyPath: keyPath]
+        let newValue = new[keyPath: keyPath]
+        if Equality.same(oldValue, newValue) { return }
+        let node = PatchNode(patch: Value.patch(from: oldValue, to: newValue))
+        emit(PathDescriptor(childPath(component)), lift(node, through: keyPath))
+    }
+
+    mutating func appendElementReversions<Value: VersionableCollection>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
+    ) {
+        let base = childPath(component)
+        let (structure, elements) = Value.versionedDifference(
+            from: old[keyPath: keyPath], to: new[keyPath: keyPath])
+        let emit = self.emit
+        // Element changes come first: they address elements by key, which exist in both
+        // versions, and reverting applies changes in order, before the structure is undone.
+        for element in elements {
+            if Equality.equal(element.old, element.new) == true { continue }
+            let key = element.key
+            var child = DiffingReverter<Value.VersionedElement>(
+                old: element.old, new: element.new, path: base + [Value.pathComponent(for: key)]
+            ) { path, node in
+                emit(path, lift(ElementNode<Value>(key: key, inner: node), through: keyPath))
+            }
+            element.new.addReversions(into: &child)
+        }
+        if let structure {
+            emit(PathDescriptor(base), lift(PatchNode(patch: structure), through: keyPath))
+        }
+    }
+
+    func hasChanged<Value: Equatable>(at keyPath: KeyPath<Root, Value>) -> Bool {
+        !Equality.same(old[keyPath: keyPath], new[keyPath: keyPath])
+    }
+}

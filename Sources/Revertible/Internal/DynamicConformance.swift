@@ -1,0 +1,25 @@
+/// Conformances known only at run time, opened once per operation rather than per element.
+enum DynamicConformance {
+    /// `==` for `T` when it is `Equatable`.
+    static func equality<T>(of _: T.Type) -> ((T, T) -> Bool)? {
+        guard let type = T.self as? any Equatable.Type else { return nil }
+        return equality(type, T.self)
+    }
+
+    private static func equality<E: Equatable, T>(_: E.Type, _: T.Type) -> (T, T) -> Bool {
+        { Equality.same(unsafeBitCast($0, to: E.self), unsafeBitCast($1, to: E.self)) }
+    }
+
+    /// Whether two elements have the same identity: equal `id`s for `Identifiable` elements,
+    /// `==` for `Equatable` ones, `nil` when neither applies.
+    static func sameIdentity<T>(_ a: T, _ b: T) -> Bool? {
+        if let identifiable = T.self as? any Identifiable.Type {
+            return sameID(identifiable, a, b)
+        }
+        return Equality.equal(a, b)
+    }
+
+    private static func sameID<E: Identifiable, T>(_: E.Type, _ a: T, _ b: T) -> Bool {
+        unsafeBitCast(a, to: E.self).id == unsafeBitCast(b, to: E.self).id
+    }
+}

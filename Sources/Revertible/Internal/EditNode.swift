@@ -1,0 +1,67 @@
+/// One change inside a reversion: a chain of steps (property, element, optional) ending in a
+/// leaf patch. Steps hold typed key paths, so applying a change never parses anything.
+protocol EditNode<Root> {
+    associatedtype Root
+    func mismatch(in root: Root, expecting side: PatchSide) -> String?
+    func apply(to root: inout Root, toward side: PatchSide)
+    /// The leaf patch at the end of the chain, for storing.
+    var leafPatch: any LeafPatch { get }
+}
+
+struct PatchNode<Patch: LeafPatch>: EditNode {
+    let patch: Patch
+
+    func mismatch(in root: Patch.Value, expecting side: PatchSide) -> String? {
+        patch.mismatch(in: root, expecting: side)
+    }
+
+    func apply(to root: inout Patch.Value, toward side: PatchSide) {
+        patch.apply(to: &root, toward: side)
+    }
+
+    var leafPatch: any LeafPatch { patch }
+}
+
+struct PropertyNode<Root, Child>: EditNode {
+    let keyPath: WritableKeyPath<Root, Child>
+    let inner: any EditNode<Child>
+
+    func mismatch(in root: Root, expecting side: PatchSide) -> String? {
+        inner.mismatch(in: root[keyPath: keyPath], expecting: side)
+    }
+
+    func apply(to root: inout Root, toward side: PatchSide) {
+        inner.apply(to: &root[keyPath: keyPath], toward: side)
+    }
+
+    var leafPatch: any LeafPatch { inner.leafPatch }
+}
+
+struct ElementNode<Collection: VersionableCollection>: EditNode {
+    let key: Collection.ElementKey
+    let inner: any EditNode<Collection.VersionedElement>
+
+    func mismatch(in root: Collection, expecting side: PatchSide) -> String? {
+        guard let element = root.versionedElement(at: key) else {
+            return "no element at \(Collection.pathComponent(for: key))"
+        }
+        return inner.mismatch(in: element, expecting: side)
+    }
+
+    func apply(to root: inout Collection, toward side: PatchSide) {
+        // `mismatch` was checked first, so the element exists.
+        _ = root.modifyVersionedElement(at: key) { inner.apply(to: &$0, toward: side) }
+    }
+
+    var leafPatch: any LeafPatch { inner.leafPatch }
+}
+
+/// Wraps `node` so that it applies to `Root` through `keyPath`, without a wrapper for `\.self`.
+func lift<Root, Child>(_ node: any EditNode<Child>, through keyPath: WritableKeyPath<Root, Child>)
+    -> any EditNode<Root>
+{
+    if Root.self == Child.self, keyPath == \Root.self {
+        return node as! any EditNode<Root>
+    }
+    return PropertyNode(keyPath: keyPath, inner: node)
+}

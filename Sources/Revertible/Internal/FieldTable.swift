@@ -1,0 +1,134 @@
+import Foundation
+@_spi(Reflection) import Swift
+
+/// The stored properties of a type, read once through the standard library's reflection SPI
+/// (`_forEachFieldWithKeyPath`) and cached per type.
+///
+/// This is what lets a plain struct conform to ``Versionable`` in one line. The SPI is pinned by
+/// `FieldTableTests`; explicit ``Versionable/addReversions(into:)`` does not depend on it.
+struct FieldTable<Root>: @unchecked Sendable {
+    /// Registrations for every tracked stored property, in declaration order.
+    let tracked: [any FieldRegistration<Root>]
+    /// Stored property names by key path, for `appendReversion(at:)`.
+    let names: [AnyKeyPath: String]
+    /// Whether reflection found any stored property.
+    let hasStoredProperties: Bool
+
+    static var shared: FieldTable<Root> {
+        let key = ObjectIdentifier(Root.self)
+        if let table = fieldTableCache.withLock({ $0[key] }) {
+            return table as! FieldTable<Root>
+        }
+        let table = FieldTable<Root>()
+        fieldTableCache.withLock { $0[key] = table }
+        return table
+    }
+
+    private init() {
+        var tracked: [any FieldRegistration<Root>] = []
+        var names: [AnyKeyPath: String] = [:]
+        var count = 0
+        _forEachFieldWithKeyPath(of: Root.self, options: []) { cName, keyPath in
+            count += 1
+            let name = String(cString: cName)
+            names[keyPath] = name
+            if let registration = Self.registration(name: name, keyPath: keyPath) {
+                tracked.append(registration)
+            }
+            return true
+        }
+        self.tracked = tracked
+        self.names = names
+        self.hasStoredProperties = count > 0
+    }
+
+    private static func registration(
+        name: String, keyPath: PartialKeyPath<Root>
+    ) -> (any FieldRegistration<Root>)? {
+        let valueType = type(of: keyPath).valueType
+        if valueType is any VersionableIgnoredMarker.Type { return nil }
+        if let versionable = valueType as? any Versionable.Type {
+            return versionableRegistration(versionable, name: name, keyPath: keyPath)
+        }
+        if let equatable = valueType as? any Equatable.Type {
+            return overwriteRegistration(equatable, name: name, keyPath: keyPath)
+        }
+        guard isWritable(keyPath, valueType) else { return nil }
+        preconditionFailure(
+            """
+            Stored property \(Root.self).\(name) has type \(valueType), which is neither Versionable \
+            nor Equatable. Conform it to Versionable (or VersionableLeaf), mark the property \
+            @VersionableIgnored, or implement addReversions(into:) for \(Root.self).
+            """)
+    }
+
+    private static func versionableRegistration<Value: Versionable>(
+        _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
+    ) -> (any FieldRegistration<Root>)? {
+        // `let` properties come back as read-only key paths: they cannot change, so skip them.
+        guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
+        return VersionableField(keyPath: keyPath, component: .property(name))
+    }
+
+    private static func overwriteRegistration<Value: Equatable>(
+        _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
+    ) -> (any FieldRegistration<Root>)? {
+        guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
+        return OverwriteField(keyPath: keyPath, component: .property(name))
+    }
+
+    private static func isWritable(_ keyPath: PartialKeyPath<Root>, _ valueType: Any.Type) -> Bool {
+        func check<Value>(_: Value.Type) -> Bool { keyPath is WritableKeyPath<Root, Value> }
+        return _openExistential(valueType, do: check)
+    }
+
+    /// The path component for a registration without an explicit name.
+    func component(for keyPath: AnyKeyPath) -> PathComponent? {
+        if keyPath == \Root.self { return nil }
+        guard let name = names[keyPath] else {
+            preconditionFailure(
+                """
+                \(keyPath) is not a stored property of \(Root.self): pass a name with \
+                appendReversion(at:named:).
+                """)
+        }
+        return .property(name)
+    }
+}
+
+private let fieldTableCache = Locked<[ObjectIdentifier: Any]>([:])
+
+protocol FieldRegistration<Root> {
+    associatedtype Root
+    func register<R: Reverter<Root>>(into reverter: inout R)
+}
+
+private struct VersionableField<Root, Value: Versionable>: FieldRegistration {
+    let keyPath: WritableKeyPath<Root, Value>
+    let component: PathComponent
+    func register<R: Reverter<Root>>(into reverter: inout R) {
+        reverter.appendReversion(at: keyPath, component: component)
+    }
+}
+
+private struct OverwriteField<Root, Value: Equatable>: FieldRegistration {
+    let keyPath: WritableKeyPath<Root, Value>
+    let component: PathComponent
+    func register<R: Reverter<Root>>(into reverter: inout R) {
+        reverter.appendOverwriteReversion(at: keyPath, component: component)
+    }
+}
+
+/// A lock-protected value, usable from any thread.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

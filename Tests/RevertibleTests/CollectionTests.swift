@@ -1,0 +1,122 @@
+import Foundation
+import Revertible
+import Testing
+
+@Suite struct CollectionTests {
+    typealias Item = Document.Item
+
+    static func item(_ id: Int, _ name: String = "") -> Item {
+        Item(id: id, name: name.isEmpty ? "item \(id)" : name, done: false, tags: [])
+    }
+
+    static func records(_ reversion: Reversion<Document>) throws -> [String] {
+        try reversion.records().map { "\($0.path) \($0.kind) \(String(decoding: $0.payload, as: UTF8.self))" }
+    }
+
+    @Test func identifiableElementsAreMatchedById() throws {
+        var document = Document.empty
+        document.items = [Self.item(1), Self.item(2), Self.item(3)]
+        let original = document
+        document.items.remove(at: 0)
+        document.items[1].name = "renamed"
+        document.items.append(Self.item(4))
+        let reversion = try #require(document.reversion(to: original))
+        #expect(
+            try Self.records(reversion) == [
+                #"items[id: 3].name text {"new":"renamed","newCount":7,"offset":0,"old":"item 3","oldCount":6}"#,
+                #"items elements {"insertions":[{"element":{"done":false,"id":4,"name":"item 4","tags":[]},"offset":2}],"newCount":3,"oldCount":3,"removals":[{"element":{"done":false,"id":1,"name":"item 1","tags":[]},"offset":0}]}"#,
+            ])
+        let changed = document
+        try reversion.revert(&document)
+        #expect(document == original)
+        try reversion.inverse.revert(&document)
+        #expect(document == changed)
+    }
+
+    @Test func aMovedElementIsOneRemovalAndOneInsertion() throws {
+        var document = Document.empty
+        document.items = (1...5).map { Self.item($0) }
+        let original = document
+        document.items.append(document.items.removeFirst())
+        let reversion = try #require(document.reversion(to: original))
+        #expect(reversion.paths.map(\.description) == ["items"])
+        try reversion.revert(&document)
+        #expect(document == original)
+    }
+
+    @Test func swappingTheEndsRevertsAndRedoes() throws {
+        var document = Document.empty
+        document.items = [7, 3, 9, 2].map { Self.item($0) }
+        let original = document
+        document.items.swapAt(0, 3)
+        document.items[1].name = "three"
+        let changed = document
+        let reversion = try #require(document.reversion(to: original))
+        #expect(reversion.paths.map(\.description) == ["items[id: 3].name", "items"])
+        try reversion.revert(&document)
+        #expect(document == original)
+        try reversion.inverse.revert(&document)
+        #expect(document == changed)
+    }
+
+    @Test func plainArraysTrimTheCommonEnds() throws {
+        var document = Document.empty
+        document.numbers = Array(0..<1000)
+        let original = document
+        document.numbers.insert(-1, at: 500)
+        let reversion = try #require(document.reversion(to: original))
+        #expect(
+            try Self.records(reversion) == [
+                #"numbers elements {"insertions":[{"element":-1,"offset":500}],"newCount":1001,"oldCount":1000,"removals":[]}"#
+            ])
+        try reversion.revert(&document)
+        #expect(document == original)
+    }
+
+    @Test func plainArraysOfTheSameLengthRecordEachChangedIndex() throws {
+        var document = Document.empty
+        document.numbers = [1, 2, 3, 4]
+        let original = document
+        document.numbers[1] = 20
+        document.numbers[3] = 40
+        let reversion = try #require(document.reversion(to: original))
+        #expect(reversion.paths.map(\.description) == ["numbers[1]", "numbers[3]"])
+        try reversion.revert(&document)
+        #expect(document == original)
+    }
+
+    @Test func dictionaryValuesAreRecordedBelowTheirKeys() throws {
+        var document = Document.empty
+        document.scores = ["alice": 1, "bob": 2]
+        document.nested = ["a": Self.item(1)]
+        let original = document
+        document.scores["alice"] = 10
+        document.scores["bob"] = nil
+        document.scores["carol"] = 3
+        document.nested["a"]?.tags.insert("x")
+        let reversion = try #require(document.reversion(to: original))
+        #expect(
+            try Self.records(reversion) == [
+                #"scores[key: "alice"] replace {"new":10,"old":1}"#,
+                #"scores entries {"inserted":{"carol":3},"newCount":2,"oldCount":2,"removed":{"bob":2}}"#,
+                #"nested[key: "a"].tags members {"inserted":["x"],"newCount":1,"oldCount":0,"removed":[]}"#,
+            ])
+        try reversion.revert(&document)
+        #expect(document == original)
+    }
+
+    @Test func aMissingElementIsTheWrongVersion() throws {
+        var document = Document.empty
+        document.items = [Self.item(1)]
+        let original = document
+        document.items[0].name = "changed"
+        let reversion = try #require(document.reversion(to: original))
+        document.items = [Self.item(2)]
+        #expect(
+            throws: ReversionError.wrongVersion(
+                path: try PathDescriptor(parsing: "items[id: 1].name"), reason: "no element at [id: 1]")
+        ) {
+            try reversion.revert(&document)
+        }
+    }
+}

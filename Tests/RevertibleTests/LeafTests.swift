@@ -1,0 +1,86 @@
+import Foundation
+import Revertible
+import Testing
+
+/// Every leaf type out of the box: unchanged makes no reversion; changed reverts exactly and
+/// survives a round trip through records.
+@Suite struct LeafTests {
+    struct Box<Value: Versionable & Equatable & Codable>: Versionable, Equatable, Codable {
+        var value: Value
+    }
+
+    static func check<Value: Versionable & Equatable & Codable>(_ a: Value, _ b: Value) throws {
+        let old = Box(value: a)
+        var new = Box(value: b)
+        #expect(old.reversion(to: old) == nil)
+        let reversion = try #require(new.reversion(to: old))
+        #expect(reversion.paths.allSatisfy { $0.components.first == .property("value") })
+        let records = try reversion.records()
+        var viaRecords = new
+        try Reversion(records: records, resolvingAgainst: viaRecords).revert(&viaRecords)
+        try reversion.revert(&new)
+        #expect(new == old)
+        #expect(viaRecords == old)
+        try reversion.inverse.revert(&new)
+        #expect(new.value == b)
+    }
+
+    @Test func numbersAndFlags() throws {
+        try Self.check(true, false)
+        try Self.check(1, 2)
+        try Self.check(Int8.min, Int8.max)
+        try Self.check(Int16(-3), 4)
+        try Self.check(Int32(5), -6)
+        try Self.check(Int64.max, Int64.min)
+        try Self.check(UInt(7), 8)
+        try Self.check(UInt8(9), 10)
+        try Self.check(UInt16(11), 12)
+        try Self.check(UInt32(13), 14)
+        try Self.check(UInt64.max, 0)
+        try Self.check(Float(1.5), -2.25)
+        try Self.check(0.1, 0.2)
+        try Self.check(Double.infinity, -Double.greatestFiniteMagnitude)
+        try Self.check(Decimal(string: "3.14159")!, Decimal(string: "-2.5")!)
+    }
+
+    @Test func foundationValues() throws {
+        try Self.check(Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_700_000_000.25))
+        try Self.check(UUID(uuid: Activity.uuid(1)), UUID(uuid: Activity.uuid(2)))
+        try Self.check(URL(string: "https://example.com/a")!, URL(string: "file:///tmp/b")!)
+        try Self.check("", "héllo 👋🏽")
+        try Self.check(Data(), Data([0, 255, 7]))
+    }
+
+    @Test func optionalsAndCollections() throws {
+        try Self.check(Int?.none, 5)
+        try Self.check(Optional("a"), nil)
+        try Self.check(Optional("a"), "b")
+        try Self.check([1, 2, 3], [1, 3])
+        try Self.check([1, 2, 3], [3, 2, 1])
+        try Self.check(["a", "b"], ["a", "c", "b", "d"])
+        try Self.check(Set(["a", "b"]), Set(["b", "c"]))
+        try Self.check(["x": 1, "y": 2], ["y": 3, "z": 4])
+        try Self.check([1: "one"], [2: "two"])
+        try Self.check([[1, 2], [3]], [[1], [3, 4]])
+        try Self.check(Color.red, .blue)
+    }
+
+    @Test func nanIsStoredAndComparedAsAValue() throws {
+        let old = Box(value: 1.0)
+        var new = Box(value: Double.nan)
+        let reversion = try #require(new.reversion(to: old))
+        let records = try reversion.records()
+        #expect(String(decoding: records[0].payload, as: UTF8.self) == #"{"new":"NaN","old":1}"#)
+        try Reversion(records: records, resolvingAgainst: new).inverse.inverse.revert(&new)
+        #expect(new.value == 1.0)
+    }
+
+    @Test func aChangeInsideAnOptionalIsRecordedThroughIt() throws {
+        let old = Box(value: Optional("hello"))
+        var new = Box(value: Optional("hello!"))
+        let reversion = try #require(new.reversion(to: old))
+        #expect(try reversion.records().map(\.kind) == ["text"])
+        try reversion.revert(&new)
+        #expect(new == old)
+    }
+}

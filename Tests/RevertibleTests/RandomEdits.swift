@@ -1,0 +1,83 @@
+import Foundation
+import Revertible
+
+/// Random edits to a ``Document``, shared by the randomized tests.
+enum RandomEdits {
+    static let words = ["", "a", "héllo", "wörld 👋🏽", "x", "same", String(repeating: "long text ", count: 40)]
+
+    static func edit(_ document: inout Document, using generator: inout SeededGenerator) {
+        switch Int.random(in: 0..<16, using: &generator) {
+        case 0: document.title = words.randomElement(using: &generator)!
+        case 1: document.title.insert(contentsOf: "+", at: document.title.startIndex)
+        case 2: document.count = Int.random(in: -3...3, using: &generator)
+        case 3: document.ratio = [0, 1.5, -0.25, .nan, .infinity].randomElement(using: &generator)!
+        case 4: document.color = [.red, .green, .blue].randomElement(using: &generator)!
+        case 5: document.note = Bool.random(using: &generator) ? nil : words.randomElement(using: &generator)!
+        case 6:
+            if document.blob.isEmpty || Bool.random(using: &generator) {
+                document.blob.append(
+                    contentsOf: (0..<Int.random(in: 1...300, using: &generator)).map { UInt8($0 % 251) })
+            } else {
+                document.blob[
+                    document.blob.startIndex + Int.random(in: 0..<document.blob.count, using: &generator)] &+=
+                    1
+            }
+        case 7:
+            let id = Int.random(in: 0..<12, using: &generator)
+            if !document.items.contains(where: { $0.id == id }) {
+                let at = Int.random(in: 0...document.items.count, using: &generator)
+                document.items.insert(.init(id: id, name: "item \(id)", done: false, tags: []), at: at)
+            }
+        case 8:
+            if !document.items.isEmpty {
+                document.items.remove(at: Int.random(in: 0..<document.items.count, using: &generator))
+            }
+        case 9:
+            if !document.items.isEmpty {
+                let i = Int.random(in: 0..<document.items.count, using: &generator)
+                document.items[i].name = words.randomElement(using: &generator)!
+                document.items[i].done.toggle()
+            }
+        case 10:
+            if document.items.count > 1 { document.items.swapAt(0, document.items.count - 1) }
+        case 11:
+            if !document.items.isEmpty {
+                let i = Int.random(in: 0..<document.items.count, using: &generator)
+                document.items[i].tags.formSymmetricDifference([words.randomElement(using: &generator)!])
+            }
+        case 12:
+            if Bool.random(using: &generator) || document.numbers.isEmpty {
+                document.numbers.insert(
+                    Int.random(in: 0..<5, using: &generator),
+                    at: Int.random(in: 0...document.numbers.count, using: &generator))
+            } else {
+                document.numbers[Int.random(in: 0..<document.numbers.count, using: &generator)] += 1
+            }
+        case 13:
+            let key = ["a", "b", "c"].randomElement(using: &generator)!
+            document.scores[key] =
+                Bool.random(using: &generator) ? nil : Int.random(in: 0..<3, using: &generator)
+        case 14:
+            let key = ["p", "q"].randomElement(using: &generator)!
+            if document.nested[key] == nil {
+                document.nested[key] = .init(id: 99, name: key, done: false, tags: [])
+            } else if Bool.random(using: &generator) {
+                document.nested[key]?.name += "!"
+            } else {
+                document.nested[key] = nil
+            }
+        default:
+            document.lastOpened = Date(
+                timeIntervalSince1970: Double(Int.random(in: 0..<100, using: &generator)))
+        }
+    }
+
+    /// Equality that treats NaN as equal to itself, and ignores what is not tracked.
+    static func same(_ a: Document, _ b: Document) -> Bool {
+        var a = a
+        var b = b
+        if a.ratio.isNaN && b.ratio.isNaN { (a.ratio, b.ratio) = (0, 0) }
+        a.lastOpened = b.lastOpened
+        return a == b
+    }
+}

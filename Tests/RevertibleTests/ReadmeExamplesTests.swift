@@ -1,0 +1,98 @@
+import Foundation
+import Revertible
+import Testing
+
+// The README's Swift examples, compiled. `readmeExamplesAreTheseExamples` fails when the
+// README shows code that is not here, line for line.
+
+/// The README's types, in their own namespace.
+private enum Readme {
+    // README: struct Note
+    struct Note: Versionable, Equatable, Codable {
+        var title: String
+        var body: String
+        var tags: Set<String>
+        @VersionableIgnored var lastOpened = Date(timeIntervalSince1970: 0)
+    }
+
+    // README: struct User
+    struct User: Versionable {
+        var name: String
+        var imageData: Data
+
+        func addReversions(into reverter: inout some Reverter<User>) {
+            reverter.appendReversion(at: \.name)
+            reverter.appendReversion(at: \.imageData)
+        }
+    }
+}
+
+@Suite struct ReadmeExamplesTests {
+    @Test func reversionsExample() throws {
+        typealias Note = Readme.Note
+        var note = Note(title: "Draft", body: "", tags: [])
+        let original = note
+        note.title = "Final"
+        note.tags.insert("done")
+
+        let reversion = note.reversion(to: original)!
+        print(reversion.paths)  // [title, tags]
+        try reversion.revert(&note)
+        assert(note == original)
+        #expect(reversion.paths.map(\.description) == ["title", "tags"])
+
+        var edited = original
+        edited.title = "Final"
+        let titleChange = edited.reversion(to: original)!
+        edited.title = "Final, really"
+        do {
+            try titleChange.revert(&edited)
+        } catch .wrongVersion(let path, let reason) {
+            print(path, reason)  // title expected "Final", found "Final, really"
+            #expect("\(path) \(reason)" == #"title expected "Final", found "Final, really""#)
+        } catch {
+            print(error)
+        }
+
+        let path = try PathDescriptor(parsing: #"items[id: 7].title"#)
+        print(path.components)  // [.property("items"), .id("7"), .property("title")]
+        #expect(path.components == [.property("items"), .id("7"), .property("title")])
+
+        let records = try reversion.records()
+        var current = original
+        current.title = "Final"
+        current.tags.insert("done")
+        let restored = try Reversion(records: records, resolvingAgainst: current)
+        try restored.revert(&current)
+        #expect(current == original)
+    }
+
+    @Test func explicitRegistrationExample() throws {
+        typealias User = Readme.User
+        var user = User(name: "a", imageData: Data())
+        let before = user
+        user.name = "b"
+        try #require(user.reversion(to: before)).revert(&user)
+        #expect(user.name == "a")
+    }
+
+    @Test func readmeExamplesAreTheseExamples() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let sourceLines = Set(source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map {
+            $0.components(separatedBy: "```")[0]
+        }
+        #expect(blocks.count >= 5)
+        for block in blocks {
+            for line in block.split(separator: "\n") {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if !sourceLines.contains(trimmed) {
+                    Issue.record("README line not compiled by ReadmeExamplesTests: \(trimmed)")
+                }
+            }
+        }
+    }
+}
