@@ -6,7 +6,7 @@ import Testing
 // README shows code that is not here, line for line.
 
 /// The README's types, in their own namespace.
-private enum Readme {
+enum Readme {
     // README: struct Note
     struct Note: Versionable, Equatable, Codable {
         var title: String
@@ -27,7 +27,39 @@ private enum Readme {
     }
 }
 
-@Suite struct ReadmeExamplesTests {
+// README: struct Editor
+struct Editor {
+    @Versioned var note = Note(title: "Title", body: "", tags: [])
+    typealias Note = Readme.Note
+}
+
+@MainActor @Suite struct ReadmeExamplesTests {
+    @Test func controllerExample() throws {
+        typealias Note = Readme.Note
+        let editor = Editor()
+        editor.note.title = "New title"
+        editor.note.tags.insert("draft")
+        editor.$note.undo()  // tags == []
+        #expect(editor.note.tags == [])
+        editor.$note.undo()  // title == "Title"
+        #expect(editor.note.title == "Title")
+        editor.$note.redo()  // title == "New title"
+        #expect(editor.note.title == "New title")
+
+        var note = Note(title: "Draft", body: "", tags: [])
+        let controller = VersioningController(note)
+        controller.tag("original")
+        note.title = "Final"
+        controller.append(note)
+        controller.setWithTransaction { note in
+            note.body = "Done."
+            note.tags = ["final"]
+        }
+        note = try controller.undo(to: "original")
+        #expect(note.title == "Draft")
+        #expect(controller.versionHistory.versionCount == 2)
+    }
+
     @Test func reversionsExample() throws {
         typealias Note = Readme.Note
         var note = Note(title: "Draft", body: "", tags: [])

@@ -1,0 +1,258 @@
+/// The undo/redo state of one value: a stack of scopes, each with its undo and redo steps and
+/// the tags of its versions.
+///
+/// A pure value type: every operation either completes or throws and leaves the history as it
+/// was (operations run on a copy that replaces `self` only on success). ``VersioningController``
+/// adds tracking modes, errors, debouncing and observation on top of it; Keepsake's durable
+/// controller stores it.
+public struct VersionHistory<Value: Versionable> {
+    /// One version of a scope: the reversion back to the version before it, and its tag.
+    public struct Step {
+        /// Reverts this version to the one before it.
+        public var reversion: Reversion<Value>
+        /// The tag of this version, if any.
+        public var tag: AnyHashable?
+    }
+
+    /// One scope: the versions made since it was pushed.
+    public struct Scope {
+        /// The tag of the scope's first version (the value when the scope was pushed).
+        public var baseTag: AnyHashable?
+        /// The value when the scope was pushed, which ``VersionHistory/undoAndPopScope()``
+        /// returns to and ``VersionHistory/popScope()`` squashes against.
+        public var start: Value
+        /// Versions after the first, oldest first; the last is the current version.
+        public var undo: [Step]
+        /// Undone versions, the next to redo last.
+        public var redo: [Step]
+    }
+
+    /// The current version.
+    public private(set) var current: Value
+    /// The scopes, the root scope first; never empty.
+    public private(set) var scopes: [Scope]
+    /// The most versions kept across all scopes (undo and redo steps); the oldest undo steps of
+    /// the outermost scope are dropped first. `nil` keeps every version.
+    public var maximumVersions: Int? {
+        didSet { enforceLimit() }
+    }
+
+    /// Starts a history whose only version is `value`.
+    ///
+    /// - Parameters:
+    ///   - value: The first version.
+    ///   - maximumVersions: The most versions kept; `nil` for no limit.
+    public init(_ value: Value, maximumVersions: Int? = nil) {
+        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
+        current = value
+        scopes = [Scope(baseTag: nil, start: value, undo: [], redo: [])]
+        self.maximumVersions = maximumVersions
+    }
+
+    /// The 0-based level of the current scope.
+    public var scopeLevel: Int { scopes.count - 1 }
+    /// Whether the current scope has a version to undo to.
+    public var hasUndo: Bool { !scopes[scopeLevel].undo.isEmpty }
+    /// Whether the current scope has a version to redo to.
+    public var hasRedo: Bool { !scopes[scopeLevel].redo.isEmpty }
+    /// The number of undo and redo steps kept in all scopes.
+    public var versionCount: Int { scopes.reduce(0) { $0 + $1.undo.count + $1.redo.count } }
+    /// The current version's tag.
+    public var currentTag: AnyHashable? { scopes[scopeLevel].undo.last?.tag ?? scopes[scopeLevel].baseTag }
+
+    /// Records `value` as a new version when it differs from the current one, and clears redo.
+    ///
+    /// - Parameters:
+    ///   - value: The new version.
+    ///   - tag: A tag for the new version (or, when nothing changed, for the current one).
+    /// - Returns: The reversion recorded, or `nil` when nothing changed.
+    /// - Complexity: The cost of ``Revertible/reversion(to:)``.
+    @discardableResult
+    public mutating func append(_ value: Value, tag: AnyHashable? = nil) -> Reversion<Value>? {
+        guard let reversion = value.reversion(to: current) else {
+            if let tag { self.tag(tag) }
+            return nil
+        }
+        push(reversion, resulting: value, tag: tag)
+        return reversion
+    }
+
+    /// Records an already computed reversion from the current version to `value`.
+    ///
+    /// - Parameters:
+    ///   - reversion: Reverts `value` to ``current``.
+    ///   - value: The new version.
+    ///   - tag: A tag for the new version.
+    public mutating func push(_ reversion: Reversion<Value>, resulting value: Value, tag: AnyHashable? = nil)
+    {
+        scopes[scopeLevel].undo.append(Step(reversion: reversion, tag: tag))
+        scopes[scopeLevel].redo.removeAll()
+        current = value
+        enforceLimit()
+    }
+
+    /// Replaces the current version without recording a step: the change cannot be undone.
+    ///
+    /// Undo steps check only the paths they change, so they still apply as long as the new
+    /// value differs from the old one elsewhere.
+    ///
+    /// - Parameter value: The new current version.
+    public mutating func replaceCurrent(with value: Value) {
+        current = value
+    }
+
+    /// Goes back one version in the current scope.
+    ///
+    /// - Returns: The step undone, or `nil` when there is nothing to undo.
+    /// - Throws: ``ReversionError`` when the stored reversion does not apply; nothing changes.
+    @discardableResult
+    public mutating func undo() throws(ReversionError) -> Step? {
+        guard let step = scopes[scopeLevel].undo.last else { return nil }
+        try step.reversion.revert(&current)
+        scopes[scopeLevel].undo.removeLast()
+        scopes[scopeLevel].redo.append(step)
+        return step
+    }
+
+    /// Goes forward one version in the current scope.
+    ///
+    /// - Returns: The step redone, or `nil` when there is nothing to redo.
+    /// - Throws: ``ReversionError`` when the stored reversion does not apply; nothing changes.
+    @discardableResult
+    public mutating func redo() throws(ReversionError) -> Step? {
+        guard let step = scopes[scopeLevel].redo.last else { return nil }
+        try step.reversion.inverse.revert(&current)
+        scopes[scopeLevel].redo.removeLast()
+        scopes[scopeLevel].undo.append(step)
+        return step
+    }
+
+    /// Undoes until the current version is the nearest earlier one tagged `tag`.
+    ///
+    /// Nothing happens when no version of the current scope up to the current one has the tag.
+    ///
+    /// - Returns: The number of versions undone.
+    /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes.
+    @discardableResult
+    public mutating func undo(to tag: AnyHashable) throws(ReversionError) -> Int {
+        let scope = scopes[scopeLevel]
+        let tags = [scope.baseTag] + scope.undo.map(\.tag)
+        guard let target = tags.lastIndex(of: tag) else { return 0 }
+        var copy = self
+        let count = scope.undo.count - target
+        for _ in 0..<count { try copy.undo() }
+        self = copy
+        return count
+    }
+
+    /// Redoes until the current version is the nearest later one tagged `tag` (the tagged
+    /// change included).
+    ///
+    /// Nothing happens when no undone version of the current scope has the tag.
+    ///
+    /// - Returns: The number of versions redone.
+    /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes.
+    @discardableResult
+    public mutating func redo(to tag: AnyHashable) throws(ReversionError) -> Int {
+        let redo = scopes[scopeLevel].redo
+        guard let target = redo.lastIndex(where: { $0.tag == tag }) else { return 0 }
+        var copy = self
+        let count = redo.count - target
+        for _ in 0..<count { try copy.redo() }
+        self = copy
+        return count
+    }
+
+    /// Tags the current version, replacing its tag.
+    ///
+    /// - Parameter tag: The tag, or `nil` to remove it.
+    public mutating func tag(_ tag: AnyHashable?) {
+        if scopes[scopeLevel].undo.isEmpty {
+            scopes[scopeLevel].baseTag = tag
+        } else {
+            scopes[scopeLevel].undo[scopes[scopeLevel].undo.count - 1].tag = tag
+        }
+    }
+
+    /// The tags of a scope's versions: up to and including the current one, and after it.
+    ///
+    /// - Parameter level: The scope level; the current scope when `nil`.
+    /// - Returns: One entry per version, `nil` for an untagged one.
+    public func tags(inScopeLevel level: Int? = nil) -> (undo: [AnyHashable?], redo: [AnyHashable?]) {
+        let scope = scopes[level ?? scopeLevel]
+        return ([scope.baseTag] + scope.undo.map(\.tag), scope.redo.reversed().map(\.tag))
+    }
+
+    /// Starts a new scope whose first version is the current one.
+    public mutating func pushScope() {
+        scopes.append(Scope(baseTag: nil, start: current, undo: [], redo: []))
+    }
+
+    /// Ends the current scope, squashing its net change into one version of the parent.
+    ///
+    /// - Returns: The squashed reversion, or `nil` when the scope changed nothing (or the
+    ///   current scope is the root, which cannot be popped).
+    @discardableResult
+    public mutating func popScope() -> Reversion<Value>? {
+        guard scopeLevel > 0 else { return nil }
+        let scope = scopes.removeLast()
+        guard let reversion = current.reversion(to: scope.start) else { return nil }
+        push(reversion, resulting: current, tag: scope.undo.last?.tag)
+        return reversion
+    }
+
+    /// Ends the current scope and returns to the value it started from.
+    ///
+    /// - Returns: `false` when the current scope is the root.
+    @discardableResult
+    public mutating func undoAndPopScope() -> Bool {
+        guard scopeLevel > 0 else { return false }
+        current = scopes.removeLast().start
+        return true
+    }
+
+    private mutating func enforceLimit() {
+        guard let maximumVersions else { return }
+        var excess = versionCount - maximumVersions
+        var level = 0
+        while excess > 0, level < scopes.count {
+            if scopes[level].undo.isEmpty {
+                level += 1
+                continue
+            }
+            let dropped = scopes[level].undo.removeFirst()
+            scopes[level].baseTag = dropped.tag
+            excess -= 1
+        }
+        // Only redo steps remain over the limit: drop the furthest ones of the current scope.
+        while excess > 0, !scopes[scopeLevel].redo.isEmpty {
+            scopes[scopeLevel].redo.removeFirst()
+            excess -= 1
+        }
+    }
+
+    /// Checks the history's own invariants; for tests.
+    ///
+    /// Reverting the current value through every undo step of every scope (innermost first)
+    /// must reach each scope's start, and redoing must come back.
+    ///
+    /// - Throws: ``ReversionError`` from the first step that does not apply.
+    public func checkInvariants() throws(ReversionError) {
+        precondition(!scopes.isEmpty, "a history always has a root scope")
+        var value = current
+        for scope in scopes.reversed() {
+            var forward = value
+            for step in scope.redo.reversed() { try step.reversion.inverse.revert(&forward) }
+            for step in scope.undo.reversed() { try step.reversion.revert(&value) }
+            if value.reversion(to: scope.start) != nil {
+                throw .wrongVersion(path: [], reason: "undoing a scope does not reach its start")
+            }
+        }
+    }
+}
+
+extension VersionHistory: Sendable where Value: Sendable {}
+extension VersionHistory.Step: @unchecked Sendable where Value: Sendable {}
+extension VersionHistory.Scope: @unchecked Sendable where Value: Sendable {}
+// Tags are `AnyHashable`, which is not `Sendable`; they are meant to be plain values (strings,
+// numbers, enums), as the documentation of the tagging methods says.

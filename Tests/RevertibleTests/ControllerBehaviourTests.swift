@@ -1,0 +1,164 @@
+import Foundation
+import Revertible
+import Testing
+
+/// The seed library's defects, each a test that fails on its behaviour, plus error modes,
+/// the history limit and other controller behaviour.
+@MainActor @Suite struct ControllerBehaviourTests {
+    struct Failure: Error {}
+
+    @Test func undoDuringTheDebounceWindowUndoesThePendingChange() {
+        // Seed defect: undo() did nothing, hasUndo stayed false, and the change came back later.
+        let clock = TestClock()
+        let controller = VersioningController(Activity.mock(0)).withDebouncing(
+            clock: clock, interval: .seconds(1))
+        var activity = controller.value
+        activity.title = "Typed"
+        controller.append(activity)
+        #expect(controller.hasUndo)
+        #expect(throws: Never.self) { activity = try controller.undo() }
+        #expect(activity.title == "Child 0")
+        #expect(controller.hasRedo)
+        clock.advance(by: .seconds(5))
+        #expect(controller.value.title == "Child 0")
+        #expect(throws: Never.self) { try controller.redo() }
+        #expect(controller.value.title == "Typed")
+    }
+
+    @Test func aLongBurstLandsAfterTheMaximumWait() async {
+        let clock = TestClock()
+        let controller = VersioningController(Activity.mock(0))
+            .withDebouncing(clock: clock, interval: .milliseconds(500), maximumWait: .seconds(2))
+        var activity = controller.value
+        for index in 0..<30 {
+            activity.title = "burst \(index)"
+            controller.append(activity)
+            clock.advance(by: .milliseconds(100))
+            if index == 25 {
+                #expect(await settle { controller.versionHistory.versionCount == 1 })
+            }
+        }
+        #expect(controller.versionHistory.versionCount == 1)
+        controller.flush()
+        #expect(controller.versionHistory.versionCount == 2)
+        #expect(controller.value.title == "burst 29")
+    }
+
+    @Test func aThrowingTransactionLeavesTheValueExactlyAsBefore() {
+        // Seed defect: the partial change stayed applied and untracked.
+        final class ViewModel { var activity = Activity.mock(0) }
+        let viewModel = ViewModel()
+        let controller = VersioningController(on: viewModel, at: \.activity)
+        #expect(throws: Failure.self) {
+            try controller.setWithTransaction { (activity: inout Activity) throws(Failure) in
+                activity.title = "Partial"
+                throw Failure()
+            }
+        }
+        #expect(viewModel.activity.title == "Child 0")
+        #expect(controller.value.title == "Child 0")
+        #expect(!controller.hasUndo)
+    }
+
+    @Test func anAsyncTransactionIsOneVersion() async throws {
+        let controller = VersioningController(Activity.mock(0))
+        await controller.setWithTransaction { activity in
+            activity.title = "A"
+            await Task.yield()
+            activity.childActivities.append(.mock(1))
+        }
+        #expect(controller.versionHistory.versionCount == 1)
+        try controller.undo()
+        #expect(controller.value == .mock(0))
+    }
+
+    @Test func theHistoryLimitDropsTheOldestVersions() throws {
+        let controller = VersioningController(Activity.mock(0), maximumVersions: 3)
+        var activity = controller.value
+        controller.tag("v0")
+        for index in 1...5 {
+            activity.title = "v\(index)"
+            controller.append(activity, tag: "v\(index)")
+        }
+        #expect(controller.versionHistory.versionCount == 3)
+        #expect(controller.tags().undo == ["v2", "v3", "v4", "v5"])
+        try controller.undo(to: "v0")
+        #expect(controller.value.title == "v5")
+        try controller.undo(to: "v2")
+        #expect(controller.value.title == "v2")
+        #expect(!controller.hasUndo)
+        #expect(VersioningController<Activity, Activity, ReversionError>.defaultMaximumVersions == 1_000)
+    }
+
+    @Test func errorsAreAssignedToTheControllerOrARootProperty() {
+        let controller = VersioningController(Activity.mock(0), errorMode: .assignToController)
+        var activity = controller.value
+        activity.title = "A"
+        controller.append(activity)
+        controller.setWithoutTracking(Activity.mock(9))  // every path the undo step checks now differs
+        controller.undo()
+        #expect(
+            controller.error
+                == .wrongVersion(path: [.property("title")], reason: #"expected "A", found "Child 9""#))
+        #expect(controller.value == .mock(9))
+        #expect(controller.hasUndo)
+
+        final class ViewModel {
+            var activity = Activity.mock(0)
+            var versioningError: ReversionError?
+        }
+        let viewModel = ViewModel()
+        let byReference = VersioningController(
+            on: viewModel, at: \.activity, errorMode: .assign(to: \ViewModel.versioningError))
+        viewModel.activity.title = "B"
+        byReference.appendCurrentVersion()
+        byReference.setWithoutTracking(.mock(7))
+        byReference.undo()
+        #expect(
+            viewModel.versioningError
+                == .wrongVersion(path: [.property("title")], reason: #"expected "B", found "Child 7""#))
+        #expect(viewModel.activity.title == "Child 7")
+    }
+
+    @Test func theThrowingModeThrowsAndChangesNothing() {
+        let controller = VersioningController(Activity.mock(0))
+        var activity = controller.value
+        activity.title = "A"
+        controller.append(activity)
+        controller.setWithoutTracking(.mock(3))
+        #expect(throws: ReversionError.self) { try controller.undo() }
+        #expect(controller.value == .mock(3))
+        #expect(controller.hasUndo)
+    }
+
+    @Test func setWithoutTrackingKeepsUndoOfOtherPaths() throws {
+        let controller = VersioningController(Activity.mock(0))
+        var activity = controller.value
+        activity.title = "A"
+        controller.append(activity)
+        activity.priority = .medium(dueDate: nil)
+        controller.setWithoutTracking(activity)
+        try controller.undo()
+        #expect(controller.value.title == "Child 0")
+        #expect(controller.value.priority == .medium(dueDate: nil))
+    }
+
+    @Test func theReferenceRootIsHeldWeakly() {
+        final class ViewModel { var activity = Activity.mock(0) }
+        var viewModel: ViewModel? = ViewModel()
+        weak let weakModel = viewModel
+        let controller = VersioningController(on: viewModel!, at: \.activity)
+        viewModel = nil
+        #expect(weakModel == nil)
+        controller.appendCurrentVersion()
+        #expect(!controller.hasUndo)
+    }
+
+    @Test func throwingVersionedThrows() throws {
+        struct Editor { @ThrowingVersioned var count = Document.empty }
+        let editor = Editor()
+        editor.count.count = 1
+        try editor.$count.undo()
+        #expect(editor.count.count == 0)
+    }
+}
