@@ -1,0 +1,227 @@
+internal import CSQLite
+import Foundation
+
+/// One SQLite connection: open, prepared-statement cache, transactions.
+///
+/// A connection is not `Sendable`: use it from one thread at a time. ``SQLiteDatabase`` is the
+/// `Sendable` facade that serializes access to one. Opening configures what does not write to
+/// the file (busy timeout, extended result codes, `foreign_keys=ON`, `trusted_schema=OFF`);
+/// ``enableWAL(synchronous:)`` then switches the journal, which does write the header, so callers
+/// check a file's identity first.
+public final class SQLiteConnection {
+    /// How durable a commit is. Related SQLite documentation:
+    /// https://www.sqlite.org/pragma.html#pragma_synchronous
+    public enum Synchronous: String, Sendable {
+        /// In WAL mode, a commit survives a process crash; the last commits before a power loss
+        /// or OS crash may roll back. The database is never corrupted. The default.
+        case normal = "NORMAL"
+        /// Every commit is also synced to disk: it survives a power loss, at the price of an
+        /// fsync per commit.
+        case full = "FULL"
+    }
+
+    let handle: OpaquePointer
+    /// The file's path, or `:memory:`.
+    public let path: String
+    private var statements: [String: SQLiteStatement] = [:]
+    private var isClosed = false
+
+    /// Opens (or creates) a database.
+    ///
+    /// - Parameters:
+    ///   - path: A file path, or `":memory:"` for a private in-memory database.
+    ///   - readOnly: Open without write access; the file must exist.
+    ///   - create: Create the file when it is missing (ignored when `readOnly`).
+    ///   - busyTimeout: How long a statement waits for another connection's lock before failing
+    ///     with ``SQLiteError/Code/busy``.
+    /// - Throws: ``SQLiteError`` when the file cannot be opened.
+    public init(
+        path: String, readOnly: Bool = false, create: Bool = true, busyTimeout: Duration = .seconds(5)
+    )
+        throws(SQLiteError)
+    {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        var handle: OpaquePointer?
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK, let handle else {
+            let message =
+                handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
+            sqlite3_close_v2(handle)
+            throw SQLiteError(code: .init(result), message: "\(message): \(path)")
+        }
+        self.handle = handle
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+        let milliseconds =
+            busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        do {
+            // Neither writes to the file. trusted_schema=OFF stops SQL functions with side
+            // effects from running inside a hostile file's views and triggers.
+            // Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_trusted_schema
+            try execute("PRAGMA foreign_keys = ON")
+            try execute("PRAGMA trusted_schema = OFF")
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Finalizes every cached statement and closes the connection. Safe to call twice.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Switches to write-ahead logging and sets the sync mode, checking that WAL took effect.
+    ///
+    /// In-memory databases keep their `memory` journal.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/wal.html
+    ///
+    /// - Parameter synchronous: The durability of commits.
+    /// - Throws: ``SQLiteError`` when WAL cannot be enabled.
+    public func enableWAL(synchronous: Synchronous) throws(SQLiteError) {
+        let mode = try scalarText("PRAGMA journal_mode = WAL")
+        guard mode == "wal" || (path == ":memory:" && mode == "memory") else {
+            throw SQLiteError(
+                code: .error, message: "journal_mode is \(mode ?? "unknown"), expected wal", sql: nil)
+        }
+        try execute("PRAGMA synchronous = \(synchronous.rawValue)")
+    }
+
+    /// The statement for `sql`, prepared once and then reused from a cache.
+    ///
+    /// - Parameter sql: One SQL statement.
+    /// - Returns: The statement, reset and with no bindings.
+    /// - Throws: ``SQLiteError`` when the SQL does not compile.
+    public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        try checkOpen(sql)
+        if let statement = statements[sql] {
+            statement.reset()
+            return statement
+        }
+        var handle: OpaquePointer?
+        let result = sqlite3_prepare_v3(self.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard result == SQLITE_OK, let handle else { throw error(code: result, sql: sql) }
+        let statement = SQLiteStatement(handle: handle, sql: sql, connection: self)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs SQL that returns no rows; several statements separated by `;` are allowed when no
+    /// values are bound.
+    ///
+    /// - Parameters:
+    ///   - sql: The SQL.
+    ///   - values: Values bound by position.
+    /// - Throws: ``SQLiteError``.
+    public func execute(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) {
+        if values.isEmpty, sql.contains(";") {
+            try checkOpen(sql)
+            var message: UnsafeMutablePointer<CChar>?
+            let result = sqlite3_exec(handle, sql, nil, nil, &message)
+            defer { sqlite3_free(message) }
+            guard result == SQLITE_OK else { throw error(code: result, sql: sql) }
+            return
+        }
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+    }
+
+    /// Runs a query and maps each row.
+    ///
+    /// - Parameters:
+    ///   - sql: A query.
+    ///   - values: Values bound by position.
+    ///   - row: Reads one row from the statement.
+    /// - Returns: The mapped rows.
+    /// - Throws: ``SQLiteError``, or what `row` throws.
+    public func query<T>(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteStatement) throws -> T)
+        throws -> [T]
+    {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        var rows: [T] = []
+        while try statement.step() { rows.append(try row(statement)) }
+        return rows
+    }
+
+    /// The first column of the first row as an integer, or `nil` when there is none.
+    public func scalarInt(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        guard try statement.step() else { return nil }
+        defer { statement.reset() }
+        return statement.int64(0)
+    }
+
+    /// The first column of the first row as text, or `nil` when there is none.
+    public func scalarText(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> String? {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        guard try statement.step() else { return nil }
+        defer { statement.reset() }
+        return statement.text(0)
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// Write transactions start with `BEGIN IMMEDIATE`, taking the write lock at once (waiting
+    /// up to the busy timeout) so they never fail half way with a busy error. After any error
+    /// the connection is out of the transaction and usable again.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/lang_transaction.html
+    ///
+    /// - Parameters:
+    ///   - immediate: `true` for a write transaction (the default), `false` for `BEGIN DEFERRED`.
+    ///   - body: The work.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``SQLiteError`` from `BEGIN`/`COMMIT`, or what `body` throws.
+    public func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
+        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            // Some errors (a full disk, for one) roll the transaction back by themselves.
+            if !isAutocommit { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Whether no transaction is open.
+    public var isAutocommit: Bool { isClosed || sqlite3_get_autocommit(handle) != 0 }
+
+    /// The rowid of the last inserted row.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last statement.
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    private func checkOpen(_ sql: String) throws(SQLiteError) {
+        guard !isClosed else {
+            throw SQLiteError(code: .init(SQLITE_MISUSE), message: "the connection is closed", sql: sql)
+        }
+    }
+
+    func error(code: Int32, sql: String?) -> SQLiteError {
+        // A failed statement is dropped from the cache and prepared anew next time.
+        if let sql { statements[sql] = nil }
+        let extended = sqlite3_extended_errcode(handle)
+        let message = String(cString: sqlite3_errmsg(handle))
+        return SQLiteError(
+            code: .init(extended != 0 && extended & 0xFF == code & 0xFF ? extended : code), message: message,
+            sql: sql)
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteConnection: Sendable {}

@@ -1,0 +1,159 @@
+internal import CSQLite
+public import Foundation
+
+/// A value SQLite stores: what statements bind and rows return.
+public enum SQLiteValue: Hashable, Sendable {
+    /// `INTEGER`.
+    case integer(Int64)
+    /// `REAL`.
+    case real(Double)
+    /// `TEXT`.
+    case text(String)
+    /// `BLOB` (copied when bound).
+    case blob(Data)
+    /// `NULL`.
+    case null
+}
+
+extension SQLiteValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByNilLiteral,
+    ExpressibleByFloatLiteral
+{
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(nilLiteral: ()) { self = .null }
+    public init(floatLiteral value: Double) { self = .real(value) }
+}
+
+/// A prepared statement. It belongs to its connection and is not `Sendable`.
+///
+/// Statements are prepared once and cached by SQL text; see ``SQLiteConnection/prepare(_:)``.
+public final class SQLiteStatement {
+    let handle: OpaquePointer
+    /// The statement's SQL.
+    public let sql: String
+    unowned let connection: SQLiteConnection
+
+    init(handle: OpaquePointer, sql: String, connection: SQLiteConnection) {
+        self.handle = handle
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Resets the statement and clears its bindings, so it can run again.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds values by position (1-based, in order).
+    ///
+    /// - Parameter values: One value per `?` parameter.
+    /// - Throws: ``SQLiteError`` when a value cannot be bound.
+    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds values by parameter name, such as `:name`.
+    ///
+    /// - Parameter values: Values keyed by their parameter's full name, prefix included.
+    /// - Throws: ``SQLiteError`` naming an unknown parameter.
+    public func bind(_ values: [String: SQLiteValue]) throws(SQLiteError) {
+        for (name, value) in values {
+            let index = sqlite3_bind_parameter_index(handle, name)
+            guard index > 0 else {
+                throw SQLiteError(code: .init(SQLITE_RANGE), message: "no parameter named \(name)", sql: sql)
+            }
+            try bind(value, at: index)
+        }
+    }
+
+    private func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+        let result: Int32
+        switch value {
+        case .integer(let integer): result = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real): result = sqlite3_bind_double(handle, index, real)
+        case .text(let text):
+            result = sqlite3_bind_text(handle, index, text, -1, keepsake_sqlite_transient())
+        case .blob(let data):
+            result = data.withUnsafeBytes { bytes in
+                // An empty blob still binds as a zero-length BLOB, never NULL.
+                sqlite3_bind_blob64(
+                    handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count),
+                    keepsake_sqlite_transient())
+            }
+        case .null: result = sqlite3_bind_null(handle, index)
+        }
+        guard result == SQLITE_OK else { throw connection.error(code: result, sql: sql) }
+    }
+
+    /// Runs one step.
+    ///
+    /// - Returns: `true` when a row is available, `false` when the statement is done.
+    /// - Throws: ``SQLiteError``.
+    public func step() throws(SQLiteError) -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let error = connection.error(code: code, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// The number of columns in a row.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The name of column `index`.
+    public func columnName(_ index: Int) -> String {
+        String(cString: sqlite3_column_name(handle, Int32(index)))
+    }
+
+    /// Whether column `index` of the current row is `NULL`.
+    public func isNull(_ index: Int) -> Bool {
+        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
+    }
+
+    /// Column `index` as an integer, or `nil` when `NULL`.
+    public func int64(_ index: Int) -> Int64? {
+        isNull(index) ? nil : sqlite3_column_int64(handle, Int32(index))
+    }
+
+    /// Column `index` as a double, or `nil` when `NULL`.
+    public func double(_ index: Int) -> Double? {
+        isNull(index) ? nil : sqlite3_column_double(handle, Int32(index))
+    }
+
+    /// Column `index` as text, or `nil` when `NULL`.
+    public func text(_ index: Int) -> String? {
+        guard !isNull(index), let bytes = sqlite3_column_text(handle, Int32(index)) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, Int32(index)))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// Column `index` as bytes (copied), or `nil` when `NULL`. An empty blob is empty `Data`.
+    public func blob(_ index: Int) -> Data? {
+        guard !isNull(index) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, Int32(index)))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, Int32(index)) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+
+    /// Column `index` as a ``SQLiteValue`` of its stored type.
+    public func value(_ index: Int) -> SQLiteValue {
+        switch sqlite3_column_type(handle, Int32(index)) {
+        case SQLITE_INTEGER: .integer(sqlite3_column_int64(handle, Int32(index)))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(handle, Int32(index)))
+        case SQLITE_TEXT: .text(text(index) ?? "")
+        case SQLITE_BLOB: .blob(blob(index) ?? Data())
+        default: .null
+        }
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteStatement: Sendable {}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// The store's identity and schema: the application id, the migrations, and the checks made
+/// before a file is touched.
+enum Schema {
+    struct Migration: Sendable {
+        let version: Int
+        let name: String
+        let sql: String
+    }
+
+    /// `PRAGMA application_id` of every Keepsake store: "Kpsk" in ASCII.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_application_id
+    static let applicationID: Int32 = 0x4B70_736B
+
+    /// The schema version this code writes: the number of the last migration.
+    static var currentVersion: Int { migrations.count }
+
+    /// Opens a store file: checks that it is one (or a new, empty database), then enables WAL
+    /// and runs the missing migrations, each in its own transaction. A file that fails a check
+    /// is closed without being written.
+    static func open(
+        path: String, readOnly: Bool, synchronous: SQLiteConnection.Synchronous, busyTimeout: Duration
+    ) throws(KeepsakeError) -> SQLiteConnection {
+        try checkFile(path: path, readOnly: readOnly)
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout)
+        } catch {
+            throw .cannotOpen(path: path, reason: error.message)
+        }
+        do {
+            let version = try checkIdentity(connection, path: path, readOnly: readOnly)
+            if !readOnly {
+                try connection.enableWAL(synchronous: synchronous)
+                try migrate(connection, from: version)
+            }
+            return connection
+        } catch let error as KeepsakeError {
+            connection.close()
+            throw error
+        } catch let error as SQLiteError {
+            connection.close()
+            throw Self.classify(error, path: path)
+        } catch {
+            connection.close()
+            throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Checks that can be made before SQLite opens the file.
+    private static func checkFile(path: String, readOnly: Bool) throws(KeepsakeError) {
+        guard path != ":memory:" else { return }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            if readOnly { throw .cannotOpen(path: path, reason: "no such file") }
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+                throw .cannotOpen(path: path, reason: "the folder \(folder) does not exist")
+            }
+            return
+        }
+        if isDirectory.boolValue { throw .cannotOpen(path: path, reason: "it is a directory") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .cannotOpen(path: path, reason: "the file cannot be read")
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        let size = (try? handle.seekToEnd()) ?? 0
+        if header.isEmpty { throw .notAStore(path: path, reason: "the file is empty") }
+        guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
+            throw .notAStore(path: path, reason: "it is not a SQLite database")
+        }
+        // The header's page count is valid when its change counter matches "version valid for".
+        // Related SQLite documentation: https://www.sqlite.org/fileformat2.html#the_database_header
+        func bigEndian(_ offset: Int, _ count: Int) -> UInt64 {
+            header[offset..<offset + count].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let pageSize = bigEndian(16, 2) == 1 ? 65_536 : bigEndian(16, 2)
+        let pageCount = bigEndian(28, 4)
+        if bigEndian(24, 4) == bigEndian(92, 4), pageCount > 0, pageCount * pageSize > size {
+            throw .notAStore(
+                path: path, reason: "it is truncated (\(size) bytes, the header says \(pageCount * pageSize))"
+            )
+        }
+    }
+
+    /// Reads the application id and schema version; returns the version.
+    private static func checkIdentity(
+        _ connection: SQLiteConnection, path: String, readOnly: Bool
+    ) throws -> Int {
+        let applicationID = try connection.scalarInt("PRAGMA application_id") ?? 0
+        let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+        let objects = try connection.scalarInt("SELECT count(*) FROM sqlite_schema") ?? 0
+        switch applicationID {
+        case Int64(Self.applicationID):
+            if version > currentVersion {
+                throw KeepsakeError.newerSchema(path: path, version: version, supported: currentVersion)
+            }
+            if readOnly, version < currentVersion {
+                throw KeepsakeError.cannotOpen(
+                    path: path,
+                    reason:
+                        "it has schema version \(version) and needs upgrading to \(currentVersion); open it for writing once"
+                )
+            }
+        case 0 where objects == 0:
+            if readOnly { throw KeepsakeError.notAStore(path: path, reason: "the database is empty") }
+        case 0:
+            throw KeepsakeError.notAStore(
+                path: path, reason: "it is a SQLite database of another application")
+        default:
+            let hex = String(UInt32(truncatingIfNeeded: applicationID), radix: 16)
+            throw KeepsakeError.notAStore(
+                path: path, reason: "it is a SQLite database of another application (application_id 0x\(hex))"
+            )
+        }
+        return version
+    }
+
+    /// Runs the migrations after `version`, each in its own transaction, re-reading the version
+    /// inside it in case another process migrated meanwhile.
+    static func migrate(_ connection: SQLiteConnection, from version: Int) throws {
+        for migration in migrations where migration.version > version {
+            try connection.transaction {
+                let current = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+                guard current < migration.version else { return }
+                try connection.execute(migration.sql)
+                try connection.execute("PRAGMA application_id = \(applicationID)")
+                try connection.execute("PRAGMA user_version = \(migration.version)")
+            }
+        }
+    }
+
+    static func classify(_ error: SQLiteError, path: String) -> KeepsakeError {
+        switch error.code {
+        case .notADatabase: .notAStore(path: path, reason: "it is not a SQLite database")
+        case .corrupt: .notAStore(path: path, reason: "it is corrupt (\(error.message))")
+        default: .sqlite(error)
+        }
+    }
+}

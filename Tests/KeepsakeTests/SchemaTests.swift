@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+@Suite struct SchemaTests {
+    let directory = TemporaryDirectory()
+
+    func open(_ path: String, readOnly: Bool = false) throws(KeepsakeError) -> SQLiteConnection {
+        try Schema.open(path: path, readOnly: readOnly, synchronous: .normal, busyTimeout: .seconds(1))
+    }
+
+    @Test func aNewFileBecomesAStoreAtTheCurrentVersion() throws {
+        let connection = try open(directory.path("new.keepsake"))
+        #expect(try connection.scalarInt("PRAGMA application_id") == Int64(Schema.applicationID))
+        #expect(try connection.scalarInt("PRAGMA user_version") == Int64(Schema.currentVersion))
+        let tables = try connection.query("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+        { $0.text(0)! }
+        #expect(
+            tables == [
+                "blob", "change", "checkpoint", "history", "scope", "snapshot", "snapshot_property",
+                "version",
+            ])
+        #expect(try connection.scalarText("PRAGMA journal_mode") == "wal")
+        #expect(try connection.query("PRAGMA integrity_check") { $0.text(0) } == ["ok"])
+    }
+
+    @Test(arguments: 0..<Schema.currentVersion)
+    func migratesFromEveryEarlierVersion(start: Int) throws {
+        let path = directory.path("old.keepsake")
+        if start > 0 {
+            let connection = try SQLiteConnection(path: path)
+            for migration in Schema.migrations.prefix(start) {
+                try connection.execute(migration.sql)
+                try connection.execute("PRAGMA user_version = \(migration.version)")
+                try connection.execute("PRAGMA application_id = \(Schema.applicationID)")
+            }
+            connection.close()
+        }
+        let connection = try open(path)
+        #expect(try connection.scalarInt("PRAGMA user_version") == Int64(Schema.currentVersion))
+        #expect(try connection.query("PRAGMA foreign_key_check") { $0.text(0) }.isEmpty)
+        connection.close()
+        _ = try open(path)  // opening again migrates nothing
+    }
+
+    @Test func theEmbeddedMigrationsMatchTheMigrationsFolder() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let folder = root.appendingPathComponent("Migrations")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasSuffix(".sql")
+        }.sorted()
+        #expect(files.count == Schema.migrations.count, "run Scripts/generate-migrations")
+        for (file, migration) in zip(files, Schema.migrations) {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            #expect(file == String(format: "%04d_%@.sql", migration.version, migration.name))
+            #expect(
+                text.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == migration.sql.trimmingCharacters(in: .whitespacesAndNewlines),
+                "\(file) differs from the embedded copy: run Scripts/generate-migrations")
+        }
+    }
+
+    @Test func aNewerSchemaIsRefusedAndLeftByteForByte() throws {
+        let path = directory.path("newer.keepsake")
+        try open(path).close()
+        do {
+            let connection = try SQLiteConnection(path: path)
+            try connection.execute("PRAGMA user_version = \(Schema.currentVersion + 1)")
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            connection.close()
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(
+            throws: KeepsakeError.newerSchema(
+                path: path, version: Schema.currentVersion + 1, supported: Schema.currentVersion)
+        ) {
+            try open(path)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func aDatabaseOfAnotherApplicationIsRefusedAndLeftByteForByte() throws {
+        for (name, applicationID) in [("other.db", 0x1234), ("plain.db", 0)] {
+            let path = directory.path(name)
+            do {
+                let connection = try SQLiteConnection(path: path)
+                try connection.execute("CREATE TABLE notes (body TEXT)")
+                try connection.execute("PRAGMA application_id = \(applicationID)")
+                connection.close()
+            }
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let reason =
+                applicationID == 0
+                ? "it is a SQLite database of another application"
+                : "it is a SQLite database of another application (application_id 0x1234)"
+            #expect(throws: KeepsakeError.notAStore(path: path, reason: reason)) { try open(path) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        }
+    }
+
+    @Test func filesThatAreNotStoresAreRefusedUntouched() throws {
+        let text = directory.path("notes.txt")
+        try Data("just some text, long enough to look like a header maybe".utf8).write(
+            to: URL(fileURLWithPath: text))
+        #expect(throws: KeepsakeError.notAStore(path: text, reason: "it is not a SQLite database")) {
+            try open(text)
+        }
+
+        let empty = directory.path("empty.keepsake")
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        #expect(throws: KeepsakeError.notAStore(path: empty, reason: "the file is empty")) { try open(empty) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty)
+
+        let truncated = directory.path("truncated.keepsake")
+        do {
+            let connection = try open(truncated)
+            try connection.execute(
+                "INSERT INTO blob (digest, size, bytes) VALUES ('x', 100000, zeroblob(100000))")
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            connection.close()
+        }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: truncated))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: truncated))
+        #expect {
+            try open(truncated)
+        } throws: { error in
+            guard case .notAStore(_, let reason) = error as? KeepsakeError else { return false }
+            return reason.hasPrefix("it is truncated")
+        }
+    }
+
+    @Test func pathsThatCannotBeOpenedSaySo() throws {
+        #expect(throws: KeepsakeError.cannotOpen(path: directory.url.path, reason: "it is a directory")) {
+            try open(directory.url.path)
+        }
+        let missingFolder = directory.path("missing/store.keepsake")
+        #expect(
+            throws: KeepsakeError.cannotOpen(
+                path: missingFolder, reason: "the folder \(directory.path("missing")) does not exist")
+        ) {
+            try open(missingFolder)
+        }
+        let missing = directory.path("absent.keepsake")
+        #expect(throws: KeepsakeError.cannotOpen(path: missing, reason: "no such file")) {
+            try open(missing, readOnly: true)
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
+    @Test func errorsReadAsSentences() {
+        #expect(
+            KeepsakeError.newerSchema(path: "/a.keepsake", version: 3, supported: 1).description
+                == "/a.keepsake was written by a newer Keepsake (schema version 3; this one knows up to 1). It was not modified; open it with a newer Keepsake."
+        )
+    }
+}
