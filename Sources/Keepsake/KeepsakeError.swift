@@ -22,6 +22,15 @@ public enum KeepsakeError: Error, Hashable, Sendable {
     case newerSchema(path: String, version: Int, supported: Int)
     /// SQLite reported an error (busy, full disk, I/O, …).
     case sqlite(SQLiteError)
+    /// Another connection (another process, or another controller on the same history) changed
+    /// the history since this controller read it; nothing was written. Reopen the history.
+    case historyConflict(history: String)
+    /// A change of `history` could not be stored or read back: its path no longer names a
+    /// tracked property, its value no longer decodes, or the value is not `Encodable`.
+    /// `version` is the stored version's number (`nil` for a change not stored yet).
+    case reversion(history: String, version: Int?, error: ReversionError)
+    /// The stored value of `history` (a checkpoint) does not decode as the requested type.
+    case undecodableValue(history: String, reason: String)
 }
 
 extension KeepsakeError: CustomStringConvertible {
@@ -39,6 +48,12 @@ extension KeepsakeError: CustomStringConvertible {
             """
         case .sqlite(let error):
             error.description
+        case .historyConflict(let history):
+            "The history \"\(history)\" was changed by another connection; reopen it. Nothing was written."
+        case .reversion(let history, let version, let error):
+            "History \"\(history)\"\(version.map { ", version \($0)" } ?? ""): \(error)"
+        case .undecodableValue(let history, let reason):
+            "The stored value of history \"\(history)\" does not decode: \(reason)."
         }
     }
 }

@@ -112,7 +112,11 @@ struct Editor {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        // The README's store examples are compiled by KeepsakeTests/ReadmeStoreExamplesTests.swift.
+        let storeExamples = root.appendingPathComponent("Tests/KeepsakeTests/ReadmeStoreExamplesTests.swift")
+        let source =
+            try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+            + String(contentsOf: storeExamples, encoding: .utf8)
         let sourceLines = Set(source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
         let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map {
             $0.components(separatedBy: "```")[0]

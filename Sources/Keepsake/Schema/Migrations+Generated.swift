@@ -24,21 +24,21 @@ extension Schema {
                     value_type TEXT NOT NULL,             -- the Swift type of the value, for inspection
                     created_at REAL NOT NULL,             -- seconds since 1970
                     modified_at REAL NOT NULL,
-                    maximum_versions INTEGER CHECK (maximum_versions IS NULL OR maximum_versions > 0)
+                    maximum_versions INTEGER CHECK (maximum_versions IS NULL OR maximum_versions > 0),
+                    revision INTEGER NOT NULL DEFAULT 0   -- bumped by every write, to detect a second writer
                 ) STRICT;
 
                 CREATE TABLE scope (
                     history_id INTEGER NOT NULL REFERENCES history(id) ON DELETE CASCADE,
                     level INTEGER NOT NULL CHECK (level >= 0),
-                    start_position INTEGER NOT NULL,      -- the chain position whose value the scope started from
-                    base_tag TEXT,  -- tag of that version, JSON
+                    base_tag TEXT,                        -- JSON tag of the version the scope started from
                     PRIMARY KEY (history_id, level)
                 ) STRICT, WITHOUT ROWID;
 
                 CREATE TABLE version (
                     id INTEGER PRIMARY KEY,
                     history_id INTEGER NOT NULL REFERENCES history(id) ON DELETE CASCADE,
-                    position INTEGER NOT NULL CHECK (position > 0),  -- place in the chain; 0 is the base value
+                    position INTEGER NOT NULL CHECK (position > 0),  -- creation order within the history
                     scope_level INTEGER NOT NULL CHECK (scope_level >= 0),
                     is_undone INTEGER NOT NULL DEFAULT 0 CHECK (is_undone IN (0, 1)),  -- 1: on the redo stack
                     tag TEXT,  -- the version's tag, JSON
@@ -60,11 +60,14 @@ extension Schema {
                 CREATE TABLE checkpoint (
                     id INTEGER PRIMARY KEY,
                     history_id INTEGER NOT NULL REFERENCES history(id) ON DELETE CASCADE,
-                    position INTEGER NOT NULL CHECK (position >= 0),
-                    value TEXT NOT NULL,  -- the whole value as JSON
-                    created_at REAL NOT NULL,
-                    UNIQUE (history_id, position)
+                    version_id INTEGER REFERENCES version(id) ON DELETE CASCADE,  -- value right after it; NULL:
+                                                          -- the base, the value before every version kept
+                    value TEXT NOT NULL,                  -- the whole value as JSON
+                    created_at REAL NOT NULL
                 ) STRICT;
+
+                CREATE INDEX checkpoint_by_history ON checkpoint(history_id, version_id);
+                CREATE INDEX version_by_scope ON version(history_id, scope_level, is_undone, position);
 
                 CREATE TABLE blob (
                     id INTEGER PRIMARY KEY,

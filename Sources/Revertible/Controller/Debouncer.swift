@@ -3,23 +3,23 @@
 /// A held version is recorded when `interval` passes without another append, when
 /// `maximumWait` has passed since the first held append (so a long burst still lands), or as
 /// soon as the controller does anything else (undo, redo, tag, scope, transaction, `flush()`).
-protocol PendingVersionHolder<Value>: AnyObject {
+package protocol PendingVersionHolder<Value>: AnyObject {
     associatedtype Value
     var pending: Value? { get }
     func hold(_ value: Value)
     func take() -> Value?
 }
 
-final class Debouncer<Value, C: Clock>: PendingVersionHolder {
+package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
     private let clock: C
     private let interval: C.Duration
     private let maximumWait: C.Duration?
     private let onDue: @Sendable () async -> Void
-    private(set) var pending: Value?
+    package private(set) var pending: Value?
     private var firstHeldAt: C.Instant?
     private var timer: Task<Void, Never>?
 
-    init(
+    package init(
         clock: C, interval: C.Duration, maximumWait: C.Duration?, onDue: @escaping @Sendable () async -> Void
     ) {
         self.clock = clock
@@ -30,7 +30,7 @@ final class Debouncer<Value, C: Clock>: PendingVersionHolder {
 
     deinit { timer?.cancel() }
 
-    func hold(_ value: Value) {
+    package func hold(_ value: Value) {
         let now = clock.now
         pending = value
         let firstHeldAt = self.firstHeldAt ?? now
@@ -49,7 +49,7 @@ final class Debouncer<Value, C: Clock>: PendingVersionHolder {
         }
     }
 
-    func take() -> Value? {
+    package func take() -> Value? {
         timer?.cancel()
         timer = nil
         firstHeldAt = nil
@@ -61,17 +61,17 @@ final class Debouncer<Value, C: Clock>: PendingVersionHolder {
 /// A weak reference to an object plus an action on it, that may cross into a `@Sendable`
 /// closure because it only touches the object in ``fire(on:)``, isolated to the actor that owns
 /// the object. It is not generic, so isolated closures capture no generic metadata.
-final class IsolatedReference: @unchecked Sendable {
+package final class IsolatedReference: @unchecked Sendable {
     private weak var object: AnyObject?
     private let action: (AnyObject) -> Void
 
-    init<Object: AnyObject>(_ object: Object, _ action: @escaping (Object) -> Void) {
+    package init<Object: AnyObject>(_ object: Object, _ action: @escaping (Object) -> Void) {
         self.object = object
         self.action = { action($0 as! Object) }
     }
 
     /// Runs the action on the object, if it is still alive, isolated to `actor`.
-    func fire(on actor: isolated any Actor) {
+    package func fire(on actor: isolated any Actor) {
         guard let object else { return }
         action(object)
     }

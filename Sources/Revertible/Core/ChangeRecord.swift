@@ -41,6 +41,16 @@ extension Reversion {
     /// - Throws: ``ReversionError/notEncodable(path:type:)`` naming the first change whose
     ///   value is not `Encodable`.
     public func records() throws(ReversionError) -> [ChangeRecord] {
+        try records(encoder: RecordCoding.encoder)
+    }
+
+    /// The reversion's changes as records, encoded with `encoder` (for instance one made by
+    /// ``ChangeRecord/makeEncoder()`` with a custom `dataEncodingStrategy`).
+    ///
+    /// - Parameter encoder: The JSON encoder for patches.
+    /// - Returns: One record per changed leaf.
+    /// - Throws: ``ReversionError/notEncodable(path:type:)``.
+    public func records(encoder: JSONEncoder) throws(ReversionError) -> [ChangeRecord] {
         try changes.map { change throws(ReversionError) in
             let patch = change.node.leafPatch
             guard let encodable = patch as? any Encodable else {
@@ -69,14 +79,17 @@ extension Reversion {
     /// - Throws: ``ReversionError/pathNotFound(path:type:)`` when a path names no tracked
     ///   location of `value`, ``ReversionError/undecodable(path:type:reason:)`` when a patch
     ///   does not decode as the type found there.
-    public init(records: [ChangeRecord], resolvingAgainst value: Root, inverted: Bool = false)
-        throws(ReversionError)
+    ///   - decoder: The JSON decoder for patches, matching the encoder that wrote them.
+    public init(
+        records: [ChangeRecord], resolvingAgainst value: Root, inverted: Bool = false,
+        decoder: JSONDecoder = ChangeRecord.makeDecoder()
+    ) throws(ReversionError)
     where Root: Versionable {
         var changes: [Change] = []
         changes.reserveCapacity(records.count)
         for record in records {
             var resolver = ResolvingReverter<Root>(
-                value: value, remaining: record.path.components[...], record: record)
+                value: value, remaining: record.path.components[...], record: record, decoder: decoder)
             value.addReversions(into: &resolver)
             switch resolver.result {
             case .success(let node)?: changes.append(Change(path: record.path, node: node))
@@ -88,26 +101,34 @@ extension Reversion {
     }
 }
 
+extension ChangeRecord {
+    /// A JSON encoder with the settings records use: sorted keys, unescaped slashes, and
+    /// non-finite numbers as the strings `"NaN"`, `"+Infinity"`, `"-Infinity"`.
+    public static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return encoder
+    }
+
+    /// A JSON decoder matching ``makeEncoder()``.
+    public static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return decoder
+    }
+}
+
 extension LeafPatch {
     static var valueTypeName: String { "\(Value.self)" }
 }
 
 /// The JSON settings every record uses, in one place.
 enum RecordCoding {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return encoder
-    }()
-
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return decoder
-    }()
+    static let encoder = ChangeRecord.makeEncoder()
+    static let decoder = ChangeRecord.makeDecoder()
 
     static func describe(_ error: any Error) -> String {
         switch error {

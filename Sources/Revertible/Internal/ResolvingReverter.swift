@@ -6,12 +6,14 @@ struct ResolvingReverter<Root>: Reverter {
     let value: Root
     let remaining: ArraySlice<PathComponent>
     let record: ChangeRecord
+    let decoder: JSONDecoder
     private(set) var result: Result<any EditNode<Root>, ReversionError>?
 
-    init(value: Root, remaining: ArraySlice<PathComponent>, record: ChangeRecord) {
+    init(value: Root, remaining: ArraySlice<PathComponent>, record: ChangeRecord, decoder: JSONDecoder) {
         self.value = value
         self.remaining = remaining
         self.record = record
+        self.decoder = decoder
     }
 
     /// The components left after `component`, or `nil` when `component` is not the next one.
@@ -27,7 +29,8 @@ struct ResolvingReverter<Root>: Reverter {
     ) {
         guard let rest = rest(after: component) else { return }
         let childValue = value[keyPath: keyPath]
-        var child = ResolvingReverter<Value>(value: childValue, remaining: rest, record: record)
+        var child = ResolvingReverter<Value>(
+            value: childValue, remaining: rest, record: record, decoder: decoder)
         childValue.addReversions(into: &child)
         if let found = child.result {
             result = found.map { lift($0, through: keyPath) }
@@ -62,7 +65,7 @@ struct ResolvingReverter<Root>: Reverter {
             return
         }
         var child = ResolvingReverter<Value.VersionedElement>(
-            value: element, remaining: rest.dropFirst(), record: record)
+            value: element, remaining: rest.dropFirst(), record: record, decoder: decoder)
         element.addReversions(into: &child)
         if let found = child.result {
             result = found.map { lift(ElementNode<Value>(key: key, inner: $0), through: keyPath) }
@@ -90,7 +93,7 @@ struct ResolvingReverter<Root>: Reverter {
                     path: record.path, type: "\(Patch.Value.self)", reason: "\(Patch.self) is not Decodable"))
         }
         do {
-            let patch = try RecordCoding.decoder.decode(decodable, from: record.payload)
+            let patch = try decoder.decode(decodable, from: record.payload)
             return .success(PatchNode(patch: patch as! Patch))
         } catch {
             return .failure(

@@ -3,14 +3,14 @@
 ///
 /// Swift's `Hasher` is seeded randomly per process, and `Data`'s `hashValue` reads only a
 /// prefix, so neither can tell whether a stored reversion still matches a value.
-enum StableDigest {
+package enum StableDigest {
     private static let p1: UInt64 = 0x9E37_79B1_85EB_CA87
     private static let p2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
     private static let p3: UInt64 = 0x1656_67B1_9E37_79F9
     private static let p4: UInt64 = 0x85EB_CA77_C2B2_AE63
     private static let p5: UInt64 = 0x27D4_EB2F_1656_67C5
 
-    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    package static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         let count = bytes.count
         var offset = 0
         var hash: UInt64

@@ -1,0 +1,198 @@
+import Foundation
+import Revertible
+
+/// The SQL of one history, in one place. Every function runs inside a transaction the caller
+/// opened.
+struct HistoryRows {
+    let connection: SQLiteConnection
+    let blobs: BlobCoding
+    let historyID: Int64
+
+    struct Version {
+        let id: Int64
+        let position: Int
+        let tag: String?
+    }
+
+    static func now() -> Double { Date().timeIntervalSince1970 }
+
+    // MARK: Tags
+
+    static func encodeTag(_ tag: String?) -> SQLiteValue {
+        // Encoding a String as JSON cannot fail.
+        guard let tag, let json = try? ChangeRecord.makeEncoder().encode(tag) else { return .null }
+        return .text(String(decoding: json, as: UTF8.self))
+    }
+
+    static func decodeTag(_ json: String?) -> String? {
+        guard let json, let data = json.data(using: .utf8) else { return nil }
+        return try? JSONDecoder().decode(String.self, from: data)
+    }
+
+    // MARK: Versions
+
+    /// Applied versions of a scope, oldest first, or undone ones, next to redo first.
+    func versions(scope: Int, undone: Bool, newestFirst: Bool = false, limit: Int? = nil) throws -> [Version]
+    {
+        let order = newestFirst ? "DESC" : "ASC"
+        let limitClause = limit.map { " LIMIT \($0)" } ?? ""
+        return try connection.query(
+            """
+            SELECT id, position, tag FROM version
+            WHERE history_id = ? AND scope_level = ? AND is_undone = ? ORDER BY position \(order)\(limitClause)
+            """, [.integer(historyID), .integer(Int64(scope)), .integer(undone ? 1 : 0)]
+        ) { Version(id: $0.int64(0)!, position: Int($0.int64(1)!), tag: Self.decodeTag($0.text(2))) }
+    }
+
+    func count(scope: Int, undone: Bool) throws -> Int {
+        Int(
+            try connection.scalarInt(
+                "SELECT count(*) FROM version WHERE history_id = ? AND scope_level = ? AND is_undone = ?",
+                [.integer(historyID), .integer(Int64(scope)), .integer(undone ? 1 : 0)]) ?? 0)
+    }
+
+    func totalCount() throws -> Int {
+        Int(
+            try connection.scalarInt(
+                "SELECT count(*) FROM version WHERE history_id = ?", [.integer(historyID)]) ?? 0)
+    }
+
+    func records(of versionID: Int64) throws -> [ChangeRecord] {
+        try connection.query(
+            "SELECT path, kind, patch FROM change WHERE version_id = ? ORDER BY ordinal",
+            [.integer(versionID)]
+        ) { row in
+            let path = try PathDescriptor(parsing: row.text(0) ?? "")
+            return ChangeRecord(path: path, kind: row.text(1) ?? "", payload: Data((row.text(2) ?? "").utf8))
+        }
+    }
+
+    /// Inserts a version after every other one; returns its id and the bytes its changes took.
+    func insertVersion(scope: Int, tag: String?, records: [ChangeRecord]) throws -> (id: Int64, bytes: Int) {
+        let position =
+            (try connection.scalarInt(
+                "SELECT max(position) FROM version WHERE history_id = ?", [.integer(historyID)]) ?? 0) + 1
+        try connection.execute(
+            "INSERT INTO version (history_id, position, scope_level, tag, created_at) VALUES (?, ?, ?, ?, ?)",
+            [
+                .integer(historyID), .integer(position), .integer(Int64(scope)), Self.encodeTag(tag),
+                .real(Self.now()),
+            ])
+        let versionID = connection.lastInsertRowID
+        var bytes = 0
+        for (ordinal, record) in records.enumerated() {
+            let patch = String(decoding: record.payload, as: UTF8.self)
+            bytes += record.payload.count + record.path.description.utf8.count
+            try connection.execute(
+                "INSERT INTO change (version_id, ordinal, path, kind, patch) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .integer(versionID), .integer(Int64(ordinal)), .text(record.path.description),
+                    .text(record.kind), .text(patch),
+                ])
+        }
+        return (versionID, bytes)
+    }
+
+    func setUndone(_ ids: [Int64], _ undone: Bool) throws {
+        for id in ids {
+            try connection.execute(
+                "UPDATE version SET is_undone = ? WHERE id = ?", [.integer(undone ? 1 : 0), .integer(id)])
+        }
+    }
+
+    func deleteVersions(scope: Int, undoneOnly: Bool) throws {
+        try connection.execute(
+            "DELETE FROM version WHERE history_id = ? AND scope_level = ?"
+                + (undoneOnly ? " AND is_undone = 1" : ""),
+            [.integer(historyID), .integer(Int64(scope))])
+    }
+
+    func setTag(_ tag: String?, version id: Int64) throws {
+        try connection.execute(
+            "UPDATE version SET tag = ? WHERE id = ?", [Self.encodeTag(tag), .integer(id)])
+    }
+
+    // MARK: Scopes
+
+    func baseTag(scope: Int) throws -> String? {
+        Self.decodeTag(
+            try connection.scalarText(
+                "SELECT base_tag FROM scope WHERE history_id = ? AND level = ?",
+                [.integer(historyID), .integer(Int64(scope))]))
+    }
+
+    func setBaseTag(_ tag: String?, scope: Int) throws {
+        try connection.execute(
+            "UPDATE scope SET base_tag = ? WHERE history_id = ? AND level = ?",
+            [Self.encodeTag(tag), .integer(historyID), .integer(Int64(scope))])
+    }
+
+    func insertScope(level: Int) throws {
+        try connection.execute(
+            "INSERT INTO scope (history_id, level) VALUES (?, ?)",
+            [.integer(historyID), .integer(Int64(level))])
+    }
+
+    func deleteScope(level: Int) throws {
+        try connection.execute(
+            "DELETE FROM scope WHERE history_id = ? AND level = ?",
+            [.integer(historyID), .integer(Int64(level))])
+    }
+
+    func scopeCount() throws -> Int {
+        Int(
+            try connection.scalarInt("SELECT count(*) FROM scope WHERE history_id = ?", [.integer(historyID)])
+                ?? 0)
+    }
+
+    // MARK: Checkpoints
+
+    func writeCheckpoint<Value: Encodable>(_ value: Value, version: Int64?) throws -> Int {
+        let json = String(decoding: try blobs.encoder.encode(value), as: UTF8.self)
+        if let version {
+            try connection.execute("DELETE FROM checkpoint WHERE version_id = ?", [.integer(version)])
+        } else {
+            try connection.execute(
+                "DELETE FROM checkpoint WHERE history_id = ? AND version_id IS NULL", [.integer(historyID)])
+        }
+        try connection.execute(
+            "INSERT INTO checkpoint (history_id, version_id, value, created_at) VALUES (?, ?, ?, ?)",
+            [.integer(historyID), version.map { .integer($0) } ?? .null, .text(json), .real(Self.now())])
+        return json.utf8.count
+    }
+
+    /// The newest checkpoint on an applied version (its position and JSON), else the base.
+    func bestCheckpoint() throws -> (position: Int, json: String)? {
+        let applied = try connection.query(
+            """
+            SELECT v.position, c.value FROM checkpoint c JOIN version v ON v.id = c.version_id
+            WHERE c.history_id = ? AND v.is_undone = 0 ORDER BY v.position DESC LIMIT 1
+            """, [.integer(historyID)]
+        ) { (position: Int($0.int64(0)!), json: $0.text(1) ?? "") }
+        if let applied = applied.first { return applied }
+        return try baseCheckpoint().map { (0, $0) }
+    }
+
+    func baseCheckpoint() throws -> String? {
+        try connection.scalarText(
+            "SELECT value FROM checkpoint WHERE history_id = ? AND version_id IS NULL", [.integer(historyID)])
+    }
+
+    /// Applied versions after `position`, oldest first.
+    func appliedVersions(after position: Int) throws -> [Version] {
+        try connection.query(
+            "SELECT id, position, tag FROM version WHERE history_id = ? AND is_undone = 0 AND position > ? ORDER BY position",
+            [.integer(historyID), .integer(Int64(position))]
+        ) { Version(id: $0.int64(0)!, position: Int($0.int64(1)!), tag: Self.decodeTag($0.text(2))) }
+    }
+
+    // MARK: History row
+
+    /// Bumps the revision when it is still `expected`; otherwise another writer got there first.
+    func claim(revision expected: Int64, name: String) throws {
+        try connection.execute(
+            "UPDATE history SET revision = revision + 1, modified_at = ? WHERE id = ? AND revision = ?",
+            [.real(Self.now()), .integer(historyID), .integer(expected)])
+        guard connection.changes == 1 else { throw KeepsakeError.historyConflict(history: name) }
+    }
+}

@@ -1,0 +1,374 @@
+import Foundation
+import Observation
+import Revertible
+
+extension KeepsakeHistory {
+    /// Stack sizes read at the end of a write transaction, published after it commits.
+    struct Counts {
+        var undo: Int
+        var redo: Int
+        var total: Int
+
+        init(undo: Int, redo: Int, total: Int) {
+            (self.undo, self.redo, self.total) = (undo, redo, total)
+        }
+
+        init(_ rows: HistoryRows, level: Int) throws {
+            undo = try rows.count(scope: level, undone: false)
+            redo = try rows.count(scope: level, undone: true)
+            total = try rows.totalCount()
+        }
+    }
+
+    private func publish(_ value: Value, _ counts: Counts, level: Int? = nil) {
+        publish {
+            current = value
+            undoCount = counts.undo
+            redoCount = counts.redo
+            total = counts.total
+            if let level { self.level = level }
+        }
+    }
+
+    // MARK: - Appending versions
+
+    /// Records `newValue` as a new version when it differs from the current one, in one
+    /// transaction that writes the changed paths only.
+    ///
+    /// With debouncing on, the version is held back until changes pause.
+    ///
+    /// - Parameters:
+    ///   - newValue: The new version.
+    ///   - tag: A tag for the new version (or, when nothing changed, for the current one).
+    /// - Throws: ``KeepsakeError``; the history is unchanged then.
+    public func append(_ newValue: Value, tag: String? = nil) throws(KeepsakeError) {
+        if let debouncer, tag == nil {
+            debouncer.hold(newValue)
+            registrar.withMutation(of: self, keyPath: \.hasUndo) {}
+            return
+        }
+        try flush()
+        try commit(newValue, tag: tag)
+    }
+
+    /// Records a version held back by debouncing now.
+    ///
+    /// - Throws: ``KeepsakeError``; the held version stays held, to be retried.
+    public func flush() throws(KeepsakeError) {
+        guard let pending = debouncer?.take() else { return }
+        do {
+            try commit(pending, tag: nil)
+        } catch {
+            debouncer?.hold(pending)
+            throw error
+        }
+    }
+
+    private func commit(_ newValue: Value, tag: String?) throws(KeepsakeError) {
+        guard let reversion = newValue.reversion(to: current) else {
+            if let tag { try self.tag(tag) }
+            return
+        }
+        let (name, level) = (self.name, self.level)
+        let (counts, wroteCheckpoint, bytes) = try transact { rows in
+            try rows.deleteVersions(scope: level, undoneOnly: true)
+            let (versionID, bytes) = try insert(reversion, rows: rows, scope: level, tag: tag, history: name)
+            let wroteCheckpoint = try checkpointIfDue(
+                rows, value: newValue, version: versionID, adding: bytes)
+            try pruneIfNeeded(rows, force: false)
+            return (try Counts(rows, level: level), wroteCheckpoint, bytes)
+        }
+        noteCheckpoint(wroteCheckpoint, adding: bytes)
+        publish(newValue, counts)
+    }
+
+    private func insert(
+        _ reversion: Reversion<Value>, rows: HistoryRows, scope: Int, tag: String?, history: String
+    ) throws -> (Int64, Int) {
+        let records: [ChangeRecord]
+        do {
+            records = try reversion.records(encoder: rows.blobs.encoder)
+        } catch {
+            throw KeepsakeError.reversion(history: history, version: nil, error: error)
+        }
+        return try rows.insertVersion(scope: scope, tag: tag, records: records)
+    }
+
+    /// Writes a checkpoint when enough versions or bytes have piled up since the last one; the
+    /// byte rule keeps checkpoint writes within the size of the changes themselves.
+    private func checkpointIfDue(_ rows: HistoryRows, value: Value, version: Int64, adding bytes: Int) throws
+        -> Int?
+    {
+        let due =
+            stepsSinceCheckpoint + 1 >= Self.checkpointInterval
+            || bytesSinceCheckpoint + bytes >= max(64 * 1024, checkpointBytes)
+        return due ? try rows.writeCheckpoint(value, version: version) : nil
+    }
+
+    private func noteCheckpoint(_ written: Int?, adding bytes: Int) {
+        if let written {
+            (stepsSinceCheckpoint, bytesSinceCheckpoint, checkpointBytes) = (0, 0, written)
+        } else {
+            stepsSinceCheckpoint += 1
+            bytesSinceCheckpoint += bytes
+        }
+    }
+
+    /// Stores the current value whole, so that reopening the history replays no change.
+    ///
+    /// Keepsake writes checkpoints by itself (every 1,024 versions, or when the changes since
+    /// the last one outweigh it); call this when closing a document that will be reopened
+    /// often, or before changing the value type.
+    ///
+    /// - Throws: ``KeepsakeError``.
+    public func writeCheckpoint() throws(KeepsakeError) {
+        try flush()
+        let value = current
+        let written = try transact { rows in
+            let top = try rows.connection.scalarInt(
+                "SELECT id FROM version WHERE history_id = ? AND is_undone = 0 ORDER BY position DESC LIMIT 1",
+                [.integer(rows.historyID)])
+            // With no version applied, the current value is the base value itself.
+            return try rows.writeCheckpoint(value, version: top)
+        }
+        noteCheckpoint(written, adding: 0)
+    }
+
+    /// Folds the oldest versions of the root scope into the base value when the history holds
+    /// more than the limit (plus an eighth, at least 16, unless `force`), then drops the
+    /// furthest redo versions if still over.
+    func pruneIfNeeded(_ rows: HistoryRows, force: Bool) throws {
+        guard let limit else { return }
+        let total = try rows.totalCount()
+        let slack = force ? 0 : max(16, limit / 8)
+        guard total > limit + slack else { return }
+        var excess = total - limit
+        let oldest = try rows.versions(scope: 0, undone: false, limit: excess)
+        if !oldest.isEmpty {
+            guard let json = try rows.baseCheckpoint() else {
+                throw KeepsakeError.undecodableValue(
+                    history: name, reason: "the store holds no base value for it")
+            }
+            var base: Value
+            do {
+                base = try rows.blobs.decoder.decode(Value.self, from: Data(json.utf8))
+            } catch {
+                throw KeepsakeError.undecodableValue(history: name, reason: "\(error)")
+            }
+            for version in oldest {
+                try Self.apply(rows, version, to: &base, inverted: true, history: name)
+                try rows.connection.execute("DELETE FROM version WHERE id = ?", [.integer(version.id)])
+            }
+            _ = try rows.writeCheckpoint(base, version: nil)
+            try rows.setBaseTag(oldest.last?.tag, scope: 0)
+            excess -= oldest.count
+        }
+        if excess > 0 {
+            for version in try rows.versions(scope: level, undone: true, newestFirst: true, limit: excess) {
+                try rows.connection.execute("DELETE FROM version WHERE id = ?", [.integer(version.id)])
+            }
+        }
+    }
+
+    // MARK: - Undo and redo
+
+    /// Goes back one version in the current scope, including versions written by earlier
+    /// processes. A debounced change is recorded first, so it is what gets undone.
+    ///
+    /// - Returns: The current version afterwards (unchanged when there is nothing to undo).
+    /// - Throws: ``KeepsakeError``; `.reversion` names the version and path when a stored change
+    ///   no longer applies. The history is unchanged then.
+    @discardableResult
+    public func undo() throws(KeepsakeError) -> Value {
+        try flush()
+        guard undoCount > 0 else { return current }
+        return try move(undo: true, steps: 1)
+    }
+
+    /// Goes forward one version in the current scope.
+    ///
+    /// - Returns: The current version afterwards (unchanged when there is nothing to redo).
+    /// - Throws: ``KeepsakeError``; the history is unchanged then.
+    @discardableResult
+    public func redo() throws(KeepsakeError) -> Value {
+        try flush()
+        guard redoCount > 0 else { return current }
+        return try move(undo: false, steps: 1)
+    }
+
+    /// Undoes until the current version is the nearest earlier one tagged `tag`, within the
+    /// current scope. Does nothing when no such version exists.
+    ///
+    /// - Returns: The current version afterwards.
+    /// - Throws: ``KeepsakeError``; the history is unchanged then.
+    @discardableResult
+    public func undo(to tag: String) throws(KeepsakeError) -> Value {
+        try flush()
+        let tags = try self.tags()
+        guard let target = tags.undo.lastIndex(of: tag) else { return current }
+        return try move(undo: true, steps: tags.undo.count - 1 - target)
+    }
+
+    /// Redoes until the current version is the nearest later one tagged `tag`, the tagged
+    /// change included, within the current scope. Does nothing when no such version exists.
+    ///
+    /// - Returns: The current version afterwards.
+    /// - Throws: ``KeepsakeError``; the history is unchanged then.
+    @discardableResult
+    public func redo(to tag: String) throws(KeepsakeError) -> Value {
+        try flush()
+        guard let target = try tags().redo.firstIndex(of: tag) else { return current }
+        return try move(undo: false, steps: target + 1)
+    }
+
+    /// Undoes or redoes `steps` versions of the current scope in one transaction.
+    private func move(undo: Bool, steps: Int) throws(KeepsakeError) -> Value {
+        guard steps > 0 else { return current }
+        let (name, level, start) = (self.name, self.level, self.current)
+        let (value, counts) = try transact { rows in
+            var value = start
+            let versions = try rows.versions(scope: level, undone: !undo, newestFirst: undo, limit: steps)
+            for version in versions {
+                try Self.apply(rows, version, to: &value, inverted: !undo, history: name)
+            }
+            try rows.setUndone(versions.map(\.id), undo)
+            return (value, try Counts(rows, level: level))
+        }
+        publish(value, counts)
+        return value
+    }
+
+    // MARK: - Tags
+
+    /// Tags the current version, replacing its tag; a debounced change is recorded first.
+    ///
+    /// - Parameter tag: The tag.
+    /// - Throws: ``KeepsakeError``.
+    public func tag(_ tag: String) throws(KeepsakeError) {
+        try flush()
+        let level = self.level
+        try transact { rows in
+            if let top = try rows.versions(scope: level, undone: false, newestFirst: true, limit: 1).first {
+                try rows.setTag(tag, version: top.id)
+            } else {
+                try rows.setBaseTag(tag, scope: level)
+            }
+        }
+    }
+
+    /// Tags the current version; the same as ``tag(_:)``.
+    public func tagCurrentVersion(_ tag: String) throws(KeepsakeError) {
+        try self.tag(tag)
+    }
+
+    /// The tags of a scope's versions, `nil` for untagged ones: those up to and including the
+    /// current version, and those after it (next to redo first).
+    ///
+    /// - Parameter level: A scope level; the current scope when `nil`.
+    /// - Throws: ``KeepsakeError``.
+    public func tags(inScopeLevel level: Int? = nil) throws(KeepsakeError) -> (
+        undo: [String?], redo: [String?]
+    ) {
+        try flush()
+        let (id, level) = (self.id, level ?? self.level)
+        return try store.read { connection, blobs in
+            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
+            return (
+                [try rows.baseTag(scope: level)]
+                    + (try rows.versions(scope: level, undone: false).map(\.tag)),
+                try rows.versions(scope: level, undone: true).map(\.tag)
+            )
+        }
+    }
+
+    // MARK: - Scopes
+
+    /// Starts a scope: undo and redo stay inside it until it is popped.
+    ///
+    /// - Throws: ``KeepsakeError``.
+    public func pushNewScope() throws(KeepsakeError) {
+        try flush()
+        let level = self.level
+        try transact { rows in try rows.insertScope(level: level + 1) }
+        publish(current, Counts(undo: 0, redo: 0, total: total), level: level + 1)
+    }
+
+    /// Ends the current scope, squashing everything it changed into one version of the parent
+    /// scope. Does nothing in the root scope.
+    ///
+    /// - Throws: ``KeepsakeError``; the history is unchanged then.
+    public func popCurrentScope() throws(KeepsakeError) {
+        try flush()
+        guard level > 0 else { return }
+        let (name, level, value) = (self.name, self.level, self.current)
+        let (counts, checkpoint, bytes) = try transact { rows in
+            let (start, topTag) = try scopeStart(rows, level: level, history: name)
+            try rows.deleteVersions(scope: level, undoneOnly: false)
+            try rows.deleteScope(level: level)
+            var checkpoint: Int?
+            var bytes = 0
+            if let reversion = value.reversion(to: start) {
+                try rows.deleteVersions(scope: level - 1, undoneOnly: true)
+                let (versionID, written) = try insert(
+                    reversion, rows: rows, scope: level - 1, tag: topTag, history: name)
+                bytes = written
+                checkpoint = try checkpointIfDue(rows, value: value, version: versionID, adding: bytes)
+            }
+            return (try Counts(rows, level: level - 1), checkpoint, bytes)
+        }
+        noteCheckpoint(checkpoint, adding: bytes)
+        publish(value, counts, level: level - 1)
+    }
+
+    /// Ends the current scope and discards its changes, returning to the value it started
+    /// from. Does nothing in the root scope.
+    ///
+    /// - Returns: The current version afterwards.
+    /// - Throws: ``KeepsakeError``; the history is unchanged then.
+    @discardableResult
+    public func undoAndPopCurrentScope() throws(KeepsakeError) -> Value {
+        try flush()
+        guard level > 0 else { return current }
+        let (name, level) = (self.name, self.level)
+        let (start, counts) = try transact { rows in
+            let (start, _) = try scopeStart(rows, level: level, history: name)
+            try rows.deleteVersions(scope: level, undoneOnly: false)
+            try rows.deleteScope(level: level)
+            return (start, try Counts(rows, level: level - 1))
+        }
+        publish(start, counts, level: level - 1)
+        return start
+    }
+
+    /// The value the scope started from (the current value reverted through the scope's
+    /// applied versions), and the tag of its current version.
+    private func scopeStart(_ rows: HistoryRows, level: Int, history: String) throws -> (Value, String?) {
+        var value = current
+        let applied = try rows.versions(scope: level, undone: false, newestFirst: true)
+        for version in applied {
+            try Self.apply(rows, version, to: &value, inverted: false, history: history)
+        }
+        return (value, applied.first?.tag)
+    }
+
+    // MARK: - Transactions
+
+    /// Applies several changes as one version, undone by a single ``undo()``.
+    ///
+    /// The closure works on a copy: when it throws (or the write fails), the history and its
+    /// value are exactly as before.
+    ///
+    /// - Parameters:
+    ///   - tag: A tag for the new version.
+    ///   - body: Changes the value.
+    /// - Returns: The current version afterwards.
+    /// - Throws: What `body` throws, or ``KeepsakeError`` from the write.
+    @discardableResult
+    public func setWithTransaction(tag: String? = nil, _ body: (inout Value) throws -> Void) throws -> Value {
+        try flush()
+        var copy = current
+        try body(&copy)
+        try commit(copy, tag: tag)
+        return current
+    }
+}

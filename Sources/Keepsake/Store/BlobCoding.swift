@@ -1,0 +1,89 @@
+import Foundation
+import Revertible
+
+/// JSON coding that keeps large `Data` out of the JSON: bytes of 1 KiB or more go to the `blob`
+/// table, stored once by content, and the JSON holds `{"$blob": id}`. Smaller `Data` stays
+/// base64 in the JSON, where it is still readable.
+///
+/// The encoder and decoder call back into the connection while encoding, so they are used only
+/// synchronously, inside the database lock, by the thread that holds it.
+final class BlobCoding: @unchecked Sendable {
+    static let threshold = 1024
+
+    private let connection: SQLiteConnection
+
+    init(_ connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    private struct BlobKey: CodingKey {
+        var stringValue: String { "$blob" }
+        var intValue: Int? { nil }
+        init() {}
+        init?(stringValue: String) { guard stringValue == "$blob" else { return nil } }
+        init?(intValue: Int) { nil }
+    }
+
+    var encoder: JSONEncoder {
+        let encoder = ChangeRecord.makeEncoder()
+        encoder.dataEncodingStrategy = .custom { [self] data, encoder in
+            if data.count >= Self.threshold {
+                var container = encoder.container(keyedBy: BlobKey.self)
+                try container.encode(try store(data), forKey: BlobKey())
+            } else {
+                var container = encoder.singleValueContainer()
+                try container.encode(data.base64EncodedString())
+            }
+        }
+        return encoder
+    }
+
+    var decoder: JSONDecoder {
+        let decoder = ChangeRecord.makeDecoder()
+        decoder.dataDecodingStrategy = .custom { [self] decoder in
+            if let container = try? decoder.container(keyedBy: BlobKey.self) {
+                return try load(
+                    try container.decode(Int64.self, forKey: BlobKey()), codingPath: decoder.codingPath)
+            }
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let data = Data(base64Encoded: text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "Invalid base64"))
+            }
+            return data
+        }
+        return decoder
+    }
+
+    /// The id of a blob holding `data`, inserted unless an identical one exists.
+    func store(_ data: Data) throws -> Int64 {
+        let digest = Self.digest(data)
+        let candidates = try connection.query(
+            "SELECT id, bytes FROM blob WHERE digest = ? AND size = ?",
+            [.text(digest), .integer(Int64(data.count))]
+        ) { (id: $0.int64(0) ?? 0, bytes: $0.blob(1)) }
+        if let match = candidates.first(where: { $0.bytes == data }) { return match.id }
+        try connection.execute(
+            "INSERT INTO blob (digest, size, bytes) VALUES (?, ?, ?)",
+            [.text(digest), .integer(Int64(data.count)), .blob(data)])
+        return connection.lastInsertRowID
+    }
+
+    private func load(_ id: Int64, codingPath: [any CodingKey]) throws -> Data {
+        guard
+            let data = try connection.query(
+                "SELECT bytes FROM blob WHERE id = ?", [.integer(id)], row: { $0.blob(0) }
+            ).first ?? nil
+        else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: codingPath, debugDescription: "Missing blob \(id)"))
+        }
+        return data
+    }
+
+    static func digest(_ data: Data) -> String {
+        let digest = data.withUnsafeBytes { StableDigest.of($0) }
+        let hex = String(digest, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

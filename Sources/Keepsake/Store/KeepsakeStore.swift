@@ -1,0 +1,163 @@
+import Foundation
+
+/// A Keepsake store: one SQLite file holding many durable histories and named snapshots.
+///
+/// ```swift
+/// let store = try KeepsakeStore(path: "Notes.keepsake")
+/// let history = try store.history("note-42", initialValue: Note(title: "", body: "", tags: []))
+/// var note = history.value
+/// note.title = "Groceries"
+/// try history.append(note)   // one small transaction
+/// // … after a restart, the same two lines give back the value and its undo stack.
+/// ```
+///
+/// The store is `Sendable`: its one connection is guarded by a lock, so histories and
+/// caretakers on any thread or actor take turns. Opening checks the file first and refuses
+/// anything that is not a Keepsake store, without writing to it (see ``KeepsakeError``).
+public final class KeepsakeStore: Sendable {
+    /// How a store is opened.
+    public struct Options: Sendable {
+        /// How durable each commit is; `.normal` by default. See
+        /// ``SQLiteConnection/Synchronous``.
+        public var synchronous: SQLiteConnection.Synchronous
+        /// How long a write waits for another process's lock before failing with
+        /// ``SQLiteError/Code/busy``; 5 seconds by default.
+        public var busyTimeout: Duration
+        /// Open without write access; nothing is created, migrated or written.
+        public var readOnly: Bool
+
+        /// Options for opening a store.
+        ///
+        /// - Parameters:
+        ///   - synchronous: `.normal` (the default) or `.full`.
+        ///   - busyTimeout: How long to wait for a lock; 5 seconds by default.
+        ///   - readOnly: Open without write access.
+        public init(
+            synchronous: SQLiteConnection.Synchronous = .normal, busyTimeout: Duration = .seconds(5),
+            readOnly: Bool = false
+        ) {
+            self.synchronous = synchronous
+            self.busyTimeout = busyTimeout
+            self.readOnly = readOnly
+        }
+    }
+
+    /// The file's path, or `:memory:`.
+    public let path: String
+    /// The options the store was opened with.
+    public let options: Options
+    let database: SQLiteDatabase
+
+    /// Opens the store at `path`, creating it when the file does not exist.
+    ///
+    /// - Parameters:
+    ///   - path: The store file.
+    ///   - options: Durability, busy timeout, read-only.
+    /// - Throws: ``KeepsakeError``: `.cannotOpen`, `.notAStore` or `.newerSchema` when the file
+    ///   is refused (it is then left untouched), `.sqlite` for other failures.
+    public init(path: String, options: Options = Options()) throws(KeepsakeError) {
+        self.path = path
+        self.options = options
+        database = SQLiteDatabase(
+            try Schema.open(
+                path: path, readOnly: options.readOnly, synchronous: options.synchronous,
+                busyTimeout: options.busyTimeout))
+    }
+
+    /// A private store in memory, gone when the value is released.
+    ///
+    /// - Throws: ``KeepsakeError/sqlite(_:)`` if SQLite cannot allocate it.
+    public static func inMemory() throws(KeepsakeError) -> KeepsakeStore {
+        try KeepsakeStore(path: ":memory:")
+    }
+
+    /// Closes the store's connection. Histories and caretakers on it fail afterwards.
+    public func close() {
+        database.close()
+    }
+
+    /// Runs `body` in one write transaction, mapping failures to ``KeepsakeError``.
+    func write<T>(_ body: (SQLiteConnection, BlobCoding) throws -> T) throws(KeepsakeError) -> T {
+        do {
+            return try database.write { try body($0, BlobCoding($0)) }
+        } catch {
+            throw Self.keepsakeError(error, path: path)
+        }
+    }
+
+    /// Runs `body` with the connection, without a write transaction.
+    func read<T>(_ body: (SQLiteConnection, BlobCoding) throws -> T) throws(KeepsakeError) -> T {
+        do {
+            return try database.read { connection in
+                try connection.transaction(immediate: false) { try body(connection, BlobCoding(connection)) }
+            }
+        } catch {
+            throw Self.keepsakeError(error, path: path)
+        }
+    }
+
+    static func keepsakeError(_ error: any Error, path: String) -> KeepsakeError {
+        switch error {
+        case let error as KeepsakeError: error
+        case let error as SQLiteError: Schema.classify(error, path: path)
+        default: .sqlite(SQLiteError(code: .error, message: "\(error)"))
+        }
+    }
+
+    // MARK: - Maintenance
+
+    /// Runs `PRAGMA integrity_check`.
+    ///
+    /// - Returns: `["ok"]` for a sound file, otherwise SQLite's list of problems.
+    /// - Throws: ``KeepsakeError``.
+    public func integrityCheck() throws(KeepsakeError) -> [String] {
+        try read { connection, _ in try connection.query("PRAGMA integrity_check") { $0.text(0) ?? "" } }
+    }
+
+    /// Deletes blobs nothing refers to any more, then rebuilds the file to its smallest size
+    /// (`VACUUM`) and truncates the write-ahead log.
+    ///
+    /// - Throws: ``KeepsakeError``.
+    public func compact() throws(KeepsakeError) {
+        try write { connection, _ in
+            try connection.execute(
+                """
+                DELETE FROM blob WHERE id NOT IN (
+                    SELECT j.value FROM change, json_tree(change.patch) AS j WHERE j.key = '$blob'
+                    UNION SELECT j.value FROM checkpoint, json_tree(checkpoint.value) AS j WHERE j.key = '$blob'
+                    UNION SELECT j.value FROM snapshot_property, json_tree(snapshot_property.value) AS j
+                        WHERE j.key = '$blob')
+                """)
+        }
+        do {
+            try database.read { connection in
+                try connection.execute("VACUUM")
+                try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        } catch {
+            throw Self.keepsakeError(error, path: path)
+        }
+    }
+
+    /// The names of the histories in the store, sorted.
+    ///
+    /// - Throws: ``KeepsakeError``.
+    public func historyNames() throws(KeepsakeError) -> [String] {
+        try read { connection, _ in
+            try connection.query("SELECT name FROM history ORDER BY name") { $0.text(0) ?? "" }
+        }
+    }
+
+    /// Deletes a history with all its versions.
+    ///
+    /// - Parameter name: The history's name.
+    /// - Returns: Whether there was such a history.
+    /// - Throws: ``KeepsakeError``.
+    @discardableResult
+    public func deleteHistory(_ name: String) throws(KeepsakeError) -> Bool {
+        try write { connection, _ in
+            try connection.execute("DELETE FROM history WHERE name = ?", [.text(name)])
+            return connection.changes > 0
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+/// A failed write leaves memory and disk equal; stored data the code no longer understands
+/// gives a typed error naming the history, version and path.
+@MainActor @Suite struct DurableFailureTests {
+    let directory = TemporaryDirectory()
+    var path: String { directory.path("doc.keepsake") }
+
+    func open(_ store: KeepsakeStore? = nil) throws -> KeepsakeHistory<Doc> {
+        try (store ?? KeepsakeStore(path: path)).history("doc", initialValue: Doc.empty)
+    }
+
+    struct Snapshot: Equatable {
+        let value: Doc
+        let hasUndo: Bool
+        let hasRedo: Bool
+        let level: Int
+        let count: Int
+        let undoTags: [String?]
+        let redoTags: [String?]
+
+        init(_ history: KeepsakeHistory<Doc>) throws {
+            (value, hasUndo, hasRedo, level, count) = (
+                history.value, history.hasUndo, history.hasRedo, history.scopeLevel, history.versionCount
+            )
+            (undoTags, redoTags) = try history.tags()
+        }
+    }
+
+    @Test func aFullDiskLeavesMemoryAndDiskEqualAndTheRetrySucceeds() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try open(store)
+        var doc = history.value
+        doc.title = "kept"
+        try history.append(doc, tag: "kept")
+        try history.pushNewScope()
+        let before = try Snapshot(history)
+        let pages = try store.database.read { try $0.scalarInt("PRAGMA page_count") }!
+        try store.database.read { try $0.execute("PRAGMA max_page_count = \(pages)") }
+        doc.blob = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        #expect {
+            try history.append(doc, tag: "big")
+        } throws: { error in
+            guard case .sqlite(let sqlite) = error as? KeepsakeError else { return false }
+            return sqlite.code == .full
+        }
+        #expect(try Snapshot(history) == before)
+        #expect(try Snapshot(open()) == before)
+        try history.checkInvariants()
+        try store.database.read { try $0.execute("PRAGMA max_page_count = 1073741823") }
+        try history.append(doc, tag: "big")
+        #expect(try open().value == doc)
+        try history.checkInvariants()
+    }
+
+    @Test func aRenamedPathNamesHistoryVersionAndPathAndTheRestStillWorks() throws {
+        let history = try open()
+        var doc = history.value
+        doc.title = "one"
+        try history.append(doc)
+        doc.status = .review
+        try history.append(doc)
+        let store = try KeepsakeStore(path: path)
+        try store.database.read {
+            try $0.execute("UPDATE change SET path = 'state' WHERE path = 'status'")
+        }
+        // Opening replays the versions after the last checkpoint: the stale one fails the open,
+        // with the same typed error, and nothing is deleted.
+        #expect(
+            throws: KeepsakeError.reversion(
+                history: "doc", version: 2, error: .pathNotFound(path: [.property("state")], type: "Doc"))
+        ) {
+            try open(store)
+        }
+        try store.database.read { try $0.execute("UPDATE change SET path = 'status' WHERE path = 'state'") }
+        try open(store).writeCheckpoint()
+        try store.database.read { try $0.execute("UPDATE change SET path = 'state' WHERE path = 'status'") }
+        let reopened = try open(store)
+        let before = try Snapshot(reopened)
+        #expect(
+            throws: KeepsakeError.reversion(
+                history: "doc", version: 2, error: .pathNotFound(path: [.property("state")], type: "Doc"))
+        ) {
+            try reopened.undo()
+        }
+        #expect(try Snapshot(reopened) == before)
+        #expect(try store.database.read { try $0.scalarInt("SELECT count(*) FROM change") } == 2)
+        doc.note = "after"
+        try reopened.append(doc)
+        #expect(try reopened.undo().note == nil)
+        #expect(try reopened.redo().note == "after")
+        #expect(
+            KeepsakeError.reversion(
+                history: "doc", version: 2, error: .pathNotFound(path: [.property("state")], type: "Doc")
+            )
+            .description
+                == #"History "doc", version 2: The stored path `state` does not name a tracked location of Doc."#
+        )
+    }
+
+    @Test func aValueThatNoLongerDecodesIsATypedError() throws {
+        let history = try open()
+        var doc = history.value
+        doc.items = [.init(id: 1, title: "a", done: false)]
+        try history.append(doc)
+        doc.items[0].done = true
+        try history.append(doc)
+        try history.writeCheckpoint()
+        let store = try KeepsakeStore(path: path)
+        try store.database.read {
+            try $0.execute(
+                #"UPDATE change SET patch = '{"new":"yes","old":false}' WHERE path = 'items[id: 1].done'"#)
+        }
+        let reopened = try open(store)
+        #expect {
+            try reopened.undo()
+        } throws: { error in
+            guard case .reversion("doc", 2, .undecodable(let path, "Bool", _)) = error as? KeepsakeError
+            else { return false }
+            return path.description == "items[id: 1].done"
+        }
+        #expect(reopened.value == doc)
+    }
+
+    @Test func aBusyStoreMakesTheWriteWaitThenFailAndNothingMoves() throws {
+        let store = try KeepsakeStore(path: path, options: .init(busyTimeout: .milliseconds(100)))
+        let history = try open(store)
+        let blocker = try SQLiteConnection(path: path)
+        try blocker.execute("BEGIN IMMEDIATE")
+        var doc = history.value
+        doc.title = "waiting"
+        #expect {
+            try history.append(doc)
+        } throws: { error in
+            guard case .sqlite(let sqlite) = error as? KeepsakeError else { return false }
+            return sqlite.code == .busy
+        }
+        #expect(history.value == .empty && !history.hasUndo)
+        try blocker.execute("ROLLBACK")
+        try history.append(doc)
+        #expect(try open().value.title == "waiting")
+    }
+
+    @Test func aSecondWriterOnTheSameHistoryGetsAConflictNotACorruption() throws {
+        let first = try open()
+        let second = try open()
+        var doc = first.value
+        doc.title = "first"
+        try first.append(doc)
+        doc.title = "second"
+        #expect(throws: KeepsakeError.historyConflict(history: "doc")) { try second.append(doc) }
+        #expect(second.value == .empty)
+        #expect(try open().value.title == "first")
+        try first.checkInvariants()
+    }
+
+    @Test func oneSmallEditToABigDocumentWritesWellUnderOneKilobyte() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("big", initialValue: Doc.big())
+        let counts = {
+            try store.database.read { connection in
+                (
+                    try connection.scalarInt("SELECT count(*) FROM checkpoint")!,
+                    try connection.scalarInt("SELECT count(*) FROM blob")!
+                )
+            }
+        }
+        let before = try counts()
+        var doc = history.value
+        doc.items[5_000].title = "Edited"
+        try history.append(doc)
+        let bytes = try store.database.read { connection in
+            try connection.scalarInt(
+                """
+                SELECT sum(length(path) + length(kind) + length(patch) + 16) + 64 FROM change
+                WHERE version_id = (SELECT max(id) FROM version)
+                """)!
+        }
+        #expect(bytes < 512, "one edit stored \(bytes) bytes")
+        #expect(try counts() == before)
+        let blob = try store.database.read { try $0.scalarInt("SELECT size FROM blob") }
+        #expect(blob == 1 << 20)
+        let checkpoint = try store.database.read { try $0.scalarText("SELECT value FROM checkpoint") }!
+        #expect(checkpoint.contains(#""blob":{"$blob":1}"#))
+    }
+}

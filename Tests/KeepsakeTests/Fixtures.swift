@@ -1,0 +1,83 @@
+import Foundation
+import Keepsake
+
+/// A document with every kind of tracked value.
+struct Doc: Versionable, Equatable, Codable {
+    struct Item: Identifiable, Versionable, Equatable, Codable {
+        let id: Int
+        var title: String
+        var done: Bool
+    }
+
+    enum Status: String, Codable, VersionableLeaf { case draft, review, final }
+
+    var title: String
+    var status: Status
+    var items: [Item]
+    var blob: Data
+    var scores: [String: Int]
+    var note: String?
+
+    static let empty = Doc(title: "", status: .draft, items: [], blob: Data(), scores: [:], note: nil)
+
+    /// 1 MiB of data and 10,000 items: the benchmark's big document.
+    static func big() -> Doc {
+        Doc(
+            title: "Big", status: .draft,
+            items: (0..<10_000).map { Item(id: $0, title: "Item \($0)", done: false) },
+            blob: Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }), scores: [:], note: nil)
+    }
+}
+
+/// A deterministic generator (SplitMix64).
+struct SeededGenerator: RandomNumberGenerator {
+    private(set) var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+enum DocEdits {
+    static func edit(_ doc: inout Doc, using generator: inout SeededGenerator) {
+        switch Int.random(in: 0..<8, using: &generator) {
+        case 0:
+            doc.title = ["", "a", "héllo", "Final", String(repeating: "long ", count: 80)].randomElement(
+                using: &generator)!
+        case 1: doc.status = [.draft, .review, .final].randomElement(using: &generator)!
+        case 2:
+            let id = Int.random(in: 0..<8, using: &generator)
+            if !doc.items.contains(where: { $0.id == id }) {
+                doc.items.insert(
+                    .init(id: id, title: "item \(id)", done: false),
+                    at: Int.random(in: 0...doc.items.count, using: &generator))
+            } else {
+                doc.items.removeAll { $0.id == id }
+            }
+        case 3:
+            if !doc.items.isEmpty {
+                let index = Int.random(in: 0..<doc.items.count, using: &generator)
+                doc.items[index].done.toggle()
+                doc.items[index].title += "!"
+            }
+        case 4:
+            if doc.blob.count < 4096 || Bool.random(using: &generator) {
+                doc.blob.append(
+                    contentsOf: (0..<Int.random(in: 1...2000, using: &generator)).map { UInt8($0 % 256) })
+            } else {
+                doc.blob[doc.blob.startIndex + Int.random(in: 0..<doc.blob.count, using: &generator)] &+= 1
+            }
+        case 5:
+            doc.scores[["a", "b"].randomElement(using: &generator)!] =
+                Bool.random(using: &generator) ? nil : Int.random(in: 0..<3, using: &generator)
+        case 6:
+            doc.note =
+                Bool.random(using: &generator) ? nil : "note \(Int.random(in: 0..<3, using: &generator))"
+        default: doc.items.reverse()
+        }
+    }
+}

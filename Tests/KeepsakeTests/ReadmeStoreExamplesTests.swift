@@ -1,0 +1,74 @@
+import Foundation
+import Keepsake
+import Testing
+
+// The README's store examples, compiled; RevertibleTests/ReadmeExamplesTests checks that every
+// line of the README's Swift blocks is here or there. The README's sqlite3 queries are run on
+// the store they write, and their output compared with the README's.
+
+enum Readme {
+    struct Note: Versionable, Equatable, Codable {
+        var title: String
+        var body: String
+        var tags: Set<String>
+    }
+}
+
+@MainActor @Suite struct ReadmeStoreExamplesTests {
+    let directory = TemporaryDirectory()
+
+    func writeExampleStore(at path: String) throws {
+        typealias Note = Readme.Note
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("note-42", initialValue: Note(title: "", body: "", tags: []))
+        var note = history.value
+        note.title = "Groceries"
+        try history.append(note)
+        note.body = "Milk, bread"
+        try history.append(note, tag: "listed")
+        note = try history.undo()
+        #expect(note.body == "")
+
+        let reopened = try KeepsakeStore(path: path).history(
+            "note-42", initialValue: Note(title: "", body: "", tags: []))
+        print(reopened.value.title)  // Groceries
+        print(reopened.hasRedo)  // true: the undone version survived too
+        #expect(reopened.value.title == "Groceries")
+        #expect(reopened.hasRedo)
+    }
+
+    @Test func theReadmeQueriesPrintWhatTheReadmeSays() throws {
+        let path = directory.path("readme.keepsake")
+        try writeExampleStore(at: path)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let pairs = readme.components(separatedBy: "```sql\n").dropFirst().compactMap {
+            chunk -> (String, String)? in
+            let parts = chunk.components(separatedBy: "```")
+            guard parts.count > 2, parts[1].hasPrefix("\n\n") || parts[1].hasPrefix("\n"),
+                parts[2].hasPrefix("text\n")
+            else { return nil }
+            return (parts[0], String(parts[2].dropFirst("text\n".count)))
+        }
+        #expect(pairs.count >= 3)
+        for (query, expected) in pairs {
+            let output = try Self.sqlite3(path, query)
+            #expect(output == expected, "query:\n\(query)")
+        }
+    }
+
+    /// Runs the `sqlite3` shell read-only on `path`.
+    static func sqlite3(_ path: String, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", "-readonly", path, sql]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "sqlite3 failed (is the sqlite3 shell installed?)")
+        return String(decoding: data, as: UTF8.self)
+    }
+}
