@@ -31,6 +31,16 @@ public enum KeepsakeError: Error, Hashable, Sendable {
     case reversion(history: String, version: Int?, error: ReversionError)
     /// The stored value of `history` (a checkpoint) does not decode as the requested type.
     case undecodableValue(history: String, reason: String)
+    /// A snapshot called `name` already exists in `namespace`; nothing was written. Pass
+    /// `replacingExisting: true` to overwrite it.
+    case snapshotExists(namespace: String, name: String)
+    /// No snapshot called `name` exists in `namespace`.
+    case snapshotNotFound(namespace: String, name: String)
+    /// The snapshot's property at `path` does not decode as the requested type (the type
+    /// changed since it was saved); nothing was deleted.
+    case undecodableSnapshot(name: String, path: PathDescriptor, reason: String)
+    /// The value cannot be stored as a snapshot, because it is not encodable as JSON.
+    case unencodableSnapshot(name: String, reason: String)
 }
 
 extension KeepsakeError: CustomStringConvertible {
@@ -54,6 +64,14 @@ extension KeepsakeError: CustomStringConvertible {
             "History \"\(history)\"\(version.map { ", version \($0)" } ?? ""): \(error)"
         case .undecodableValue(let history, let reason):
             "The stored value of history \"\(history)\" does not decode: \(reason)."
+        case .snapshotExists(let namespace, let name):
+            "A snapshot \"\(name)\" already exists in \(namespace); pass replacingExisting: true to overwrite it."
+        case .snapshotNotFound(let namespace, let name):
+            "There is no snapshot \"\(name)\" in \(namespace)."
+        case .undecodableSnapshot(let name, let path, let reason):
+            "The snapshot \"\(name)\" does not decode at \(path.isRoot ? "(root)" : "`\(path)`"): \(reason)."
+        case .unencodableSnapshot(let name, let reason):
+            "The value cannot be saved as snapshot \"\(name)\": \(reason)."
         }
     }
 }

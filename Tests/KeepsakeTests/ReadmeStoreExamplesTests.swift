@@ -35,6 +35,18 @@ enum Readme {
         print(reopened.hasRedo)  // true: the undone version survived too
         #expect(reopened.value.title == "Groceries")
         #expect(reopened.hasRedo)
+
+        note = reopened.value
+        let caretaker = Caretaker(store: store)
+        try caretaker.save(note, as: "beforeTrip")
+        if let saved = caretaker.beforeTrip as Note? {
+            print(saved.title)
+        }
+        let restored: Note? = try caretaker.restore("beforeTrip")
+        #expect(restored == note)
+        #expect(caretaker.beforeTrip as Note? == note)
+        #expect(
+            try caretaker.value(at: "title", in: "beforeTrip", of: Note.self, as: String.self) == "Groceries")
     }
 
     @Test func theReadmeQueriesPrintWhatTheReadmeSays() throws {
@@ -51,7 +63,7 @@ enum Readme {
             else { return nil }
             return (parts[0], String(parts[2].dropFirst("text\n".count)))
         }
-        #expect(pairs.count >= 3)
+        #expect(pairs.count >= 4)
         for (query, expected) in pairs {
             let output = try Self.sqlite3(path, query)
             #expect(output == expected, "query:\n\(query)")

@@ -55,6 +55,31 @@ final class BlobCoding: @unchecked Sendable {
         return decoder
     }
 
+    /// `json` with every `{"$blob": id}` replaced by the blob's bytes in base64, so that it
+    /// decodes with a plain decoder after the connection is released.
+    func inliningBlobs(in json: String) throws -> String {
+        guard json.contains("\"$blob\"") else { return json }
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])
+        let inlined = try inline(object)
+        let data = try JSONSerialization.data(
+            withJSONObject: inlined, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func inline(_ object: Any) throws -> Any {
+        switch object {
+        case let dictionary as [String: Any]:
+            if dictionary.count == 1, let id = dictionary["$blob"] as? NSNumber {
+                return try load(id.int64Value, codingPath: []).base64EncodedString()
+            }
+            return try dictionary.mapValues(inline)
+        case let array as [Any]:
+            return try array.map(inline)
+        default:
+            return object
+        }
+    }
+
     /// The id of a blob holding `data`, inserted unless an identical one exists.
     func store(_ data: Data) throws -> Int64 {
         let digest = Self.digest(data)

@@ -70,6 +70,20 @@ extension PathDescriptor: ExpressibleByArrayLiteral {
     }
 }
 
+extension PathDescriptor: ExpressibleByStringLiteral {
+    /// Parses a path literal such as `"items[id: 7].title"`.
+    ///
+    /// - Precondition: The literal is a valid path; use ``init(parsing:)`` for text from
+    ///   elsewhere.
+    public init(stringLiteral text: String) {
+        do {
+            self = try PathDescriptor(parsing: text)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+}
+
 extension PathDescriptor: Codable {
     /// Decodes a path from its text form.
     ///

@@ -1,0 +1,220 @@
+public import Foundation
+
+/// Saves, restores and deletes named snapshots of values in a ``KeepsakeStore``.
+///
+/// Names are scoped by the value's type (and by an optional scope, such as a document id), so
+/// two types — or two documents — never overwrite each other's snapshots by accident:
+///
+/// ```swift
+/// let caretaker = Caretaker(store: store)
+/// try caretaker.save(user, as: "default")
+/// try caretaker.save(animal, as: "default")       // another namespace: no collision
+/// let restored: User? = try caretaker.restore("default")
+/// if let user = caretaker.default as User? { … }  // dynamic member lookup, as in the seed
+/// ```
+///
+/// Each top-level property is stored as its own row (`snapshot_property`: path, JSON value), so
+/// one property can be read without decoding the rest, and the `sqlite3` shell shows one row
+/// per property. `Data` of 1 KiB or more is stored once by content: a large property unchanged
+/// between snapshots takes no space the second time.
+@dynamicMemberLookup
+public struct Caretaker: Sendable {
+    /// The store holding the snapshots.
+    public let store: KeepsakeStore
+    /// The scope prepended to every namespace, or `nil`.
+    public let scope: String?
+
+    /// A caretaker on `store`.
+    ///
+    /// - Parameters:
+    ///   - store: The store.
+    ///   - scope: Keeps these snapshots apart from other scopes' (a document id, say).
+    public init(store: KeepsakeStore, scope: String? = nil) {
+        self.store = store
+        self.scope = scope
+    }
+
+    /// Where snapshots of `Value` live: the scope, then the type's name.
+    public func namespace<Value>(for _: Value.Type) -> String {
+        let type = String(reflecting: Value.self)
+        return scope.map { "\($0)/\(type)" } ?? type
+    }
+
+    /// Saves `value` under `name`.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - name: The snapshot's name, unique per type (and scope).
+    ///   - replacingExisting: Overwrite a snapshot of the same name; by default saving refuses,
+    ///     so that nothing is lost by accident.
+    /// - Throws: ``KeepsakeError/snapshotExists(namespace:name:)``, or another ``KeepsakeError``.
+    public func save<Value: Encodable>(_ value: Value, as name: String, replacingExisting: Bool = false)
+        throws(KeepsakeError)
+    {
+        let namespace = self.namespace(for: Value.self)
+        try store.write { connection, blobs in
+            let properties = try SnapshotCoding.properties(of: value, name: name, encoder: blobs.encoder)
+            if let existing = try Self.id(connection, namespace, name) {
+                guard replacingExisting else {
+                    throw KeepsakeError.snapshotExists(namespace: namespace, name: name)
+                }
+                try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(existing)])
+            }
+            try connection.execute(
+                "INSERT INTO snapshot (namespace, name, value_type, created_at) VALUES (?, ?, ?, ?)",
+                [
+                    .text(namespace), .text(name), .text(String(reflecting: Value.self)),
+                    .real(Date().timeIntervalSince1970),
+                ])
+            let id = connection.lastInsertRowID
+            for (path, json) in properties {
+                try connection.execute(
+                    "INSERT INTO snapshot_property (snapshot_id, path, value) VALUES (?, ?, ?)",
+                    [.integer(id), .text(path.description), .text(json)])
+            }
+        }
+    }
+
+    /// The value saved under `name`, or `nil` when there is none.
+    ///
+    /// - Parameters:
+    ///   - name: The snapshot's name.
+    ///   - type: The value type (usually inferred).
+    /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` naming the property that
+    ///   no longer decodes; nothing is deleted.
+    public func restore<Value: Decodable>(_ name: String, as type: Value.Type = Value.self)
+        throws(KeepsakeError) -> Value?
+    {
+        let namespace = self.namespace(for: Value.self)
+        return try store.read { connection, blobs in
+            guard let id = try Self.id(connection, namespace, name) else { return nil }
+            let rows = try connection.query(
+                "SELECT path, value FROM snapshot_property WHERE snapshot_id = ? ORDER BY path",
+                [.integer(id)]
+            ) { (path: $0.text(0) ?? "", json: $0.text(1) ?? "null") }
+            return try SnapshotCoding.value(Value.self, from: rows, name: name, decoder: blobs.decoder)
+        }
+    }
+
+    /// The value saved under `name`, or `nil` when there is none or it does not decode (use
+    /// ``restore(_:as:)`` to see the error). As in the seed:
+    /// `if let user = caretaker.defaultUser as User? { … }`.
+    public subscript<Value: Decodable>(dynamicMember name: String) -> Value? {
+        try? restore(name, as: Value.self)
+    }
+
+    /// Deletes the snapshot of `Value` called `name`.
+    ///
+    /// - Returns: Whether there was one.
+    /// - Throws: ``KeepsakeError``.
+    @discardableResult
+    public func delete<Value>(_ name: String, of type: Value.Type) throws(KeepsakeError) -> Bool {
+        let namespace = self.namespace(for: Value.self)
+        return try store.write { connection, _ in
+            try connection.execute(
+                "DELETE FROM snapshot WHERE namespace = ? AND name = ?", [.text(namespace), .text(name)])
+            return connection.changes > 0
+        }
+    }
+
+    /// One property of a snapshot, decoded alone without reading the rest.
+    ///
+    /// ```swift
+    /// let name: String? = try caretaker.value(at: "name", in: "default", of: User.self)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The property's path (its name, for a top-level property).
+    ///   - name: The snapshot's name.
+    ///   - type: The snapshot's value type, which selects the namespace.
+    /// - Returns: The property's value, or `nil` when the snapshot or property is missing.
+    /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)``.
+    public func value<Property: Decodable, Value>(
+        at path: PathDescriptor, in name: String, of type: Value.Type,
+        as propertyType: Property.Type = Property.self
+    ) throws(KeepsakeError) -> Property? {
+        let namespace = self.namespace(for: Value.self)
+        return try store.read { connection, blobs in
+            guard let id = try Self.id(connection, namespace, name),
+                let json = try connection.scalarText(
+                    "SELECT value FROM snapshot_property WHERE snapshot_id = ? AND path = ?",
+                    [.integer(id), .text(path.description)])
+            else { return nil }
+            do {
+                return try blobs.decoder.decode(Property.self, from: Data(json.utf8))
+            } catch {
+                throw KeepsakeError.undecodableSnapshot(name: name, path: path, reason: "\(error)")
+            }
+        }
+    }
+
+    /// The snapshots of every type in this caretaker's scope (or all, without a scope).
+    ///
+    /// - Throws: ``KeepsakeError``.
+    public func snapshots() throws(KeepsakeError) -> [SnapshotInfo] {
+        let prefix = scope.map { "\($0)/" } ?? ""
+        return try store.read { connection, _ in
+            try connection.query(
+                """
+                SELECT namespace, name, value_type, created_at,
+                       (SELECT count(*) FROM snapshot_property WHERE snapshot_id = snapshot.id)
+                FROM snapshot WHERE substr(namespace, 1, length(?)) = ? ORDER BY namespace, name
+                """, [.text(prefix), .text(prefix)]
+            ) { row in
+                SnapshotInfo(
+                    namespace: row.text(0) ?? "", name: row.text(1) ?? "", valueType: row.text(2) ?? "",
+                    date: Date(timeIntervalSince1970: row.double(3) ?? 0),
+                    propertyCount: Int(row.int64(4) ?? 0))
+            }
+        }
+    }
+
+    static func id(_ connection: SQLiteConnection, _ namespace: String, _ name: String) throws -> Int64? {
+        try connection.scalarInt(
+            "SELECT id FROM snapshot WHERE namespace = ? AND name = ?", [.text(namespace), .text(name)])
+    }
+}
+
+/// What the store knows of one snapshot.
+public struct SnapshotInfo: Hashable, Sendable, Codable {
+    /// The namespace: the caretaker's scope and the value's type.
+    public var namespace: String
+    /// The snapshot's name.
+    public var name: String
+    /// The Swift type saved.
+    public var valueType: String
+    /// When it was saved.
+    public var date: Date
+    /// How many property rows it has.
+    public var propertyCount: Int
+}
+
+extension Caretaker {
+    /// Saves the current value of a durable history as a snapshot.
+    ///
+    /// - Parameters:
+    ///   - history: The history whose ``KeepsakeHistory/value`` is saved.
+    ///   - name: The snapshot's name.
+    ///   - replacingExisting: Overwrite a snapshot of the same name.
+    /// - Throws: ``KeepsakeError``.
+    public func save<Value>(
+        _ history: KeepsakeHistory<Value>, as name: String, replacingExisting: Bool = false
+    )
+        throws(KeepsakeError)
+    {
+        try save(history.value, as: name, replacingExisting: replacingExisting)
+    }
+
+    /// Restores a snapshot into a durable history as one new version, which undo reverts.
+    ///
+    /// - Parameters:
+    ///   - name: The snapshot's name.
+    ///   - history: The history to append it to.
+    /// - Throws: ``KeepsakeError/snapshotNotFound(namespace:name:)``, or another ``KeepsakeError``.
+    public func restore<Value>(_ name: String, into history: KeepsakeHistory<Value>) throws(KeepsakeError) {
+        guard let value = try restore(name, as: Value.self) else {
+            throw .snapshotNotFound(namespace: namespace(for: Value.self), name: name)
+        }
+        try history.append(value)
+    }
+}

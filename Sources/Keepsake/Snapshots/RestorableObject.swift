@@ -1,0 +1,276 @@
+import Foundation
+
+/// A class whose marked properties can be saved under a key and restored in place, as in the
+/// Restore seed, with the snapshots kept in a ``Caretaker``'s store.
+///
+/// Mark stored properties with ``Restorable``; list computed ones in ``references``:
+///
+/// ```swift
+/// final class FavoriteFruits: RestorableObject {
+///     @Restorable var rank1 = "Apple"
+///     @Restorable var rank2 = "Banana"
+/// }
+/// try favorites.takeSnapshot(withKey: "BackupResults", in: caretaker)
+/// favorites.rank1 = "Banana"
+/// try favorites.restore(withKey: "BackupResults", from: caretaker)   // rank1 == "Apple"
+/// ```
+public protocol RestorableObject: AnyObject {
+    /// Properties to include that cannot carry ``Restorable``, such as computed properties.
+    @ReferenceBuilder<Self> var references: [Reference<Self>] { get }
+}
+
+extension RestorableObject {
+    /// No references by default.
+    public var references: [Reference<Self>] { [] }
+
+    /// Saves the marked properties and references under `key`, replacing an earlier snapshot
+    /// with that key.
+    ///
+    /// - Parameters:
+    ///   - key: The snapshot's key.
+    ///   - caretaker: Where snapshots are kept (its namespace includes this class's name).
+    /// - Throws: ``KeepsakeError``.
+    public func takeSnapshot(withKey key: String, in caretaker: Caretaker) throws(KeepsakeError) {
+        let properties = restorableProperties
+        let references = self.references
+        try caretaker.saveProperties(of: Self.self, as: key) { encoder in
+            var rows: [(String, String)] = []
+            for (name, property) in properties { rows.append((name, try property.json(encoder))) }
+            for reference in references { rows.append((reference.name, try reference.json(self, encoder))) }
+            return rows
+        }
+    }
+
+    /// Sets every marked property and writable reference back to its value in snapshot `key`.
+    ///
+    /// - Throws: ``KeepsakeError/snapshotNotFound(namespace:name:)`` when there is no such
+    ///   snapshot; ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` naming a property that
+    ///   no longer decodes (nothing is changed then).
+    public func restore(withKey key: String, from caretaker: Caretaker) throws(KeepsakeError) {
+        let stored = try properties(withKey: key, from: caretaker)
+        var assignments: [() -> Void] = []
+        for (name, property) in restorableProperties {
+            guard let json = stored.json(name) else { continue }
+            assignments.append(try Self.decoding(key, name) { try property.prepare(json, stored.decoder) })
+        }
+        for reference in references {
+            guard let json = stored.json(reference.name), let restore = reference.restore else { continue }
+            assignments.append(
+                try Self.decoding(key, reference.name) { try restore(self, json, stored.decoder) })
+        }
+        // Every property decoded: only now is anything changed.
+        for assign in assignments { assign() }
+    }
+
+    /// Deletes snapshot `key`.
+    ///
+    /// - Returns: Whether there was one.
+    /// - Throws: ``KeepsakeError``.
+    @discardableResult
+    public func removeSnapshot(withKey key: String, from caretaker: Caretaker) throws(KeepsakeError) -> Bool {
+        try caretaker.delete(key, of: Self.self)
+    }
+
+    /// The properties saved in snapshot `key`, readable one by one:
+    /// `let rank1: String? = try favorites.properties(withKey: "BackupResults", from: caretaker).rank1`.
+    ///
+    /// - Throws: ``KeepsakeError/snapshotNotFound(namespace:name:)``.
+    public func properties(withKey key: String, from caretaker: Caretaker) throws(KeepsakeError)
+        -> SnapshotProperties
+    {
+        guard let properties = try caretaker.properties(of: Self.self, named: key) else {
+            throw .snapshotNotFound(namespace: caretaker.namespace(for: Self.self), name: key)
+        }
+        return properties
+    }
+
+    /// The ``Restorable`` properties, by name, found by reflection.
+    private var restorableProperties: [(String, any RestorableProperty)] {
+        var result: [(String, any RestorableProperty)] = []
+        var mirror: Mirror? = Mirror(reflecting: self)
+        while let current = mirror {
+            for child in current.children {
+                guard let label = child.label, let property = child.value as? any RestorableProperty else {
+                    continue
+                }
+                result.append((label.hasPrefix("_") ? String(label.dropFirst()) : label, property))
+            }
+            mirror = current.superclassMirror
+        }
+        return result
+    }
+
+    private static func decoding<T>(_ key: String, _ name: String, _ body: () throws -> T)
+        throws(KeepsakeError) -> T
+    {
+        do {
+            return try body()
+        } catch {
+            throw .undecodableSnapshot(name: key, path: [.property(name)], reason: "\(error)")
+        }
+    }
+}
+
+/// Marks a property of a ``RestorableObject`` for snapshots.
+@propertyWrapper
+public final class Restorable<Value: Codable>: RestorableProperty {
+    /// The property's value.
+    public var wrappedValue: Value
+
+    /// Wraps the property's initial value.
+    public init(wrappedValue: Value) {
+        self.wrappedValue = wrappedValue
+    }
+
+    func json(_ encoder: JSONEncoder) throws -> String {
+        String(decoding: try encoder.encode(wrappedValue), as: UTF8.self)
+    }
+
+    func prepare(_ json: String, _ decoder: JSONDecoder) throws -> () -> Void {
+        let value = try decoder.decode(Value.self, from: Data(json.utf8))
+        return { self.wrappedValue = value }
+    }
+}
+
+protocol RestorableProperty: AnyObject {
+    func json(_ encoder: JSONEncoder) throws -> String
+    func prepare(_ json: String, _ decoder: JSONDecoder) throws -> () -> Void
+}
+
+/// A property of `Owner` included in its snapshots by name, such as a computed property.
+///
+/// A reference through a writable key path is restored; one through a read-only key path is
+/// saved (and readable with ``RestorableObject/properties(withKey:from:)``) but not written back.
+public struct Reference<Owner: AnyObject> {
+    /// The name the property is saved under; use the property's own name.
+    public let name: String
+    let json: (Owner, JSONEncoder) throws -> String
+    let restore: ((Owner, String, JSONDecoder) throws -> () -> Void)?
+
+    /// A property that is saved and restored.
+    ///
+    /// - Parameters:
+    ///   - owner: Ignored; accepted for the seed's spelling `Reference(owner: self, …)`.
+    ///   - name: The name to save it under.
+    ///   - keyPath: The property.
+    public init<Value: Codable>(
+        owner: Owner? = nil, name: String, keyPath: ReferenceWritableKeyPath<Owner, Value>
+    ) {
+        self.name = name
+        json = { owner, encoder in
+            String(decoding: try encoder.encode(owner[keyPath: keyPath]), as: UTF8.self)
+        }
+        restore = { owner, json, decoder in
+            let value = try decoder.decode(Value.self, from: Data(json.utf8))
+            return { owner[keyPath: keyPath] = value }
+        }
+    }
+
+    /// A read-only property that is saved but not restored.
+    ///
+    /// - Parameters:
+    ///   - owner: Ignored; accepted for the seed's spelling.
+    ///   - name: The name to save it under.
+    ///   - keyPath: The property.
+    public init<Value: Codable>(owner: Owner? = nil, name: String, keyPath: KeyPath<Owner, Value>) {
+        self.name = name
+        json = { owner, encoder in
+            String(decoding: try encoder.encode(owner[keyPath: keyPath]), as: UTF8.self)
+        }
+        restore = nil
+    }
+}
+
+/// Builds ``RestorableObject/references`` from a list of ``Reference`` values.
+@resultBuilder
+public enum ReferenceBuilder<Owner: AnyObject> {
+    /// Collects the references.
+    public static func buildBlock(_ references: Reference<Owner>...) -> [Reference<Owner>] { references }
+    /// An empty list.
+    public static func buildBlock() -> [Reference<Owner>] { [] }
+    /// Passes an explicit array through.
+    public static func buildExpression(_ reference: Reference<Owner>) -> Reference<Owner> { reference }
+}
+
+/// The properties of one snapshot, as stored JSON, decoded on demand.
+@dynamicMemberLookup
+public struct SnapshotProperties {
+    let rows: [String: String]
+    let decoder: JSONDecoder
+    /// The snapshot's name.
+    public let name: String
+
+    /// The property names.
+    public var names: [String] { rows.keys.sorted() }
+
+    /// A property's stored JSON, or `nil`.
+    public func json(_ property: String) -> String? { rows[property] }
+
+    /// A property's value decoded as `type`, or `nil` when there is no such property.
+    ///
+    /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)``.
+    public func value<T: Decodable>(_ property: String, as type: T.Type = T.self) throws(KeepsakeError) -> T?
+    {
+        guard let json = rows[property] else { return nil }
+        do {
+            return try decoder.decode(T.self, from: Data(json.utf8))
+        } catch {
+            throw .undecodableSnapshot(name: name, path: [.property(property)], reason: "\(error)")
+        }
+    }
+
+    /// A property's value, or `nil` when it is missing or does not decode as `T`.
+    public subscript<T: Decodable>(dynamicMember property: String) -> T? {
+        try? value(property, as: T.self)
+    }
+}
+
+extension Caretaker {
+    /// Saves rows made by `properties`, replacing a snapshot of the same name.
+    func saveProperties<Value>(
+        of _: Value.Type, as name: String, _ properties: @escaping (JSONEncoder) throws -> [(String, String)]
+    ) throws(KeepsakeError) {
+        let namespace = self.namespace(for: Value.self)
+        try store.write { connection, blobs in
+            let rows = try properties(blobs.encoder)
+            try connection.execute(
+                "DELETE FROM snapshot WHERE namespace = ? AND name = ?", [.text(namespace), .text(name)])
+            try connection.execute(
+                "INSERT INTO snapshot (namespace, name, value_type, created_at) VALUES (?, ?, ?, ?)",
+                [
+                    .text(namespace), .text(name), .text(String(reflecting: Value.self)),
+                    .real(Date().timeIntervalSince1970),
+                ])
+            let id = connection.lastInsertRowID
+            for (path, json) in rows {
+                try connection.execute(
+                    "INSERT INTO snapshot_property (snapshot_id, path, value) VALUES (?, ?, ?)",
+                    [.integer(id), .text(PathDescriptor([.property(path)]).description), .text(json)])
+            }
+        }
+    }
+
+    /// The stored properties of snapshot `name` of `Value`, or `nil` when there is none.
+    func properties<Value>(of _: Value.Type, named name: String) throws(KeepsakeError) -> SnapshotProperties?
+    {
+        let namespace = self.namespace(for: Value.self)
+        return try store.read { connection, blobs in
+            guard let id = try Caretaker.id(connection, namespace, name) else { return nil }
+            let rows = try connection.query(
+                "SELECT path, value FROM snapshot_property WHERE snapshot_id = ?", [.integer(id)]
+            ) { row -> (String, String) in
+                let path = try PathDescriptor(parsing: row.text(0) ?? "")
+                let json = try blobs.inliningBlobs(in: row.text(1) ?? "null")
+                guard case .property(let property)? = path.components.first else {
+                    return (row.text(0) ?? "", json)
+                }
+                return (property, json)
+            }
+            // Blobs are inlined above: the properties decode later without the connection.
+            return SnapshotProperties(
+                rows: Dictionary(rows, uniquingKeysWith: { first, _ in first }),
+                decoder: ChangeRecord.makeDecoder(),
+                name: name)
+        }
+    }
+}
