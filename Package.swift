@@ -30,6 +30,9 @@ let package = Package(
         .testTarget(name: "RevertibleTests", dependencies: ["Revertible"], swiftSettings: strictSettings),
         .testTarget(
             name: "KeepsakeTests", dependencies: ["Keepsake", "Revertible"], swiftSettings: strictSettings),
+        // Runs the built `keepsake` executable as a subprocess; the dependency makes sure it is built.
+        .testTarget(
+            name: "CommandLineTests", dependencies: ["keepsake", "Keepsake"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

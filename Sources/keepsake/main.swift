@@ -1,59 +1,76 @@
 import Foundation
 import Keepsake
 
-/// The `keepsake` command. Until the durable store lands, `demo` shows the in-memory core:
-/// a document is edited, the reversion lists only the changed leaves, and reverting restores
-/// it exactly.
-struct Note: Versionable, Equatable, Codable {
-    struct Item: Identifiable, Versionable, Equatable, Codable {
-        let id: Int
-        var text: String
-        var done: Bool
-    }
+let help = """
+    keepsake — durable undo/redo and snapshots for Swift values, stored in SQLite
 
-    var title: String
-    var items: [Item]
-    var attachment: Data
+    usage: keepsake <command> [arguments] [--json]
+
+    commands:
+      demo [--store PATH]              edit a document, then undo it from a second process
+      inspect PATH                     histories, snapshots, schema version, file size
+      log PATH HISTORY                 a history's timeline: version, date, scope, tag, paths
+      show PATH HISTORY VERSION        one version's changes, with their values as JSON
+      snapshots PATH                   the named snapshots
+      verify PATH                      integrity, schema, application id, history invariants
+
+    Every command takes --help. inspect, log, show and snapshots take --json. Only demo
+    writes; the others open the store read-only.
+
+    exit status: 0 success · 1 verify found problems · 2 unknown history, version or snapshot ·
+    64 usage error · 65 not a Keepsake store (or a newer schema, or corrupt) · 66 cannot open
+    the file · 70 other failure
+    """
+
+let commands: [String: Command] = [
+    "demo": Demo.command,
+    "inspect": Inspection.inspect,
+    "log": Inspection.log,
+    "show": Inspection.show,
+    "snapshots": Inspection.snapshots,
+    "verify": Inspection.verify,
+]
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("keepsake: \(message)\n".utf8))
+    exit(status)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-switch arguments.first {
-case "demo":
-    var note = Note(
-        title: "Groceries",
-        items: [.init(id: 1, text: "Milk", done: false), .init(id: 2, text: "Bread", done: false)],
-        attachment: Data(repeating: 0xAB, count: 1 << 20))
-    let original = note
-    note.title = "Groceries for Sunday"
-    note.items[1].done = true
-    note.items.append(.init(id: 3, text: "Eggs", done: false))
-    note.attachment[12_345] = 0
-
-    guard let reversion = note.reversion(to: original) else {
-        print("error: the edit made no reversion")
-        exit(1)
+guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {
+    print(help)
+    exit(arguments.isEmpty ? ExitStatus.usage : ExitStatus.success)
+}
+guard let command = commands[name] else {
+    fail("unknown command '\(name)'; see 'keepsake --help'", status: ExitStatus.usage)
+}
+let rest = arguments.dropFirst()
+if rest.contains("--help") || rest.contains("-h") {
+    print(command.usage)
+    exit(ExitStatus.success)
+}
+do {
+    let parsed = try Arguments(rest, flags: command.flags, options: command.options)
+    exit(try command.run(parsed))
+} catch let error as UsageError {
+    fail("\(error.message)\n\(command.usage)", status: ExitStatus.usage)
+} catch let error as ToolFailure {
+    fail(error.message, status: error.status)
+} catch let error as KeepsakeError {
+    switch error {
+    case .cannotOpen: fail(error.description, status: ExitStatus.cannotOpen)
+    case .notAStore, .newerSchema: fail(error.description, status: ExitStatus.notAStore)
+    case .snapshotNotFound: fail(error.description, status: ExitStatus.notFound)
+    default: fail(error.description, status: ExitStatus.failure)
     }
-    print("Edited a note holding 1 MiB of data. The reversion keeps only the changed leaves:")
-    let records = try reversion.records()
-    for record in records {
-        print(
-            "  \(record.path.description.isEmpty ? "(root)" : record.path.description)  [\(record.kind), \(record.payload.count) bytes]"
-        )
-    }
-    print("Stored size of the whole reversion: \(records.reduce(0) { $0 + $1.payload.count }) bytes.")
-    try reversion.revert(&note)
-    print("Reverted: the note equals the original again: \(note == original).")
-    print("(Durable history in SQLite, snapshots and store inspection are not built yet.)")
-case "--help", "-h", "help", nil:
-    print(
-        """
-        usage: keepsake <command>
+} catch {
+    fail("\(error)", status: ExitStatus.failure)
+}
 
-        commands:
-          demo    edit a document and revert it, showing the changes a reversion keeps
-        """)
-default:
-    FileHandle.standardError.write(
-        Data("keepsake: unknown command '\(arguments[0])'; see 'keepsake --help'\n".utf8))
-    exit(64)
+/// One subcommand: what it accepts and what it does.
+struct Command: Sendable {
+    let usage: String
+    var flags: Set<String> = []
+    var options: Set<String> = []
+    let run: @Sendable (Arguments) throws -> Int32
 }

@@ -1,0 +1,286 @@
+public import Foundation
+
+/// What a store holds, for tools and for looking at a store that seems wrong. Nothing here
+/// needs the value types, and nothing writes.
+extension KeepsakeStore {
+    /// A store at a glance.
+    public struct Summary: Codable, Sendable, Equatable {
+        /// The schema version (`PRAGMA user_version`).
+        public var schemaVersion: Int
+        /// The file's size in bytes, write-ahead log included (0 in memory).
+        public var fileSize: Int
+        /// Every history.
+        public var histories: [HistorySummary]
+        /// Every snapshot.
+        public var snapshots: [SnapshotInfo]
+    }
+
+    /// One history at a glance.
+    public struct HistorySummary: Codable, Sendable, Equatable {
+        /// The history's name.
+        public var name: String
+        /// The Swift type of its value.
+        public var valueType: String
+        /// Versions stored (undo and redo, all scopes).
+        public var versions: Int
+        /// Versions to undo in the current scope.
+        public var undoDepth: Int
+        /// Versions to redo in the current scope.
+        public var redoDepth: Int
+        /// The current scope level.
+        public var scopeLevel: Int
+        /// The tags in use, in version order.
+        public var tags: [String]
+        /// The version limit, if any.
+        public var maximumVersions: Int?
+        /// When the history was created.
+        public var created: Date
+        /// When it was last written.
+        public var modified: Date
+    }
+
+    /// One version of a history's timeline.
+    public struct VersionSummary: Codable, Sendable, Equatable {
+        /// The version's number (its position in the history).
+        public var version: Int
+        /// When it was written.
+        public var date: Date
+        /// Its tag.
+        public var tag: String?
+        /// The scope it belongs to.
+        public var scopeLevel: Int
+        /// Whether it is on the redo stack.
+        public var undone: Bool
+        /// The paths it changed.
+        public var paths: [String]
+    }
+
+    /// One stored change.
+    public struct ChangeSummary: Codable, Sendable, Equatable {
+        /// The changed path.
+        public var path: String
+        /// The patch kind.
+        public var kind: String
+        /// The patch as JSON text.
+        public var patch: String
+    }
+
+    /// The outcome of ``verify()``.
+    public struct Verification: Codable, Sendable, Equatable {
+        /// `PRAGMA integrity_check`'s answer: `["ok"]` when sound.
+        public var integrity: [String]
+        /// The schema version.
+        public var schemaVersion: Int
+        /// Whether the application id is Keepsake's.
+        public var applicationIDMatches: Bool
+        /// Problems found in the histories and snapshots; empty when consistent.
+        public var problems: [String]
+
+        /// Whether everything checked out.
+        public var isOK: Bool { integrity == ["ok"] && applicationIDMatches && problems.isEmpty }
+    }
+
+    /// The store at a glance.
+    ///
+    /// - Throws: ``KeepsakeError``.
+    public func summary() throws(KeepsakeError) -> Summary {
+        let path = self.path
+        return try read { connection, _ in
+            let histories = try connection.query(
+                """
+                SELECT h.id, h.name, h.value_type, h.maximum_versions, h.created_at, h.modified_at,
+                       (SELECT count(*) FROM version WHERE history_id = h.id),
+                       (SELECT count(*) - 1 FROM scope WHERE history_id = h.id)
+                FROM history h ORDER BY h.name
+                """
+            ) { row in
+                (
+                    id: row.int64(0)!,
+                    summary: HistorySummary(
+                        name: row.text(1) ?? "", valueType: row.text(2) ?? "",
+                        versions: Int(row.int64(6) ?? 0), undoDepth: 0,
+                        redoDepth: 0, scopeLevel: Int(row.int64(7) ?? 0), tags: [],
+                        maximumVersions: row.int64(3).map(Int.init),
+                        created: Date(timeIntervalSince1970: row.double(4) ?? 0),
+                        modified: Date(timeIntervalSince1970: row.double(5) ?? 0))
+                )
+            }
+            var summaries: [HistorySummary] = []
+            for (id, base) in histories {
+                var summary = base
+                let depth = { (undone: Int64) in
+                    Int(
+                        try connection.scalarInt(
+                            "SELECT count(*) FROM version WHERE history_id = ? AND scope_level = ? AND is_undone = ?",
+                            [.integer(id), .integer(Int64(summary.scopeLevel)), .integer(undone)]) ?? 0)
+                }
+                summary.undoDepth = try depth(0)
+                summary.redoDepth = try depth(1)
+                summary.tags = try connection.query(
+                    """
+                    SELECT tag FROM (SELECT base_tag AS tag, -1 AS position, level FROM scope WHERE history_id = ?1
+                    UNION ALL SELECT tag, position, 0 FROM version WHERE history_id = ?1)
+                    WHERE tag IS NOT NULL ORDER BY position, level
+                    """, [.integer(id)]
+                ) { HistoryRows.decodeTag($0.text(0)) ?? "" }
+                summaries.append(summary)
+            }
+            let snapshots = try connection.query(
+                """
+                SELECT namespace, name, value_type, created_at,
+                       (SELECT count(*) FROM snapshot_property WHERE snapshot_id = snapshot.id)
+                FROM snapshot ORDER BY namespace, name
+                """
+            ) { row in
+                SnapshotInfo(
+                    namespace: row.text(0) ?? "", name: row.text(1) ?? "", valueType: row.text(2) ?? "",
+                    date: Date(timeIntervalSince1970: row.double(3) ?? 0),
+                    propertyCount: Int(row.int64(4) ?? 0))
+            }
+            let size = [path, path + "-wal"].reduce(0) { total, file in
+                total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+            }
+            return Summary(
+                schemaVersion: Int(try connection.scalarInt("PRAGMA user_version") ?? 0),
+                fileSize: path == ":memory:" ? 0 : size, histories: summaries, snapshots: snapshots)
+        }
+    }
+
+    /// A history's versions, oldest first.
+    ///
+    /// - Parameter history: The history's name.
+    /// - Returns: The timeline, or `nil` when there is no such history.
+    /// - Throws: ``KeepsakeError``.
+    public func timeline(of history: String) throws(KeepsakeError) -> [VersionSummary]? {
+        try read { connection, _ in
+            guard let id = try connection.scalarInt("SELECT id FROM history WHERE name = ?", [.text(history)])
+            else {
+                return nil
+            }
+            return try connection.query(
+                """
+                SELECT v.position, v.created_at, v.tag, v.scope_level, v.is_undone,
+                       (SELECT json_group_array(path) FROM (SELECT path FROM change WHERE version_id = v.id ORDER BY ordinal))
+                FROM version v WHERE v.history_id = ? ORDER BY v.position
+                """, [.integer(id)]
+            ) { row in
+                let paths =
+                    (try? JSONDecoder().decode([String].self, from: Data((row.text(5) ?? "[]").utf8))) ?? []
+                return VersionSummary(
+                    version: Int(row.int64(0) ?? 0), date: Date(timeIntervalSince1970: row.double(1) ?? 0),
+                    tag: HistoryRows.decodeTag(row.text(2)), scopeLevel: Int(row.int64(3) ?? 0),
+                    undone: row.int64(4) == 1,
+                    paths: paths)
+            }
+        }
+    }
+
+    /// The changes of one version, in the order undo applies them.
+    ///
+    /// - Parameters:
+    ///   - version: The version's number, as ``timeline(of:)`` lists it.
+    ///   - history: The history's name.
+    /// - Returns: The changes, or `nil` when there is no such history or version.
+    /// - Throws: ``KeepsakeError``.
+    public func changes(ofVersion version: Int, in history: String) throws(KeepsakeError) -> [ChangeSummary]?
+    {
+        try read { connection, _ in
+            guard
+                let id = try connection.scalarInt(
+                    """
+                    SELECT v.id FROM version v JOIN history h ON h.id = v.history_id
+                    WHERE h.name = ? AND v.position = ?
+                    """, [.text(history), .integer(Int64(version))])
+            else { return nil }
+            return try connection.query(
+                "SELECT path, kind, patch FROM change WHERE version_id = ? ORDER BY ordinal", [.integer(id)]
+            ) {
+                ChangeSummary(path: $0.text(0) ?? "", kind: $0.text(1) ?? "", patch: $0.text(2) ?? "")
+            }
+        }
+    }
+
+    /// Checks the whole store: SQLite's integrity check, the application id and schema version,
+    /// foreign keys, and the invariants of every history (scopes, undo/redo order, a base value,
+    /// well-formed paths and patches, blob references).
+    ///
+    /// - Returns: What was found; ``Verification/isOK`` says whether all is well.
+    /// - Throws: ``KeepsakeError`` when the store cannot be read at all.
+    public func verify() throws(KeepsakeError) -> Verification {
+        try read { connection, _ in
+            let integrity = try connection.query("PRAGMA integrity_check") { $0.text(0) ?? "" }
+            var problems: [String] = []
+            if integrity != ["ok"] {
+                return Verification(
+                    integrity: integrity,
+                    schemaVersion: Int(try connection.scalarInt("PRAGMA user_version") ?? 0),
+                    applicationIDMatches: try connection.scalarInt("PRAGMA application_id")
+                        == Int64(Schema.applicationID),
+                    problems: ["the file is corrupt; the history checks were skipped"])
+            }
+            let foreignKeys = try connection.query("PRAGMA foreign_key_check") {
+                "\($0.text(0) ?? "") row \($0.int64(1) ?? 0)"
+            }
+            problems += foreignKeys.map { "foreign key violation in \($0)" }
+            let checks: [(String, String)] = [
+                (
+                    "SELECT h.name FROM history h WHERE (SELECT count(*) FROM scope WHERE history_id = h.id) != "
+                        + "(SELECT coalesce(max(level), -1) + 1 FROM scope WHERE history_id = h.id) "
+                        + "OR NOT EXISTS (SELECT 1 FROM scope WHERE history_id = h.id AND level = 0)",
+                    "history %@: its scope levels are not 0…n"
+                ),
+                (
+                    "SELECT h.name FROM history h JOIN version v ON v.history_id = h.id "
+                        + "WHERE v.scope_level >= (SELECT count(*) FROM scope WHERE history_id = h.id) GROUP BY h.id",
+                    "history %@: a version belongs to a scope that does not exist"
+                ),
+                (
+                    "SELECT h.name FROM history h JOIN version a ON a.history_id = h.id AND a.is_undone = 0 "
+                        + "JOIN version u ON u.history_id = h.id AND u.is_undone = 1 AND u.scope_level = a.scope_level "
+                        + "WHERE a.position > u.position GROUP BY h.id",
+                    "history %@: an applied version comes after an undone one in the same scope"
+                ),
+                (
+                    "SELECT h.name FROM history h WHERE NOT EXISTS "
+                        + "(SELECT 1 FROM checkpoint WHERE history_id = h.id AND version_id IS NULL)",
+                    "history %@: it has no base value"
+                ),
+                (
+                    "SELECT h.name || ', version ' || v.position FROM change c JOIN version v ON v.id = c.version_id "
+                        + "JOIN history h ON h.id = v.history_id WHERE NOT json_valid(c.patch) GROUP BY v.id",
+                    "history %@: a change holds invalid JSON"
+                ),
+                (
+                    "SELECT h.name FROM checkpoint c JOIN history h ON h.id = c.history_id WHERE NOT json_valid(c.value) "
+                        + "GROUP BY h.id",
+                    "history %@: a checkpoint holds invalid JSON"
+                ),
+                (
+                    "SELECT DISTINCT j.value FROM change, json_tree(change.patch) AS j WHERE j.key = '$blob' "
+                        + "AND j.value NOT IN (SELECT id FROM blob)",
+                    "blob %@ is referred to but missing"
+                ),
+            ]
+            for (sql, message) in checks {
+                for subject in try connection.query(sql, row: { $0.text(0) ?? "?" }) {
+                    problems.append(message.replacingOccurrences(of: "%@", with: subject))
+                }
+            }
+            let paths = try connection.query(
+                "SELECT DISTINCT h.name, v.position, c.path FROM change c JOIN version v ON v.id = c.version_id "
+                    + "JOIN history h ON h.id = v.history_id"
+            ) { (history: $0.text(0) ?? "", version: $0.int64(1) ?? 0, path: $0.text(2) ?? "") }
+            for entry in paths where (try? PathDescriptor(parsing: entry.path)) == nil {
+                problems.append(
+                    "history \(entry.history), version \(entry.version): the path \(entry.path.debugDescription) does not parse"
+                )
+            }
+            return Verification(
+                integrity: integrity,
+                schemaVersion: Int(try connection.scalarInt("PRAGMA user_version") ?? 0),
+                applicationIDMatches: try connection.scalarInt("PRAGMA application_id")
+                    == Int64(Schema.applicationID),
+                problems: problems)
+        }
+    }
+}

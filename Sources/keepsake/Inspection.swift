@@ -1,0 +1,166 @@
+import Foundation
+import Keepsake
+
+/// The read-only commands. Each opens the store with `readOnly: true`.
+enum Inspection {
+    static func open(_ path: String) throws -> KeepsakeStore {
+        try KeepsakeStore(path: path, options: .init(readOnly: true))
+    }
+
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    static func date(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [
+            .withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime,
+        ]
+        return formatter.string(from: date)
+    }
+
+    static func size(_ bytes: Int) -> String {
+        bytes < 1024
+            ? "\(bytes) bytes"
+            : bytes < 1 << 20 ? "\(bytes / 1024) KiB" : String(format: "%.1f MiB", Double(bytes) / 1_048_576)
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static let inspect = Command(
+        usage:
+            "usage: keepsake inspect PATH [--json]\n  Lists histories (versions, undo/redo depth, scope, tags), snapshots, schema version, file size.",
+        flags: ["--json"]
+    ) { arguments in
+        let path = try arguments.expect(1, "PATH")[0]
+        let summary = try open(path).summary()
+        if arguments.flags.contains("--json") {
+            try printJSON(summary)
+            return ExitStatus.success
+        }
+        print("Store: \(path)")
+        print("Schema version \(summary.schemaVersion) · \(size(summary.fileSize))")
+        print("Histories (\(summary.histories.count)):")
+        for history in summary.histories {
+            let tags = history.tags.isEmpty ? "" : " · tags: " + history.tags.joined(separator: ", ")
+            print(
+                "  \(history.name)  \(history.valueType)  versions \(history.versions) · undo \(history.undoDepth) · "
+                    + "redo \(history.redoDepth) · scope \(history.scopeLevel)\(tags)")
+        }
+        print("Snapshots (\(summary.snapshots.count)):")
+        for snapshot in summary.snapshots {
+            print(
+                "  \(snapshot.name)  \(snapshot.valueType)  \(snapshot.propertyCount) properties · \(date(snapshot.date))"
+            )
+        }
+        return ExitStatus.success
+    }
+
+    static let log = Command(
+        usage:
+            "usage: keepsake log PATH HISTORY [--json]\n  The history's versions, oldest first: version, date, scope, state, tag, changed paths.",
+        flags: ["--json"]
+    ) { arguments in
+        let positionals = try arguments.expect(2, "PATH and HISTORY")
+        guard let timeline = try open(positionals[0]).timeline(of: positionals[1]) else {
+            throw ToolFailure(
+                message: "no history named \"\(positionals[1])\" in \(positionals[0])",
+                status: ExitStatus.notFound)
+        }
+        if arguments.flags.contains("--json") {
+            try printJSON(timeline)
+            return ExitStatus.success
+        }
+        print("version  date                 scope  state    tag          changed paths")
+        for version in timeline {
+            print(
+                pad(
+                    String(repeating: " ", count: max(0, 7 - String(version.version).count))
+                        + "\(version.version)", 9)
+                    + pad(date(version.date), 21) + pad(String(version.scopeLevel), 7)
+                    + pad(version.undone ? "undone" : "applied", 9) + pad(version.tag ?? "", 13)
+                    + version.paths.map { $0.isEmpty ? "(root)" : $0 }.joined(separator: ", "))
+        }
+        return ExitStatus.success
+    }
+
+    static let show = Command(
+        usage:
+            "usage: keepsake show PATH HISTORY VERSION [--json]\n  Each change of the version: its path, kind and patch as JSON.",
+        flags: ["--json"]
+    ) { arguments in
+        let positionals = try arguments.expect(3, "PATH, HISTORY and VERSION")
+        guard let version = Int(positionals[2]) else {
+            throw UsageError("VERSION must be a number, not \(positionals[2])")
+        }
+        let store = try open(positionals[0])
+        guard let changes = try store.changes(ofVersion: version, in: positionals[1]) else {
+            let known = try store.timeline(of: positionals[1]) != nil
+            let what =
+                known
+                ? "no version \(version) in history \"\(positionals[1])\""
+                : "no history named \"\(positionals[1])\""
+            throw ToolFailure(message: "\(what) in \(positionals[0])", status: ExitStatus.notFound)
+        }
+        if arguments.flags.contains("--json") {
+            try printJSON(changes)
+            return ExitStatus.success
+        }
+        print(
+            "Version \(version) of \(positionals[1]): \(changes.count) change\(changes.count == 1 ? "" : "s")"
+        )
+        for change in changes {
+            print("\(change.path.isEmpty ? "(root)" : change.path)  [\(change.kind)]")
+            print("  \(change.patch)")
+        }
+        return ExitStatus.success
+    }
+
+    static let snapshots = Command(
+        usage:
+            "usage: keepsake snapshots PATH [--json]\n  The named snapshots: namespace, name, type, properties, date.",
+        flags: ["--json"]
+    ) { arguments in
+        let path = try arguments.expect(1, "PATH")[0]
+        let snapshots = try open(path).summary().snapshots
+        if arguments.flags.contains("--json") {
+            try printJSON(snapshots)
+            return ExitStatus.success
+        }
+        for snapshot in snapshots {
+            print(
+                "\(snapshot.namespace)  \(snapshot.name)  \(snapshot.propertyCount) properties · \(date(snapshot.date))"
+            )
+        }
+        if snapshots.isEmpty { print("No snapshots.") }
+        return ExitStatus.success
+    }
+
+    static let verify = Command(
+        usage: """
+            usage: keepsake verify PATH [--json]
+              Checks SQLite's integrity, the application id, the schema version and every history's
+              invariants. Exit status 0 when all is well, 1 when something is wrong.
+            """,
+        flags: ["--json"]
+    ) { arguments in
+        let path = try arguments.expect(1, "PATH")[0]
+        let result = try open(path).verify()
+        if arguments.flags.contains("--json") {
+            try printJSON(result)
+        } else {
+            print("integrity_check: \(result.integrity.joined(separator: "; "))")
+            print("application_id: \(result.applicationIDMatches ? "Keepsake" : "not Keepsake")")
+            print("schema version: \(result.schemaVersion)")
+            print(result.problems.isEmpty ? "histories: consistent" : "problems:")
+            for problem in result.problems { print("  - \(problem)") }
+            print(result.isOK ? "OK" : "FAILED")
+        }
+        return result.isOK ? ExitStatus.success : ExitStatus.verificationFailed
+    }
+}

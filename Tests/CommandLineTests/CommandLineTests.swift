@@ -1,0 +1,213 @@
+import Foundation
+import Keepsake
+import Testing
+
+/// The `keepsake` executable, run as a subprocess against real store files.
+@Suite struct CommandLineTests {
+    struct Run {
+        let status: Int32
+        let output: String
+        let error: String
+    }
+
+    /// A fresh folder per test, removed afterwards.
+    final class Folder {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keepsake-cli-\(UUID().uuidString)")
+        init() { try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    let folder = Folder()
+    var directory: URL { folder.url }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// The built executable: beside the test bundle in SwiftPM's build folder.
+    static let executable: URL = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+        ]
+        for folder in candidates {
+            let url = folder.appendingPathComponent("keepsake")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return candidates[0].appendingPathComponent("keepsake")
+    }()
+
+    func run(_ arguments: String...) throws -> Run {
+        try run(arguments)
+    }
+
+    func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            error: String(decoding: err, as: UTF8.self))
+    }
+
+    func demoStore() throws -> String {
+        let store = path("demo.keepsake")
+        let result = try run("demo", "--store", store)
+        #expect(result.status == 0, "\(result.error)")
+        return store
+    }
+
+    @Test func theDemoUndoesTheFirstProcesssChangeFromASecondProcess() throws {
+        let store = path("demo.keepsake")
+        let result = try run("demo", "--store", store)
+        #expect(result.status == 0, "\(result.error)")
+        let pids = result.output.split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: "(pid ") else { return nil }
+            return String(line[range.upperBound...].prefix { $0.isNumber })
+        }
+        #expect(pids.count == 2 && pids[0] != pids[1], "two processes: \(pids)")
+        let firstHalf = result.output.components(separatedBy: "Process 2 (pid")[0]
+        #expect(firstHalf.contains("this process's last change"))
+        #expect(result.output.contains("sqlite3 \(store)"))
+        // Read the store: the first process's last change (version 7, the title) is undone.
+        let timeline = try KeepsakeStore(path: store, options: .init(readOnly: true)).timeline(
+            of: "demo-note")!
+        #expect(timeline.map(\.undone) == [false, false, false, false, false, false, true])
+        #expect(timeline.last?.paths == ["title"])
+        // Running it again replaces the earlier demo's history.
+        #expect(try run("demo", "--store", store).status == 0)
+        #expect(
+            try KeepsakeStore(path: store, options: .init(readOnly: true)).timeline(of: "demo-note")?.count
+                == 7)
+    }
+
+    @Test func theDemoWritesToTheCurrentDirectoryByDefault() throws {
+        let result = try run("demo")
+        #expect(result.status == 0)
+        #expect(FileManager.default.fileExists(atPath: path("keepsake-demo.keepsake")))
+        #expect(result.output.contains("Store: "))
+    }
+
+    @Test func inspectLogShowAndSnapshotsDescribeTheStore() throws {
+        let store = try demoStore()
+        let inspect = try run("inspect", store)
+        #expect(inspect.status == 0)
+        #expect(
+            inspect.output.contains(
+                "demo-note  keepsake.DemoNote  versions 7 · undo 6 · redo 1 · scope 0 · tags: start, checked")
+        )
+        #expect(inspect.output.contains("approved  keepsake.DemoNote  4 properties"))
+        let log = try run("log", store, "demo-note")
+        let lines = log.output.split(separator: "\n")
+        #expect(lines.count == 8)
+        #expect(lines[0].hasPrefix("version  date"))
+        #expect(lines[6].hasSuffix("0      applied  checked      items[id: 1].done, items[id: 3].done"))
+        #expect(lines[7].hasSuffix("0      undone                title"))
+        let show = try run("show", store, "demo-note", "4")
+        #expect(
+            show.output
+                == "Version 4 of demo-note: 1 change\nstatus  [replace]\n  {\"new\":\"review\",\"old\":\"draft\"}\n"
+        )
+        let snapshots = try run("snapshots", store)
+        #expect(snapshots.output.hasPrefix("demo/keepsake.DemoNote  approved  4 properties"))
+    }
+
+    @Test func jsonOutputParsesBack() throws {
+        let store = try demoStore()
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let summary = try decoder.decode(
+            KeepsakeStore.Summary.self, from: Data(try run("inspect", store, "--json").output.utf8))
+        #expect(summary.histories.map(\.name) == ["demo-note"])
+        #expect(summary.histories[0].undoDepth == 6 && summary.histories[0].redoDepth == 1)
+        #expect(summary.schemaVersion == 1)
+        let timeline = try decoder.decode(
+            [KeepsakeStore.VersionSummary].self,
+            from: Data(try run("log", store, "demo-note", "--json").output.utf8))
+        #expect(timeline.map(\.version) == Array(1...7))
+        let changes = try decoder.decode(
+            [KeepsakeStore.ChangeSummary].self,
+            from: Data(try run("show", store, "demo-note", "1", "--json").output.utf8))
+        #expect(changes.map(\.path) == ["title"])
+        let snapshots = try decoder.decode(
+            [SnapshotInfo].self, from: Data(try run("snapshots", store, "--json").output.utf8))
+        #expect(snapshots.map(\.name) == ["approved"])
+        let verification = try decoder.decode(
+            KeepsakeStore.Verification.self, from: Data(try run("verify", store, "--json").output.utf8))
+        #expect(verification.isOK)
+    }
+
+    @Test func inspectingNeverWritesToTheStore() throws {
+        let store = try demoStore()
+        _ = try KeepsakeStore(path: store).compact()  // fold the log into the file first
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        for arguments in [
+            ["inspect", store], ["log", store, "demo-note"], ["show", store, "demo-note", "2"],
+            ["snapshots", store], ["verify", store],
+        ] {
+            #expect(try run(arguments).status == 0, "\(arguments)")
+            #expect(try run(arguments + ["--json"]).status == 0, "\(arguments) --json")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+    }
+
+    @Test func verifyReportsABrokenHistoryWithExitStatusOne() throws {
+        let store = try demoStore()
+        let connection = try SQLiteConnection(path: store)
+        try connection.execute("UPDATE version SET scope_level = 5 WHERE position = 3")
+        connection.close()
+        let result = try run("verify", store)
+        #expect(result.status == 1)
+        #expect(result.output.contains("history demo-note: a version belongs to a scope that does not exist"))
+        #expect(result.output.hasSuffix("FAILED\n"))
+    }
+
+    @Test(arguments: [
+        (["log"], Int32(64), "missing PATH and HISTORY"),
+        (["show", "x", "y", "z"], 64, "VERSION must be a number, not z"),
+        (["inspect", "a", "b"], 64, "unexpected argument b"),
+        (["inspect", "--color"], 64, "unknown option --color"),
+        (["frobnicate"], 64, "unknown command 'frobnicate'"),
+        (["inspect", "missing.keepsake"], 66, "no such file"),
+        (["inspect", "."], 66, "it is a directory"),
+        (["inspect", "notes.txt"], 65, "is not a Keepsake store: it is not a SQLite database"),
+        (["inspect", "other.db"], 65, "it is a SQLite database of another application"),
+        (["inspect", "newer.keepsake"], 65, "was written by a newer Keepsake"),
+        (["log", "demo.keepsake", "nope"], 2, "no history named \"nope\""),
+        (["show", "demo.keepsake", "demo-note", "99"], 2, "no version 99 in history \"demo-note\""),
+    ])
+    func errorsHaveAClearMessageAndExitStatus(arguments: [String], status: Int32, message: String) throws {
+        _ = try demoStore()
+        try Data("just text\n".utf8).write(to: URL(fileURLWithPath: path("notes.txt")))
+        let other = try SQLiteConnection(path: path("other.db"))
+        try other.execute("CREATE TABLE t (x)")
+        other.close()
+        try KeepsakeStore(path: path("newer.keepsake")).close()
+        let newer = try SQLiteConnection(path: path("newer.keepsake"))
+        try newer.execute("PRAGMA user_version = 99")
+        newer.close()
+        let result = try run(arguments)
+        #expect(result.status == status, "\(result.error)")
+        #expect(result.error.contains(message), "\(result.error)")
+        #expect(!result.error.contains("Fatal error") && result.output.isEmpty)
+    }
+
+    @Test func everyCommandHasHelp() throws {
+        let top = try run("--help")
+        #expect(top.status == 0 && top.output.contains("exit status"))
+        for command in ["demo", "inspect", "log", "show", "snapshots", "verify"] {
+            let result = try run(command, "--help")
+            #expect(result.status == 0)
+            #expect(result.output.hasPrefix("usage: keepsake \(command)"))
+        }
+    }
+}
