@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Revertible", targets: ["Revertible"]),
         .library(name: "Keepsake", targets: ["Keepsake"]),
         .executable(name: "keepsake", targets: ["keepsake"]),
+        .executable(name: "keepsake-bench", targets: ["keepsake-bench"]),
     ],
     targets: [
         .systemLibrary(
@@ -27,6 +28,12 @@ let package = Package(
         .target(name: "Keepsake", dependencies: ["Revertible", "CSQLite"], swiftSettings: strictSettings),
         .executableTarget(
             name: "keepsake", dependencies: ["Keepsake", "Revertible"], swiftSettings: strictSettings),
+        // The benchmarks: `Scripts/bench` runs them in a release build.
+        .executableTarget(
+            name: "keepsake-bench", dependencies: ["Keepsake", "CSQLite", "CBenchSupport"],
+            swiftSettings: strictSettings),
+        // The allocator's byte count (glibc's mallinfo2), which Swift's Glibc module does not expose.
+        .target(name: "CBenchSupport"),
         .testTarget(name: "RevertibleTests", dependencies: ["Revertible"], swiftSettings: strictSettings),
         .testTarget(
             name: "KeepsakeTests", dependencies: ["Keepsake", "Revertible"], swiftSettings: strictSettings),

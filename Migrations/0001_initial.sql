@@ -16,7 +16,11 @@ CREATE TABLE history (
     created_at REAL NOT NULL,             -- seconds since 1970
     modified_at REAL NOT NULL,
     maximum_versions INTEGER CHECK (maximum_versions IS NULL OR maximum_versions > 0),
-    revision INTEGER NOT NULL DEFAULT 0   -- bumped by every write, to detect a second writer
+    revision INTEGER NOT NULL DEFAULT 0,  -- bumped by every write, to detect a second writer
+    undo_count INTEGER NOT NULL DEFAULT 0,     -- versions to undo in the current scope
+    redo_count INTEGER NOT NULL DEFAULT 0,     -- versions to redo in the current scope
+    version_count INTEGER NOT NULL DEFAULT 0   -- versions stored, all scopes: so that opening a
+                                               -- long history counts nothing
 ) STRICT;
 
 CREATE TABLE scope (
@@ -58,6 +62,7 @@ CREATE TABLE checkpoint (
 ) STRICT;
 
 CREATE INDEX checkpoint_by_history ON checkpoint(history_id, version_id);
+CREATE INDEX checkpoint_by_version ON checkpoint(version_id);  -- joins, and cascading deletes
 CREATE INDEX version_by_scope ON version(history_id, scope_level, is_undone, position);
 
 CREATE TABLE blob (

@@ -68,10 +68,16 @@ struct HistoryRows {
     }
 
     /// Inserts a version after every other one; returns its id and the bytes its changes took.
-    func insertVersion(scope: Int, tag: String?, records: [ChangeRecord]) throws -> (id: Int64, bytes: Int) {
-        let position =
-            (try connection.scalarInt(
-                "SELECT max(position) FROM version WHERE history_id = ?", [.integer(historyID)]) ?? 0) + 1
+    func maxPosition() throws -> Int {
+        Int(
+            try connection.scalarInt(
+                "SELECT max(position) FROM version WHERE history_id = ?", [.integer(historyID)]) ?? 0)
+    }
+
+    func insertVersion(position: Int, scope: Int, tag: String?, records: [ChangeRecord]) throws -> (
+        id: Int64, bytes: Int
+    ) {
+        let position = Int64(position)
         try connection.execute(
             "INSERT INTO version (history_id, position, scope_level, tag, created_at) VALUES (?, ?, ?, ?, ?)",
             [
@@ -147,8 +153,11 @@ struct HistoryRows {
 
     // MARK: Checkpoints
 
+    /// Stores `value` whole; returns its size, blobs included.
     func writeCheckpoint<Value: Encodable>(_ value: Value, version: Int64?) throws -> Int {
+        let blobBytesBefore = blobs.blobBytesEncoded
         let json = String(decoding: try blobs.encoder.encode(value), as: UTF8.self)
+        let size = json.utf8.count + blobs.blobBytesEncoded - blobBytesBefore
         if let version {
             try connection.execute("DELETE FROM checkpoint WHERE version_id = ?", [.integer(version)])
         } else {
@@ -158,15 +167,15 @@ struct HistoryRows {
         try connection.execute(
             "INSERT INTO checkpoint (history_id, version_id, value, created_at) VALUES (?, ?, ?, ?)",
             [.integer(historyID), version.map { .integer($0) } ?? .null, .text(json), .real(Self.now())])
-        return json.utf8.count
+        return size
     }
 
     /// The newest checkpoint on an applied version (its position and JSON), else the base.
     func bestCheckpoint() throws -> (position: Int, json: String)? {
         let applied = try connection.query(
             """
-            SELECT v.position, c.value FROM checkpoint c JOIN version v ON v.id = c.version_id
-            WHERE c.history_id = ? AND v.is_undone = 0 ORDER BY v.position DESC LIMIT 1
+            SELECT v.position, c.value FROM version v JOIN checkpoint c ON c.version_id = v.id
+            WHERE v.history_id = ? AND v.is_undone = 0 ORDER BY v.position DESC LIMIT 1
             """, [.integer(historyID)]
         ) { (position: Int($0.int64(0)!), json: $0.text(1) ?? "") }
         if let applied = applied.first { return applied }
@@ -188,11 +197,27 @@ struct HistoryRows {
 
     // MARK: History row
 
-    /// Bumps the revision when it is still `expected`; otherwise another writer got there first.
-    func claim(revision expected: Int64, name: String) throws {
+    /// Bumps the revision when it is still `expected` and stores the stack sizes; otherwise
+    /// another writer got there first, and the caller's whole transaction rolls back.
+    func claim(revision expected: Int64, name: String, undo: Int, redo: Int, total: Int) throws {
         try connection.execute(
-            "UPDATE history SET revision = revision + 1, modified_at = ? WHERE id = ? AND revision = ?",
-            [.real(Self.now()), .integer(historyID), .integer(expected)])
+            """
+            UPDATE history SET revision = revision + 1, modified_at = ?, undo_count = ?, redo_count = ?,
+                version_count = ?
+            WHERE id = ? AND revision = ?
+            """,
+            [
+                .real(Self.now()), .integer(Int64(undo)), .integer(Int64(redo)), .integer(Int64(total)),
+                .integer(historyID), .integer(expected),
+            ])
         guard connection.changes == 1 else { throw KeepsakeError.historyConflict(history: name) }
+    }
+
+    /// The size of the blobs a checkpoint's JSON refers to.
+    func blobBytes(inJSON json: String) throws -> Int {
+        Int(
+            try connection.scalarInt(
+                "SELECT coalesce(sum(b.size), 0) FROM json_tree(?) AS j JOIN blob b ON b.id = j.value WHERE j.key = '$blob'",
+                [.text(json)]) ?? 0)
     }
 }

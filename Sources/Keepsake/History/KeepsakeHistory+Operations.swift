@@ -69,21 +69,37 @@ extension KeepsakeHistory {
             if let tag { try self.tag(tag) }
             return
         }
-        let (name, level) = (self.name, self.level)
-        let (counts, wroteCheckpoint, bytes) = try transact { rows in
-            try rows.deleteVersions(scope: level, undoneOnly: true)
-            let (versionID, bytes) = try insert(reversion, rows: rows, scope: level, tag: tag, history: name)
+        let (name, level, highest, redoCount) = (self.name, self.level, self.lastPosition, self.redoCount)
+        // The counts after the append, known without asking the store unless pruning runs.
+        var counts = Counts(undo: undoCount + 1, redo: 0, total: total - redoCount + 1)
+        let (wroteCheckpoint, bytes, position, final) = try transact { rows in
+            // A version takes the position after the highest one; discarding the redo stack
+            // (or pruning it) lowers that highest one, so it is read again then.
+            var position = highest + 1
+            if redoCount > 0 {
+                try rows.deleteVersions(scope: level, undoneOnly: true)
+                position = try rows.maxPosition() + 1
+            }
+            let (versionID, bytes) = try insert(
+                reversion, rows: rows, position: position, scope: level, tag: tag, history: name)
             let wroteCheckpoint = try checkpointIfDue(
                 rows, value: newValue, version: versionID, adding: bytes)
-            try pruneIfNeeded(rows, force: false)
-            return (try Counts(rows, level: level), wroteCheckpoint, bytes)
+            if try pruneIfNeeded(rows, total: counts.total, force: false) {
+                counts = try Counts(rows, level: level)
+                position = try rows.maxPosition()
+            }
+            return (wroteCheckpoint, bytes, position, counts)
+        } counts: {
+            $0.3
         }
+        self.lastPosition = position
         noteCheckpoint(wroteCheckpoint, adding: bytes)
-        publish(newValue, counts)
+        publish(newValue, final)
     }
 
     private func insert(
-        _ reversion: Reversion<Value>, rows: HistoryRows, scope: Int, tag: String?, history: String
+        _ reversion: Reversion<Value>, rows: HistoryRows, position: Int, scope: Int, tag: String?,
+        history: String
     ) throws -> (Int64, Int) {
         let records: [ChangeRecord]
         do {
@@ -91,7 +107,7 @@ extension KeepsakeHistory {
         } catch {
             throw KeepsakeError.reversion(history: history, version: nil, error: error)
         }
-        return try rows.insertVersion(scope: scope, tag: tag, records: records)
+        return try rows.insertVersion(position: position, scope: scope, tag: tag, records: records)
     }
 
     /// Writes a checkpoint when enough versions or bytes have piled up since the last one; the
@@ -101,7 +117,7 @@ extension KeepsakeHistory {
     {
         let due =
             stepsSinceCheckpoint + 1 >= Self.checkpointInterval
-            || bytesSinceCheckpoint + bytes >= max(64 * 1024, checkpointBytes)
+            || bytesSinceCheckpoint + bytes >= max(4 * 1024, checkpointBytes)
         return due ? try rows.writeCheckpoint(value, version: version) : nil
     }
 
@@ -130,6 +146,8 @@ extension KeepsakeHistory {
                 [.integer(rows.historyID)])
             // With no version applied, the current value is the base value itself.
             return try rows.writeCheckpoint(value, version: top)
+        } counts: { [counts] _ in
+            counts
         }
         noteCheckpoint(written, adding: 0)
     }
@@ -137,11 +155,13 @@ extension KeepsakeHistory {
     /// Folds the oldest versions of the root scope into the base value when the history holds
     /// more than the limit (plus an eighth, at least 16, unless `force`), then drops the
     /// furthest redo versions if still over.
-    func pruneIfNeeded(_ rows: HistoryRows, force: Bool) throws {
-        guard let limit else { return }
-        let total = try rows.totalCount()
+    /// - Parameter total: The number of versions the history holds now.
+    /// - Returns: Whether anything was pruned.
+    @discardableResult
+    func pruneIfNeeded(_ rows: HistoryRows, total: Int, force: Bool) throws -> Bool {
+        guard let limit else { return false }
         let slack = force ? 0 : max(16, limit / 8)
-        guard total > limit + slack else { return }
+        guard total > limit + slack else { return false }
         var excess = total - limit
         let oldest = try rows.versions(scope: 0, undone: false, limit: excess)
         if !oldest.isEmpty {
@@ -168,6 +188,7 @@ extension KeepsakeHistory {
                 try rows.connection.execute("DELETE FROM version WHERE id = ?", [.integer(version.id)])
             }
         }
+        return true
     }
 
     // MARK: - Undo and redo
@@ -232,7 +253,10 @@ extension KeepsakeHistory {
                 try Self.apply(rows, version, to: &value, inverted: !undo, history: name)
             }
             try rows.setUndone(versions.map(\.id), undo)
-            return (value, try Counts(rows, level: level))
+            let moved = undo ? versions.count : -versions.count
+            return (value, Counts(undo: undoCount - moved, redo: redoCount + moved, total: total))
+        } counts: {
+            $0.1
         }
         publish(value, counts)
         return value
@@ -253,6 +277,8 @@ extension KeepsakeHistory {
             } else {
                 try rows.setBaseTag(tag, scope: level)
             }
+        } counts: { [counts] _ in
+            counts
         }
     }
 
@@ -289,7 +315,11 @@ extension KeepsakeHistory {
     public func pushNewScope() throws(KeepsakeError) {
         try flush()
         let level = self.level
-        try transact { rows in try rows.insertScope(level: level + 1) }
+        try transact { rows in
+            try rows.insertScope(level: level + 1)
+        } counts: { [total] _ in
+            Counts(undo: 0, redo: 0, total: total)
+        }
         publish(current, Counts(undo: 0, redo: 0, total: total), level: level + 1)
     }
 
@@ -301,7 +331,7 @@ extension KeepsakeHistory {
         try flush()
         guard level > 0 else { return }
         let (name, level, value) = (self.name, self.level, self.current)
-        let (counts, checkpoint, bytes) = try transact { rows in
+        let (counts, checkpoint, bytes, position) = try transact { rows in
             let (start, topTag) = try scopeStart(rows, level: level, history: name)
             try rows.deleteVersions(scope: level, undoneOnly: false)
             try rows.deleteScope(level: level)
@@ -310,12 +340,17 @@ extension KeepsakeHistory {
             if let reversion = value.reversion(to: start) {
                 try rows.deleteVersions(scope: level - 1, undoneOnly: true)
                 let (versionID, written) = try insert(
-                    reversion, rows: rows, scope: level - 1, tag: topTag, history: name)
+                    reversion, rows: rows, position: try rows.maxPosition() + 1, scope: level - 1,
+                    tag: topTag,
+                    history: name)
                 bytes = written
                 checkpoint = try checkpointIfDue(rows, value: value, version: versionID, adding: bytes)
             }
-            return (try Counts(rows, level: level - 1), checkpoint, bytes)
+            return (try Counts(rows, level: level - 1), checkpoint, bytes, try rows.maxPosition())
+        } counts: {
+            $0.0
         }
+        lastPosition = position
         noteCheckpoint(checkpoint, adding: bytes)
         publish(value, counts, level: level - 1)
     }
@@ -330,12 +365,15 @@ extension KeepsakeHistory {
         try flush()
         guard level > 0 else { return current }
         let (name, level) = (self.name, self.level)
-        let (start, counts) = try transact { rows in
+        let (start, counts, position) = try transact { rows in
             let (start, _) = try scopeStart(rows, level: level, history: name)
             try rows.deleteVersions(scope: level, undoneOnly: false)
             try rows.deleteScope(level: level)
-            return (start, try Counts(rows, level: level - 1))
+            return (start, try Counts(rows, level: level - 1), try rows.maxPosition())
+        } counts: {
+            $0.1
         }
+        lastPosition = position
         publish(start, counts, level: level - 1)
         return start
     }

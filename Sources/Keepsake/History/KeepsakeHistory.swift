@@ -39,12 +39,20 @@ public final class KeepsakeHistory<Value: Versionable & Codable>: Observable {
     var redoCount: Int
     var total: Int
     var limit: Int?
+    /// The highest version position in the store; the next version takes the one after.
+    var lastPosition = 0
     var stepsSinceCheckpoint = 0
     var bytesSinceCheckpoint = 0
     var checkpointBytes = 0
     var debouncer: (any PendingVersionHolder<Value>)?
     let registrar = ObservationRegistrar()
     var storedError: KeepsakeError?
+    /// The key paths observers are told about, made once: a key path literal in a generic
+    /// class is instantiated anew on every use, which cost a third of an append.
+    private lazy var observed = (
+        value: \KeepsakeHistory.value, hasUndo: \KeepsakeHistory.hasUndo, hasRedo: \KeepsakeHistory.hasRedo,
+        scopeLevel: \KeepsakeHistory.scopeLevel, versionCount: \KeepsakeHistory.versionCount
+    )
 
     /// Versions between checkpoints at most, so reopening replays at most this many.
     static var checkpointInterval: Int { 1_024 }
@@ -55,19 +63,14 @@ public final class KeepsakeHistory<Value: Versionable & Codable>: Observable {
         precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
         self.store = store
         self.name = name
-        let existing = try store.read { connection, _ in
-            try connection.query(
-                "SELECT id, revision, maximum_versions FROM history WHERE name = ?", [.text(name)]
-            ) {
-                (id: $0.int64(0)!, revision: $0.int64(1)!, limit: $0.int64(2).map(Int.init))
-            }.first
-        }
-        if let existing {
-            id = existing.id
-            revision = existing.revision
-            limit = existing.limit
-            (current, level, undoCount, redoCount, total) = (initialValue(), 0, 0, 0, 0)
-            try load()
+        if let state = try Self.load(name, from: store) {
+            (id, revision, limit, current, level) = (
+                state.id, state.revision, state.limit, state.value, state.level
+            )
+            (undoCount, redoCount, total) = (state.counts.undo, state.counts.redo, state.counts.total)
+            (stepsSinceCheckpoint, checkpointBytes, lastPosition) = (
+                state.replayed, state.checkpointBytes, state.lastPosition
+            )
             if maximumVersions != limit { try setMaximumVersions(maximumVersions) }
         } else {
             let value = initialValue()
@@ -93,12 +96,39 @@ public final class KeepsakeHistory<Value: Versionable & Codable>: Observable {
         }
     }
 
-    /// Reads the current value and the stack sizes from the store.
-    private func load() throws(KeepsakeError) {
-        let name = self.name
-        let state = try store.read { connection, blobs in
-            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            let level = try rows.scopeCount() - 1
+    /// What opening an existing history reads.
+    private struct LoadedState {
+        var id: Int64
+        var revision: Int64
+        var limit: Int?
+        var counts: Counts
+        var value: Value
+        var level: Int
+        var replayed: Int
+        var checkpointBytes: Int
+        var lastPosition: Int
+    }
+
+    /// Reads the current value and the stack sizes of history `name`, or `nil` when there is
+    /// none: one checkpoint and the changes after it, and the sizes stored on the history row.
+    private static func load(_ name: String, from store: KeepsakeStore) throws(KeepsakeError) -> LoadedState?
+    {
+        try store.read { connection, blobs in
+            let row = try connection.query(
+                """
+                SELECT id, revision, maximum_versions, undo_count, redo_count, version_count FROM history
+                WHERE name = ?
+                """, [.text(name)]
+            ) {
+                (
+                    id: $0.int64(0)!, revision: $0.int64(1)!, limit: $0.int64(2).map(Int.init),
+                    counts: Counts(
+                        undo: Int($0.int64(3) ?? 0), redo: Int($0.int64(4) ?? 0), total: Int($0.int64(5) ?? 0)
+                    )
+                )
+            }.first
+            guard let row else { return nil }
+            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: row.id)
             guard let checkpoint = try rows.bestCheckpoint() else {
                 throw KeepsakeError.undecodableValue(
                     history: name, reason: "the store holds no checkpoint for it")
@@ -113,13 +143,12 @@ public final class KeepsakeHistory<Value: Versionable & Codable>: Observable {
             for version in replay {
                 try Self.apply(rows, version, to: &value, inverted: true, history: name)
             }
-            return (
-                value, level, try rows.count(scope: level, undone: false),
-                try rows.count(scope: level, undone: true),
-                try rows.totalCount(), replay.count, checkpoint.json.utf8.count
-            )
+            return LoadedState(
+                id: row.id, revision: row.revision, limit: row.limit, counts: row.counts, value: value,
+                level: try rows.scopeCount() - 1, replayed: replay.count,
+                checkpointBytes: checkpoint.json.utf8.count + (try rows.blobBytes(inJSON: checkpoint.json)),
+                lastPosition: try rows.maxPosition())
         }
-        (current, level, undoCount, redoCount, total, stepsSinceCheckpoint, checkpointBytes) = state
     }
 
     /// The stored reversion of `version`, resolved against `value`.
@@ -207,13 +236,16 @@ public final class KeepsakeHistory<Value: Versionable & Codable>: Observable {
         let (id, level, previous) = (self.id, self.level, self.limit)
         limit = maximumVersions
         do {
-            let counts = try transact { rows in
+            let (counts, position) = try transact { rows in
                 try rows.connection.execute(
                     "UPDATE history SET maximum_versions = ? WHERE id = ?",
                     [maximumVersions.map { .integer(Int64($0)) } ?? .null, .integer(id)])
-                try pruneIfNeeded(rows, force: true)
-                return try Counts(rows, level: level)
+                try pruneIfNeeded(rows, total: try rows.totalCount(), force: true)
+                return (try Counts(rows, level: level), try rows.maxPosition())
+            } counts: {
+                $0.0
             }
+            lastPosition = position
             publish { (undoCount, redoCount, total) = (counts.undo, counts.redo, counts.total) }
         } catch {
             limit = previous
@@ -223,33 +255,51 @@ public final class KeepsakeHistory<Value: Versionable & Codable>: Observable {
 
     // MARK: - Plumbing
 
-    /// Runs `body` in one write transaction that first claims the history's revision. In-memory
+    /// Runs `body` in one write transaction, which ends by claiming the history's revision and
+    /// storing the stack sizes `counts` derives from the result. (`BEGIN IMMEDIATE` holds the
+    /// write lock throughout, so claiming last detects another writer just as well.) In-memory
     /// state is changed by the caller only after this returns.
     @discardableResult
-    func transact<T>(_ body: (HistoryRows) throws -> T) throws(KeepsakeError) -> T {
+    func transact<T>(_ body: (HistoryRows) throws -> T, counts: (T) -> Counts) throws(KeepsakeError) -> T {
         let (id, name, revision) = (self.id, self.name, self.revision)
         let result = try store.write { connection, blobs in
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            try rows.claim(revision: revision, name: name)
-            return try body(rows)
+            let result: T
+            do {
+                result = try body(rows)
+            } catch let error as SQLiteError where error.code == .constraint {
+                // Another writer's versions are in the way: say so, rather than name the row.
+                let stored = try connection.scalarInt(
+                    "SELECT revision FROM history WHERE id = ?", [.integer(id)])
+                if stored != revision { throw KeepsakeError.historyConflict(history: name) }
+                throw error
+            }
+            let sizes = counts(result)
+            try rows.claim(
+                revision: revision, name: name, undo: sizes.undo, redo: sizes.redo, total: sizes.total)
+            return result
         }
         self.revision += 1
         return result
     }
 
+    /// The stack sizes as they are.
+    var counts: Counts { Counts(undo: undoCount, redo: redoCount, total: total) }
+
     /// Publishes new state to observers.
     func publish(_ change: () -> Void) {
-        registrar.willSet(self, keyPath: \.value)
-        registrar.willSet(self, keyPath: \.hasUndo)
-        registrar.willSet(self, keyPath: \.hasRedo)
-        registrar.willSet(self, keyPath: \.scopeLevel)
-        registrar.willSet(self, keyPath: \.versionCount)
+        let paths = observed
+        registrar.willSet(self, keyPath: paths.value)
+        registrar.willSet(self, keyPath: paths.hasUndo)
+        registrar.willSet(self, keyPath: paths.hasRedo)
+        registrar.willSet(self, keyPath: paths.scopeLevel)
+        registrar.willSet(self, keyPath: paths.versionCount)
         change()
-        registrar.didSet(self, keyPath: \.versionCount)
-        registrar.didSet(self, keyPath: \.scopeLevel)
-        registrar.didSet(self, keyPath: \.hasRedo)
-        registrar.didSet(self, keyPath: \.hasUndo)
-        registrar.didSet(self, keyPath: \.value)
+        registrar.didSet(self, keyPath: paths.versionCount)
+        registrar.didSet(self, keyPath: paths.scopeLevel)
+        registrar.didSet(self, keyPath: paths.hasRedo)
+        registrar.didSet(self, keyPath: paths.hasUndo)
+        registrar.didSet(self, keyPath: paths.value)
         if storedError != nil { registrar.withMutation(of: self, keyPath: \.error) { storedError = nil } }
     }
 }

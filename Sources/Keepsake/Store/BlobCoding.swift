@@ -11,6 +11,9 @@ final class BlobCoding: @unchecked Sendable {
     static let threshold = 1024
 
     private let connection: SQLiteConnection
+    /// Bytes of `Data` this coder has put in blobs (new or already stored): the real size of
+    /// what it encoded, beyond the JSON text.
+    private(set) var blobBytesEncoded = 0
 
     init(_ connection: SQLiteConnection) {
         self.connection = connection
@@ -28,6 +31,7 @@ final class BlobCoding: @unchecked Sendable {
         let encoder = ChangeRecord.makeEncoder()
         encoder.dataEncodingStrategy = .custom { [self] data, encoder in
             if data.count >= Self.threshold {
+                blobBytesEncoded += data.count
                 var container = encoder.container(keyedBy: BlobKey.self)
                 try container.encode(try store(data), forKey: BlobKey())
             } else {

@@ -241,6 +241,15 @@ extension KeepsakeStore {
                     "history %@: an applied version comes after an undone one in the same scope"
                 ),
                 (
+                    "SELECT h.name FROM history h WHERE h.version_count != "
+                        + "(SELECT count(*) FROM version WHERE history_id = h.id) "
+                        + "OR h.undo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
+                        + "AND v.is_undone = 0 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id)) "
+                        + "OR h.redo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
+                        + "AND v.is_undone = 1 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id))",
+                    "history %@: its stored stack sizes do not match its versions"
+                ),
+                (
                     "SELECT h.name FROM history h WHERE NOT EXISTS "
                         + "(SELECT 1 FROM checkpoint WHERE history_id = h.id AND version_id IS NULL)",
                     "history %@: it has no base value"

@@ -25,6 +25,13 @@ extension Array: VersionableCollection where Element: Versionable {
     public static func versionedDifference(from old: [Element], to new: [Element]) -> (
         structure: ArrayPatch<Element>?, elements: [(key: ElementKey, old: Element, new: Element)]
     ) {
+        // Copies that still share storage are equal: O(1), the common case for untouched arrays.
+        if old.count == new.count,
+            old.withUnsafeBufferPointer({ o in new.withUnsafeBufferPointer { o.baseAddress == $0.baseAddress }
+            })
+        {
+            return (nil, [])
+        }
         if let identifiable = Element.self as? any Identifiable.Type {
             return identifiedDifference(identifiable, old: old, new: new)
         }
@@ -56,12 +63,23 @@ extension Array: VersionableCollection where Element: Versionable {
         let oldElements = unsafeBitCast(old, to: [E].self)
         let newElements = unsafeBitCast(new, to: [E].self)
         let equal = DynamicConformance.equality(of: Element.self)
+        if old.count == new.count {
+            // One pass: when every position keeps its id, only the changed elements are listed.
+            var changed: [(key: ElementKey, old: Element, new: Element)] = []
+            var sameIDs = true
+            for index in old.indices {
+                guard oldElements[index].id == newElements[index].id else {
+                    sameIDs = false
+                    break
+                }
+                if equal?(old[index], new[index]) != true {
+                    changed.append((.id(AnyHashable(newElements[index].id)), old[index], new[index]))
+                }
+            }
+            if sameIDs { return (nil, changed) }
+        }
         let oldIDs = oldElements.map(\.id)
         let newIDs = newElements.map(\.id)
-        if oldIDs == newIDs {
-            let changed = old.indices.lazy.filter { equal?(old[$0], new[$0]) != true }
-            return (nil, changed.map { (.id(AnyHashable(newIDs[$0])), old[$0], new[$0]) })
-        }
         let difference = newIDs.difference(from: oldIDs)
         var removals: [ArrayPatch<Element>.Entry] = []
         var insertions: [ArrayPatch<Element>.Entry] = []

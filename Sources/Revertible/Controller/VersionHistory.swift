@@ -19,8 +19,9 @@ public struct VersionHistory<Value: Versionable> {
         /// The tag of the scope's first version (the value when the scope was pushed).
         public var baseTag: AnyHashable?
         /// The value when the scope was pushed, which ``VersionHistory/undoAndPopScope()``
-        /// returns to and ``VersionHistory/popScope()`` squashes against.
-        public var start: Value
+        /// returns to and ``VersionHistory/popScope()`` squashes against; `nil` for the root
+        /// scope, which is never popped (so the first value is not kept alive by it).
+        public var start: Value?
         /// Versions after the first, oldest first; the last is the current version.
         public var undo: [Step]
         /// Undone versions, the next to redo last.
@@ -45,7 +46,7 @@ public struct VersionHistory<Value: Versionable> {
     public init(_ value: Value, maximumVersions: Int? = nil) {
         precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
         current = value
-        scopes = [Scope(baseTag: nil, start: value, undo: [], redo: [])]
+        scopes = [Scope(baseTag: nil, start: nil, undo: [], redo: [])]
         self.maximumVersions = maximumVersions
     }
 
@@ -196,7 +197,7 @@ public struct VersionHistory<Value: Versionable> {
     public mutating func popScope() -> Reversion<Value>? {
         guard scopeLevel > 0 else { return nil }
         let scope = scopes.removeLast()
-        guard let reversion = current.reversion(to: scope.start) else { return nil }
+        guard let start = scope.start, let reversion = current.reversion(to: start) else { return nil }
         push(reversion, resulting: current, tag: scope.undo.last?.tag)
         return reversion
     }
@@ -206,8 +207,8 @@ public struct VersionHistory<Value: Versionable> {
     /// - Returns: `false` when the current scope is the root.
     @discardableResult
     public mutating func undoAndPopScope() -> Bool {
-        guard scopeLevel > 0 else { return false }
-        current = scopes.removeLast().start
+        guard scopeLevel > 0, let start = scopes.removeLast().start else { return false }
+        current = start
         return true
     }
 
@@ -244,7 +245,7 @@ public struct VersionHistory<Value: Versionable> {
             var forward = value
             for step in scope.redo.reversed() { try step.reversion.inverse.revert(&forward) }
             for step in scope.undo.reversed() { try step.reversion.revert(&value) }
-            if value.reversion(to: scope.start) != nil {
+            if let start = scope.start, value.reversion(to: start) != nil {
                 throw .wrongVersion(path: [], reason: "undoing a scope does not reach its start")
             }
         }

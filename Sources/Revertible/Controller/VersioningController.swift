@@ -39,6 +39,13 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     let registrar = ObservationRegistrar()
     var debouncer: (any PendingVersionHolder<Value>)?
     var storedError: ReversionError?
+    /// The key paths observers are told about, made once: a key path literal in a generic
+    /// class is instantiated anew on every use, which made notifying cost more than diffing.
+    private lazy var observed = (
+        history: \VersioningController.versionHistory, value: \VersioningController.value,
+        hasUndo: \VersioningController.hasUndo, hasRedo: \VersioningController.hasRedo,
+        scopeLevel: \VersioningController.scopeLevel
+    )
 
     init(
         value: Value, keyPath: WritableKeyPath<Root, Value>, object: AnyObject?,
@@ -183,19 +190,20 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     func mutate<T, E: Error>(_ change: (inout VersionHistory<Value>) throws(E) -> T) throws(E) -> T {
         var copy = history
         let result = try change(&copy)
-        let valueChanged = copy.current.reversion(to: history.current) != nil
-        registrar.willSet(self, keyPath: \.versionHistory)
-        registrar.willSet(self, keyPath: \.value)
-        registrar.willSet(self, keyPath: \.hasUndo)
-        registrar.willSet(self, keyPath: \.hasRedo)
-        registrar.willSet(self, keyPath: \.scopeLevel)
+        let paths = observed
+        registrar.willSet(self, keyPath: paths.history)
+        registrar.willSet(self, keyPath: paths.value)
+        registrar.willSet(self, keyPath: paths.hasUndo)
+        registrar.willSet(self, keyPath: paths.hasRedo)
+        registrar.willSet(self, keyPath: paths.scopeLevel)
         history = copy
-        registrar.didSet(self, keyPath: \.scopeLevel)
-        registrar.didSet(self, keyPath: \.hasRedo)
-        registrar.didSet(self, keyPath: \.hasUndo)
-        registrar.didSet(self, keyPath: \.value)
-        registrar.didSet(self, keyPath: \.versionHistory)
-        if valueChanged { writeRoot() }
+        registrar.didSet(self, keyPath: paths.scopeLevel)
+        registrar.didSet(self, keyPath: paths.hasRedo)
+        registrar.didSet(self, keyPath: paths.hasUndo)
+        registrar.didSet(self, keyPath: paths.value)
+        registrar.didSet(self, keyPath: paths.history)
+        // Writing an unchanged value back is harmless; finding out would cost a second diff.
+        writeRoot()
         return result
     }
 

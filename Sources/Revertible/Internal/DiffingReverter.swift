@@ -23,10 +23,10 @@ struct DiffingReverter<Root>: Reverter {
     mutating func appendReversion<Value: Versionable>(
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {
+        // No whole-subtree comparison first: when something changed it would be paid twice.
+        // Leaves compare themselves, and collections skip equal elements and shared storage.
         let oldValue = old[keyPath: keyPath]
         let newValue = new[keyPath: keyPath]
-        // Skip equal subtrees after one comparison (O(1) for collections sharing storage).
-        if Equality.equal(oldValue, newValue) == true { return }
         let emit = self.emit
         var child = DiffingReverter<Value>(old: oldValue, new: newValue, path: childPath(component)) {
             path, node in
@@ -65,7 +65,6 @@ struct DiffingReverter<Root>: Reverter {
         // Element changes come first: they address elements by key, which exist in both
         // versions, and reverting applies changes in order, before the structure is undone.
         for element in elements {
-            if Equality.equal(element.old, element.new) == true { continue }
             let key = element.key
             var child = DiffingReverter<Value.VersionedElement>(
                 old: element.old, new: element.new, path: base + [Value.pathComponent(for: key)]

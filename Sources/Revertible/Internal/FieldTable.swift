@@ -47,6 +47,14 @@ struct FieldTable<Root>: @unchecked Sendable {
     ) -> (any FieldRegistration<Root>)? {
         let valueType = type(of: keyPath).valueType
         if valueType is any VersionableIgnoredMarker.Type { return nil }
+        // Leaves and collections are registered directly, so that diffing a field costs no
+        // child reverter; diffing and resolving use the same registrations, so paths agree.
+        if let leaf = valueType as? any VersionableLeaf.Type {
+            return leafRegistration(leaf, name: name, keyPath: keyPath)
+        }
+        if let collection = valueType as? any VersionableCollection.Type {
+            return collectionRegistration(collection, name: name, keyPath: keyPath)
+        }
         if let versionable = valueType as? any Versionable.Type {
             return versionableRegistration(versionable, name: name, keyPath: keyPath)
         }
@@ -68,6 +76,20 @@ struct FieldTable<Root>: @unchecked Sendable {
         // `let` properties come back as read-only key paths: they cannot change, so skip them.
         guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
         return VersionableField(keyPath: keyPath, component: .property(name))
+    }
+
+    private static func leafRegistration<Value: VersionableLeaf>(
+        _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
+    ) -> (any FieldRegistration<Root>)? {
+        guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
+        return LeafField(keyPath: keyPath, component: .property(name))
+    }
+
+    private static func collectionRegistration<Value: VersionableCollection>(
+        _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
+    ) -> (any FieldRegistration<Root>)? {
+        guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
+        return CollectionField(keyPath: keyPath, component: .property(name))
     }
 
     private static func overwriteRegistration<Value: Equatable>(
@@ -108,6 +130,22 @@ private struct VersionableField<Root, Value: Versionable>: FieldRegistration {
     let component: PathComponent
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendReversion(at: keyPath, component: component)
+    }
+}
+
+private struct LeafField<Root, Value: VersionableLeaf>: FieldRegistration {
+    let keyPath: WritableKeyPath<Root, Value>
+    let component: PathComponent
+    func register<R: Reverter<Root>>(into reverter: inout R) {
+        reverter.appendLeafReversion(at: keyPath, component: component)
+    }
+}
+
+private struct CollectionField<Root, Value: VersionableCollection>: FieldRegistration {
+    let keyPath: WritableKeyPath<Root, Value>
+    let component: PathComponent
+    func register<R: Reverter<Root>>(into reverter: inout R) {
+        reverter.appendElementReversions(at: keyPath, component: component)
     }
 }
 

@@ -1,0 +1,59 @@
+import CBenchSupport
+import Foundation
+
+/// Timing and memory measurement. Times are medians of repeated runs; every figure that
+/// matters is quoted as a ratio against a baseline measured in the same run.
+enum Measure {
+    /// The median duration of `runs` runs of `body`, each preceded by `setup` (not timed).
+    static func median<State>(
+        runs: Int, setup: () throws -> State, measure body: (inout State) throws -> Void
+    ) rethrows -> Duration {
+        var samples: [Duration] = []
+        for _ in 0..<runs {
+            var state = try setup()
+            let clock = ContinuousClock()
+            let start = clock.now
+            try body(&state)
+            samples.append(clock.now - start)
+        }
+        return samples.sorted()[samples.count / 2]
+    }
+
+    /// The median of `runs` runs of `body`.
+    static func median(runs: Int, _ body: () throws -> Void) rethrows -> Duration {
+        try median(runs: runs, setup: {}, measure: { _ in try body() })
+    }
+
+    /// Bytes allocated and not freed, from the C library's allocator (Linux); `nil` elsewhere.
+    static func heapInUse() -> Int? {
+        let bytes = keepsake_heap_in_use()
+        return bytes < 0 ? nil : Int(bytes)
+    }
+
+    /// Resident memory of this process in bytes (Linux); `nil` elsewhere.
+    static func residentBytes() -> Int? {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+            let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        [path, path + "-wal"].reduce(0) { total, file in
+            total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
+    var text: String {
+        let s = seconds
+        if s < 1e-3 { return String(format: "%.1f µs", s * 1e6) }
+        if s < 1 { return String(format: "%.2f ms", s * 1e3) }
+        return String(format: "%.2f s", s)
+    }
+}
