@@ -34,9 +34,14 @@ let package = Package(
             swiftSettings: strictSettings),
         // The allocator's byte count (glibc's mallinfo2), which Swift's Glibc module does not expose.
         .target(name: "CBenchSupport"),
-        .testTarget(name: "RevertibleTests", dependencies: ["Revertible"], swiftSettings: strictSettings),
+        // What the test targets share: a seeded generator, a manual clock, a full-copy history model.
+        .target(name: "TestSupport", path: "Tests/Support", swiftSettings: strictSettings),
         .testTarget(
-            name: "KeepsakeTests", dependencies: ["Keepsake", "Revertible"], swiftSettings: strictSettings),
+            name: "RevertibleTests", dependencies: ["Revertible", "TestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "KeepsakeTests", dependencies: ["Keepsake", "Revertible", "TestSupport"],
+            swiftSettings: strictSettings),
         // Runs the built `keepsake` executable as a subprocess; the dependency makes sure it is built.
         .testTarget(
             name: "CommandLineTests", dependencies: ["keepsake", "Keepsake"], swiftSettings: strictSettings),

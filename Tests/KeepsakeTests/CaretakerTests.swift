@@ -125,6 +125,33 @@ import Testing
         #expect(try store.database.read { try $0.scalarInt("SELECT count(*) FROM blob") } == 0)
     }
 
+    @Test func aLargeUnchangedPropertyOfAnyTypeIsStoredOnce() throws {
+        struct Catalog: Codable, Equatable {
+            var title: String
+            var entries: [String]
+        }
+        let store = try KeepsakeStore(path: path)
+        let caretaker = Caretaker(store: store)
+        var catalog = Catalog(title: "v1", entries: (0..<500).map { "entry number \($0)" })
+        try caretaker.save(catalog, as: "one")
+        let stored = {
+            try store.database.read { try $0.scalarInt("SELECT coalesce(sum(size), 0) FROM blob") }
+        }
+        let once = try stored()
+        catalog.title = "v2"
+        try caretaker.save(catalog, as: "two")
+        #expect(try stored() == once)
+        #expect(try caretaker.restore("two", as: Catalog.self) == catalog)
+        #expect(
+            try caretaker.value(at: "entries", in: "one", of: Catalog.self, as: [String].self)?.count == 500)
+        try caretaker.delete("one", of: Catalog.self)
+        try store.compact()
+        #expect(try stored() == once)  // still used by "two"
+        try caretaker.delete("two", of: Catalog.self)
+        try store.compact()
+        #expect(try stored() == 0)
+    }
+
     @Test func aHistoryIsSavedAsASnapshotAndASnapshotRestoresAsOneUndoableVersion() throws {
         let store = try KeepsakeStore(path: path)
         let caretaker = Caretaker(store: store)

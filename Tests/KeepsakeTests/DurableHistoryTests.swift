@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Keepsake
@@ -173,53 +174,5 @@ import Testing
             try history.undo()
                 == Doc(title: "before", status: .draft, items: [], blob: Data(), scores: [:], note: nil))
         try history.checkInvariants()
-    }
-}
-
-/// A clock only tests move.
-final class ManualClock: Clock, @unchecked Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
-    }
-
-    private let lock = NSLock()
-    private var current = Instant(offset: .zero)
-    private var sleepers:
-        [(id: UUID, deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = []
-
-    var now: Instant { lock.withLock { current } }
-    var minimumResolution: Duration { .zero }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = UUID()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let due = lock.withLock {
-                    if deadline <= current { return true }
-                    sleepers.append((id, deadline, continuation))
-                    return false
-                }
-                if due { continuation.resume() }
-            }
-        } onCancel: {
-            let sleeper = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
-                guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return sleepers.remove(at: index).continuation
-            }
-            sleeper?.resume(throwing: CancellationError())
-        }
-    }
-
-    func advance(by duration: Duration) {
-        let due = lock.withLock {
-            current = current.advanced(by: duration)
-            let due = sleepers.filter { $0.deadline <= current }
-            sleepers.removeAll { $0.deadline <= current }
-            return due
-        }
-        for sleeper in due { sleeper.continuation.resume() }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import TestSupport
 
 /// A document with every kind of tracked value.
 struct Doc: Versionable, Equatable, Codable {
@@ -26,19 +27,6 @@ struct Doc: Versionable, Equatable, Codable {
             title: "Big", status: .draft,
             items: (0..<10_000).map { Item(id: $0, title: "Item \($0)", done: false) },
             blob: Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }), scores: [:], note: nil)
-    }
-}
-
-/// A deterministic generator (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    private(set) var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

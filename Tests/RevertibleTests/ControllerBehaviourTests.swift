@@ -1,5 +1,6 @@
 import Foundation
 import Revertible
+import TestSupport
 import Testing
 
 /// The seed library's defects, each a test that fails on its behaviour, plus error modes,
@@ -9,7 +10,7 @@ import Testing
 
     @Test func undoDuringTheDebounceWindowUndoesThePendingChange() {
         // Seed defect: undo() did nothing, hasUndo stayed false, and the change came back later.
-        let clock = TestClock()
+        let clock = ManualClock()
         let controller = VersioningController(Activity.mock(0)).withDebouncing(
             clock: clock, interval: .seconds(1))
         var activity = controller.value
@@ -26,7 +27,7 @@ import Testing
     }
 
     @Test func aLongBurstLandsAfterTheMaximumWait() async {
-        let clock = TestClock()
+        let clock = ManualClock()
         let controller = VersioningController(Activity.mock(0))
             .withDebouncing(clock: clock, interval: .milliseconds(500), maximumWait: .seconds(2))
         var activity = controller.value

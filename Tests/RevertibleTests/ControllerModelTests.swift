@@ -1,73 +1,7 @@
 import Foundation
 import Revertible
+import TestSupport
 import Testing
-
-/// The simplest possible history: every version kept whole. The controller must agree with it
-/// after every operation.
-struct FullCopyHistory {
-    struct Scope {
-        var versions: [(value: Document, tag: String?)]
-        var position: Int
-    }
-
-    var scopes: [Scope]
-
-    init(_ value: Document) { scopes = [Scope(versions: [(value, nil)], position: 0)] }
-
-    var level: Int { scopes.count - 1 }
-    var current: Document { scopes[level].versions[scopes[level].position].value }
-    var hasUndo: Bool { scopes[level].position > 0 }
-    var hasRedo: Bool { scopes[level].position < scopes[level].versions.count - 1 }
-    var tags: (undo: [String?], redo: [String?]) {
-        let scope = scopes[level]
-        return (
-            scope.versions[...scope.position].map(\.tag), scope.versions[(scope.position + 1)...].map(\.tag)
-        )
-    }
-
-    mutating func append(_ value: Document, tag: String?) {
-        if RandomEdits.same(value, current) {
-            if let tag { self.tag(tag) }
-            return
-        }
-        scopes[level].versions.removeSubrange((scopes[level].position + 1)...)
-        scopes[level].versions.append((value, tag))
-        scopes[level].position += 1
-    }
-
-    mutating func tag(_ tag: String) { scopes[level].versions[scopes[level].position].tag = tag }
-    mutating func undo() { if hasUndo { scopes[level].position -= 1 } }
-    mutating func redo() { if hasRedo { scopes[level].position += 1 } }
-
-    mutating func undo(to tag: String) {
-        if let index = scopes[level].versions[...scopes[level].position].lastIndex(where: { $0.tag == tag }) {
-            scopes[level].position = index
-        }
-    }
-
-    mutating func redo(to tag: String) {
-        let scope = scopes[level]
-        if let index = scope.versions[(scope.position + 1)...].firstIndex(where: { $0.tag == tag }) {
-            scopes[level].position = index
-        }
-    }
-
-    mutating func push() { scopes.append(Scope(versions: [(current, nil)], position: 0)) }
-
-    mutating func pop() {
-        guard level > 0 else { return }
-        let scope = scopes.removeLast()
-        let value = scope.versions[scope.position].value
-        if !RandomEdits.same(value, current) {
-            append(value, tag: scope.position > 0 ? scope.versions[scope.position].tag : nil)
-        }
-    }
-
-    mutating func undoAndPop() {
-        guard level > 0 else { return }
-        scopes.removeLast()
-    }
-}
 
 @MainActor @Suite struct ControllerModelTests {
     @Test(arguments: 0..<4)
@@ -75,7 +9,7 @@ struct FullCopyHistory {
         let seed = 0xC0DE_0000 + batch
         var generator = SeededGenerator(seed: seed)
         let controller = VersioningController(Document.empty, maximumVersions: nil)
-        var model = FullCopyHistory(.empty)
+        var model = FullCopyHistory(Document.empty, same: RandomEdits.same)
         var working = Document.empty
         let tagNames = ["a", "b", "c"]
         for step in 0..<2_000 {

@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import Revertible
+import TestSupport
 import Testing
 
 /// The VersioningController examples of the seed README, with exact values.
@@ -135,7 +136,7 @@ import Testing
     }
 
     @Test func debouncedTypingIsUndoneInOneStep() async {
-        let clock = TestClock()
+        let clock = ManualClock()
         let model = Model()
         model.$activity.withDebouncing(clock: clock, interval: .milliseconds(500))
         model.activity.title = ""

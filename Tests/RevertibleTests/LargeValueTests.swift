@@ -1,5 +1,6 @@
 import Foundation
 import Revertible
+import TestSupport
 import Testing
 
 /// `String` and `Data` keep only the changed range, yet refuse any other version.

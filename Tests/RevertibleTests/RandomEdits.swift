@@ -1,5 +1,6 @@
 import Foundation
 import Revertible
+import TestSupport
 
 /// Random edits to a ``Document``, shared by the randomized tests.
 enum RandomEdits {

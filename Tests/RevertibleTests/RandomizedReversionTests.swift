@@ -1,5 +1,6 @@
 import Foundation
 import Revertible
+import TestSupport
 import Testing
 
 /// Thousands of random edits: every reversion reverts to exactly the original, its inverse

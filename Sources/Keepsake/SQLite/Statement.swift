@@ -18,9 +18,13 @@ public enum SQLiteValue: Hashable, Sendable {
 extension SQLiteValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByNilLiteral,
     ExpressibleByFloatLiteral
 {
+    /// An `INTEGER` from a literal: `[1, "a", nil]` binds three values.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A `TEXT` from a literal.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// `NULL` from `nil`.
     public init(nilLiteral: ()) { self = .null }
+    /// A `REAL` from a literal.
     public init(floatLiteral value: Double) { self = .real(value) }
 }
 

@@ -15,8 +15,9 @@ public import Foundation
 ///
 /// Each top-level property is stored as its own row (`snapshot_property`: path, JSON value), so
 /// one property can be read without decoding the rest, and the `sqlite3` shell shows one row
-/// per property. `Data` of 1 KiB or more is stored once by content: a large property unchanged
-/// between snapshots takes no space the second time.
+/// per property. A property whose JSON is 1 KiB or more, and `Data` of 1 KiB or more, is
+/// stored once by content in the `blob` table (the row then holds `{"$json": id}`): a large
+/// property unchanged between snapshots takes no space the second time.
 @dynamicMemberLookup
 public struct Caretaker: Sendable {
     /// The store holding the snapshots.
@@ -51,27 +52,8 @@ public struct Caretaker: Sendable {
     public func save<Value: Encodable>(_ value: Value, as name: String, replacingExisting: Bool = false)
         throws(KeepsakeError)
     {
-        let namespace = self.namespace(for: Value.self)
-        try store.write { connection, blobs in
-            let properties = try SnapshotCoding.properties(of: value, name: name, encoder: blobs.encoder)
-            if let existing = try Self.id(connection, namespace, name) {
-                guard replacingExisting else {
-                    throw KeepsakeError.snapshotExists(namespace: namespace, name: name)
-                }
-                try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(existing)])
-            }
-            try connection.execute(
-                "INSERT INTO snapshot (namespace, name, value_type, created_at) VALUES (?, ?, ?, ?)",
-                [
-                    .text(namespace), .text(name), .text(String(reflecting: Value.self)),
-                    .real(Date().timeIntervalSince1970),
-                ])
-            let id = connection.lastInsertRowID
-            for (path, json) in properties {
-                try connection.execute(
-                    "INSERT INTO snapshot_property (snapshot_id, path, value) VALUES (?, ?, ?)",
-                    [.integer(id), .text(path.description), .text(json)])
-            }
+        try saveProperties(of: Value.self, as: name, replacingExisting: replacingExisting) { encoder in
+            try SnapshotCoding.properties(of: value, name: name, encoder: encoder)
         }
     }
 
@@ -91,7 +73,7 @@ public struct Caretaker: Sendable {
             let rows = try connection.query(
                 "SELECT path, value FROM snapshot_property WHERE snapshot_id = ? ORDER BY path",
                 [.integer(id)]
-            ) { (path: $0.text(0) ?? "", json: $0.text(1) ?? "null") }
+            ) { (path: $0.text(0) ?? "", json: try blobs.resolvedText($0.text(1) ?? "null")) }
             return try SnapshotCoding.value(Value.self, from: rows, name: name, decoder: blobs.decoder)
         }
     }
@@ -136,10 +118,11 @@ public struct Caretaker: Sendable {
         let namespace = self.namespace(for: Value.self)
         return try store.read { connection, blobs in
             guard let id = try Self.id(connection, namespace, name),
-                let json = try connection.scalarText(
+                let stored = try connection.scalarText(
                     "SELECT value FROM snapshot_property WHERE snapshot_id = ? AND path = ?",
                     [.integer(id), .text(path.description)])
             else { return nil }
+            let json = try blobs.resolvedText(stored)
             do {
                 return try blobs.decoder.decode(Property.self, from: Data(json.utf8))
             } catch {

@@ -33,10 +33,14 @@ extension RestorableObject {
     public func takeSnapshot(withKey key: String, in caretaker: Caretaker) throws(KeepsakeError) {
         let properties = restorableProperties
         let references = self.references
-        try caretaker.saveProperties(of: Self.self, as: key) { encoder in
-            var rows: [(String, String)] = []
-            for (name, property) in properties { rows.append((name, try property.json(encoder))) }
-            for reference in references { rows.append((reference.name, try reference.json(self, encoder))) }
+        try caretaker.saveProperties(of: Self.self, as: key, replacingExisting: true) { encoder in
+            var rows: [(PathDescriptor, String)] = []
+            for (name, property) in properties {
+                rows.append(([.property(name)], try property.json(encoder)))
+            }
+            for reference in references {
+                rows.append(([.property(reference.name)], try reference.json(self, encoder)))
+            }
             return rows
         }
     }
@@ -226,15 +230,21 @@ public struct SnapshotProperties {
 }
 
 extension Caretaker {
-    /// Saves rows made by `properties`, replacing a snapshot of the same name.
+    /// Saves the rows `properties` makes (path, JSON) as snapshot `name` of `Value`, in one
+    /// transaction; large values go to the blob table once by content.
     func saveProperties<Value>(
-        of _: Value.Type, as name: String, _ properties: @escaping (JSONEncoder) throws -> [(String, String)]
+        of _: Value.Type, as name: String, replacingExisting: Bool,
+        _ properties: (JSONEncoder) throws -> [(PathDescriptor, String)]
     ) throws(KeepsakeError) {
         let namespace = self.namespace(for: Value.self)
         try store.write { connection, blobs in
             let rows = try properties(blobs.encoder)
-            try connection.execute(
-                "DELETE FROM snapshot WHERE namespace = ? AND name = ?", [.text(namespace), .text(name)])
+            if let existing = try Self.id(connection, namespace, name) {
+                guard replacingExisting else {
+                    throw KeepsakeError.snapshotExists(namespace: namespace, name: name)
+                }
+                try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(existing)])
+            }
             try connection.execute(
                 "INSERT INTO snapshot (namespace, name, value_type, created_at) VALUES (?, ?, ?, ?)",
                 [
@@ -245,7 +255,7 @@ extension Caretaker {
             for (path, json) in rows {
                 try connection.execute(
                     "INSERT INTO snapshot_property (snapshot_id, path, value) VALUES (?, ?, ?)",
-                    [.integer(id), .text(PathDescriptor([.property(path)]).description), .text(json)])
+                    [.integer(id), .text(path.description), .text(try blobs.storedText(json))])
             }
         }
     }
@@ -260,7 +270,7 @@ extension Caretaker {
                 "SELECT path, value FROM snapshot_property WHERE snapshot_id = ?", [.integer(id)]
             ) { row -> (String, String) in
                 let path = try PathDescriptor(parsing: row.text(0) ?? "")
-                let json = try blobs.inliningBlobs(in: row.text(1) ?? "null")
+                let json = try blobs.inliningBlobs(in: try blobs.resolvedText(row.text(1) ?? "null"))
                 guard case .property(let property)? = path.components.first else {
                     return (row.text(0) ?? "", json)
                 }

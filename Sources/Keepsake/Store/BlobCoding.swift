@@ -84,6 +84,22 @@ final class BlobCoding: @unchecked Sendable {
         }
     }
 
+    /// A snapshot property's JSON as stored: itself when short, else `{"$json": id}` pointing
+    /// at the text stored once by content in the blob table, so that a large property that did
+    /// not change between snapshots is not stored again.
+    func storedText(_ json: String) throws -> String {
+        guard json.utf8.count >= Self.threshold else { return json }
+        return "{\"$json\":\(try store(Data(json.utf8)))}"
+    }
+
+    /// The JSON a stored snapshot property stands for (see ``storedText(_:)``).
+    func resolvedText(_ stored: String) throws -> String {
+        guard stored.hasPrefix("{\"$json\":"), stored.hasSuffix("}"),
+            let id = Int64(stored.dropFirst("{\"$json\":".count).dropLast())
+        else { return stored }
+        return String(decoding: try load(id, codingPath: []), as: UTF8.self)
+    }
+
     /// The id of a blob holding `data`, inserted unless an identical one exists.
     func store(_ data: Data) throws -> Int64 {
         let digest = Self.digest(data)

@@ -126,7 +126,9 @@ public final class KeepsakeStore: Sendable {
                     SELECT j.value FROM change, json_tree(change.patch) AS j WHERE j.key = '$blob'
                     UNION SELECT j.value FROM checkpoint, json_tree(checkpoint.value) AS j WHERE j.key = '$blob'
                     UNION SELECT j.value FROM snapshot_property, json_tree(snapshot_property.value) AS j
-                        WHERE j.key = '$blob')
+                        WHERE j.key IN ('$blob', '$json')
+                    UNION SELECT j.value FROM snapshot_property, blob AS text, json_tree(CAST(text.bytes AS TEXT)) AS j
+                        WHERE snapshot_property.value = '{"$json":' || text.id || '}' AND j.key = '$blob')
                 """)
         }
         do {

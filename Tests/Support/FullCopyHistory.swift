@@ -1,0 +1,71 @@
+/// The simplest possible undo history: every version kept whole, with string tags. The
+/// randomized tests check the real histories against it after every operation.
+public struct FullCopyHistory<Value> {
+    struct Scope {
+        var versions: [(value: Value, tag: String?)]
+        var position: Int
+    }
+
+    private var scopes: [Scope]
+    private let same: (Value, Value) -> Bool
+
+    /// A history whose only version is `value`; `same` decides when two versions are equal.
+    public init(_ value: Value, same: @escaping (Value, Value) -> Bool) {
+        scopes = [Scope(versions: [(value, nil)], position: 0)]
+        self.same = same
+    }
+
+    public var level: Int { scopes.count - 1 }
+    public var current: Value { scopes[level].versions[scopes[level].position].value }
+    public var hasUndo: Bool { scopes[level].position > 0 }
+    public var hasRedo: Bool { scopes[level].position < scopes[level].versions.count - 1 }
+    public var tags: (undo: [String?], redo: [String?]) {
+        let scope = scopes[level]
+        return (
+            scope.versions[...scope.position].map(\.tag), scope.versions[(scope.position + 1)...].map(\.tag)
+        )
+    }
+
+    public mutating func append(_ value: Value, tag: String?) {
+        if same(value, current) {
+            if let tag { self.tag(tag) }
+            return
+        }
+        scopes[level].versions.removeSubrange((scopes[level].position + 1)...)
+        scopes[level].versions.append((value, tag))
+        scopes[level].position += 1
+    }
+
+    public mutating func tag(_ tag: String) { scopes[level].versions[scopes[level].position].tag = tag }
+    public mutating func undo() { if hasUndo { scopes[level].position -= 1 } }
+    public mutating func redo() { if hasRedo { scopes[level].position += 1 } }
+
+    public mutating func undo(to tag: String) {
+        if let index = scopes[level].versions[...scopes[level].position].lastIndex(where: { $0.tag == tag }) {
+            scopes[level].position = index
+        }
+    }
+
+    public mutating func redo(to tag: String) {
+        let scope = scopes[level]
+        if let index = scope.versions[(scope.position + 1)...].firstIndex(where: { $0.tag == tag }) {
+            scopes[level].position = index
+        }
+    }
+
+    public mutating func push() { scopes.append(Scope(versions: [(current, nil)], position: 0)) }
+
+    public mutating func pop() {
+        guard level > 0 else { return }
+        let scope = scopes.removeLast()
+        let value = scope.versions[scope.position].value
+        if !same(value, current) {
+            append(value, tag: scope.position > 0 ? scope.versions[scope.position].tag : nil)
+        }
+    }
+
+    public mutating func undoAndPop() {
+        guard level > 0 else { return }
+        scopes.removeLast()
+    }
+}
