@@ -76,7 +76,11 @@ enum Demo {
         func step(_ label: String, tag: String? = nil, _ edit: (inout DemoNote) -> Void) throws {
             edit(&value)
             try note.append(value, tag: tag)
-            print("  \(label)\n      \(try bytes(of: try store.timeline(of: history)!.last!.version, store))")
+            guard let version = try store.timeline(of: history)?.last?.version else {
+                throw ToolFailure(
+                    message: "the demo history has no versions after an append", status: ExitStatus.failure)
+            }
+            print("  \(label)\n      \(try bytes(of: version, store))")
         }
         try note.tag("start")
         try step("title → \"Groceries for Sunday\"") { $0.title = "Groceries for Sunday" }

@@ -41,7 +41,11 @@ struct HistoryRows {
             SELECT id, position, tag FROM version
             WHERE history_id = ? AND scope_level = ? AND is_undone = ? ORDER BY position \(order)\(limitClause)
             """, [.integer(historyID), .integer(Int64(scope)), .integer(undone ? 1 : 0)]
-        ) { Version(id: $0.int64(0)!, position: Int($0.int64(1)!), tag: Self.decodeTag($0.text(2))) }
+        ) {
+            Version(
+                id: try $0.requiredInt64(0), position: Int(try $0.requiredInt64(1)),
+                tag: Self.decodeTag($0.text(2)))
+        }
     }
 
     func count(scope: Int, undone: Bool) throws -> Int {
@@ -177,7 +181,7 @@ struct HistoryRows {
             SELECT v.position, c.value FROM version v JOIN checkpoint c ON c.version_id = v.id
             WHERE v.history_id = ? AND v.is_undone = 0 ORDER BY v.position DESC LIMIT 1
             """, [.integer(historyID)]
-        ) { (position: Int($0.int64(0)!), json: $0.text(1) ?? "") }
+        ) { (position: Int(try $0.requiredInt64(0)), json: $0.text(1) ?? "") }
         if let applied = applied.first { return applied }
         return try baseCheckpoint().map { (0, $0) }
     }
@@ -192,7 +196,11 @@ struct HistoryRows {
         try connection.query(
             "SELECT id, position, tag FROM version WHERE history_id = ? AND is_undone = 0 AND position > ? ORDER BY position",
             [.integer(historyID), .integer(Int64(position))]
-        ) { Version(id: $0.int64(0)!, position: Int($0.int64(1)!), tag: Self.decodeTag($0.text(2))) }
+        ) {
+            Version(
+                id: try $0.requiredInt64(0), position: Int(try $0.requiredInt64(1)),
+                tag: Self.decodeTag($0.text(2)))
+        }
     }
 
     // MARK: History row

@@ -121,7 +121,8 @@ public final class KeepsakeHistory<Value: Versionable & Codable>: Observable {
                 """, [.text(name)]
             ) {
                 (
-                    id: $0.int64(0)!, revision: $0.int64(1)!, limit: $0.int64(2).map(Int.init),
+                    id: try $0.requiredInt64(0), revision: try $0.requiredInt64(1),
+                    limit: $0.int64(2).map(Int.init),
                     counts: Counts(
                         undo: Int($0.int64(3) ?? 0), redo: Int($0.int64(4) ?? 0), total: Int($0.int64(5) ?? 0)
                     )

@@ -81,7 +81,9 @@ public final class SQLiteStatement {
         case .integer(let integer): result = sqlite3_bind_int64(handle, index, integer)
         case .real(let real): result = sqlite3_bind_double(handle, index, real)
         case .text(let text):
-            result = sqlite3_bind_text(handle, index, text, -1, keepsake_sqlite_transient())
+            // With its byte length, so that text holding NUL characters is stored whole.
+            result = sqlite3_bind_text(
+                handle, index, text, Int32(text.utf8.count), keepsake_sqlite_transient())
         case .blob(let data):
             result = data.withUnsafeBytes { bytes in
                 // An empty blob still binds as a zero-length BLOB, never NULL.
@@ -125,6 +127,19 @@ public final class SQLiteStatement {
     /// Column `index` as an integer, or `nil` when `NULL`.
     public func int64(_ index: Int) -> Int64? {
         isNull(index) ? nil : sqlite3_column_int64(handle, Int32(index))
+    }
+
+    /// Column `index` as an integer, which the schema says cannot be `NULL`.
+    ///
+    /// - Throws: ``SQLiteError`` with code ``SQLiteError/Code/corrupt`` when it is `NULL` all
+    ///   the same (a damaged or hand-edited file), instead of trapping.
+    public func requiredInt64(_ index: Int) throws(SQLiteError) -> Int64 {
+        guard let value = int64(index) else {
+            throw SQLiteError(
+                code: .corrupt, message: "unexpected NULL in column \(columnName(index)) (\(index))", sql: sql
+            )
+        }
+        return value
     }
 
     /// Column `index` as a double, or `nil` when `NULL`.

@@ -95,7 +95,7 @@ extension KeepsakeStore {
                 """
             ) { row in
                 (
-                    id: row.int64(0)!,
+                    id: try row.requiredInt64(0),
                     summary: HistorySummary(
                         name: row.text(1) ?? "", valueType: row.text(2) ?? "",
                         versions: Int(row.int64(6) ?? 0), undoDepth: 0,

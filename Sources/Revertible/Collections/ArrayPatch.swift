@@ -43,6 +43,9 @@ public struct ArrayPatch<Element>: LeafPatch {
     public func mismatch(in value: [Element], expecting side: PatchSide) -> String? {
         let (count, entries) = side == .new ? (newCount, insertions) : (oldCount, removals)
         guard value.count == count else { return "expected \(count) elements, found \(value.count)" }
+        for entry in entries where !value.indices.contains(entry.offset) {
+            return "offset \(entry.offset) is outside the array"
+        }
         for entry in entries
         where DynamicConformance.sameIdentity(value[entry.offset], entry.element) == false {
             return "the element at \(entry.offset) differs"
@@ -59,5 +62,30 @@ public struct ArrayPatch<Element>: LeafPatch {
 
 extension ArrayPatch.Entry: Codable where Element: Codable {}
 extension ArrayPatch.Entry: Sendable where Element: Sendable {}
-extension ArrayPatch: Codable where Element: Codable {}
+
+extension ArrayPatch: Codable where Element: Codable {
+    private enum CodingKeys: String, CodingKey { case removals, insertions, oldCount, newCount }
+
+    /// Decodes a patch, refusing one whose offsets do not fit its counts (a damaged record),
+    /// which could not be applied without trapping.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        removals = try container.decode([Entry].self, forKey: .removals)
+        insertions = try container.decode([Entry].self, forKey: .insertions)
+        oldCount = try container.decode(Int.self, forKey: .oldCount)
+        newCount = try container.decode(Int.self, forKey: .newCount)
+        func fits(_ entries: [Entry], _ count: Int) -> Bool {
+            zip(entries, entries.dropFirst()).allSatisfy { $0.offset < $1.offset }
+                && entries.allSatisfy { $0.offset >= 0 && $0.offset < count }
+        }
+        guard oldCount >= 0, newCount >= 0, oldCount - removals.count + insertions.count == newCount,
+            fits(removals, oldCount), fits(insertions, newCount)
+        else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "The offsets do not fit the stored counts"))
+        }
+    }
+}
 extension ArrayPatch: Sendable where Element: Sendable {}

@@ -1,0 +1,110 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A writer killed with SIGKILL at a random moment loses nothing it reported as committed, and
+/// leaves no partial version. `Scripts/soak N` runs N trials instead of 50.
+@Suite struct CrashTests {
+    static let trials = Int(ProcessInfo.processInfo.environment["KEEPSAKE_SOAK_TRIALS"] ?? "") ?? 50
+
+    enum Operation: Equatable {
+        case edit(UInt64)
+        case undo
+        case redo
+        case tag(String)
+    }
+
+    /// The writer's deterministic script: operation `step` of run `seed`.
+    static func operation(_ step: Int, seed: UInt64) -> Operation {
+        var generator = SeededGenerator(seed: seed &* 31 &+ UInt64(step))
+        switch Int.random(in: 0..<20, using: &generator) {
+        case 0..<13: return .edit(generator.next())
+        case 13..<16: return .undo
+        case 16..<18: return .redo
+        default: return .tag(["a", "b", "c"].randomElement(using: &generator)!)
+        }
+    }
+
+    static func edited(_ doc: Doc, _ editSeed: UInt64) -> Doc {
+        var generator = SeededGenerator(seed: editSeed)
+        var doc = doc
+        DocEdits.edit(&doc, using: &generator)
+        return doc
+    }
+
+    /// The full-copy model after the first `count` operations.
+    static func model(after count: Int, seed: UInt64) -> FullCopyHistory<Doc> {
+        var model = FullCopyHistory(Doc.empty, same: ==)
+        for step in 0..<count {
+            switch operation(step, seed: seed) {
+            case .edit(let editSeed): model.append(edited(model.current, editSeed), tag: nil)
+            case .undo: model.undo()
+            case .redo: model.redo()
+            case .tag(let tag): model.tag(tag)
+            }
+        }
+        return model
+    }
+
+    @Test(arguments: 0..<trials)
+    func aKilledWriterLosesNothingItReported(trial: Int) async throws {
+        let directory = TemporaryDirectory()
+        let (path, log) = (directory.path("crash.keepsake"), directory.path("committed.log"))
+        let seed = UInt64(0xC4A5_0000 + trial)
+        await #expect(processExitsWith: .signal(SIGKILL)) {
+            [path = path as String, log = log as String, seed = seed as UInt64] in
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let output = FileHandle(forWritingAtPath: log)!
+            let history = try KeepsakeStore(path: path).history(
+                "crash", initialValue: Doc.empty, maximumVersions: nil)
+            // The kill comes at a random moment of the writing, not of the start-up.
+            var killer = SeededGenerator(seed: seed)
+            let delay = UInt32.random(in: 1_000..<40_000, using: &killer)
+            Thread.detachNewThread {
+                usleep(delay)
+                kill(getpid(), SIGKILL)
+            }
+            for step in 0... {
+                switch CrashTests.operation(step, seed: seed) {
+                case .edit(let editSeed): try history.append(CrashTests.edited(history.value, editSeed))
+                case .undo: try history.undo()
+                case .redo: try history.redo()
+                case .tag(let tag): try history.tag(tag)
+                }
+                output.write(Data("\(step)\n".utf8))  // after the commit returned
+            }
+        }
+        let reported = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
+        guard FileManager.default.fileExists(atPath: path) else {
+            #expect(reported == 0)
+            return
+        }
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.integrityCheck() == ["ok"])
+        #expect(try store.verify().problems == [])
+        let history = try store.history("crash", initialValue: Doc.empty, maximumVersions: nil)
+        try history.checkInvariants()
+        // The store holds every reported operation, and at most the one after it.
+        let candidates = [
+            Self.model(after: reported, seed: seed), Self.model(after: reported + 1, seed: seed),
+        ]
+        let tags = try history.tags()
+        let matching = candidates.first {
+            $0.current == history.value && $0.tags.undo == tags.undo && $0.tags.redo == tags.redo
+        }
+        var model = try #require(
+            matching, "trial \(trial): \(reported) operations reported; the store matches neither")
+        // Undoing all the way back reproduces every earlier value exactly.
+        while model.hasUndo {
+            model.undo()
+            #expect(try history.undo() == model.current, "trial \(trial)")
+        }
+        #expect(!history.hasUndo)
+    }
+}
