@@ -63,36 +63,54 @@ public final class KeepsakeHistory<Value: Versionable & Codable>: Observable {
         precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
         self.store = store
         self.name = name
-        if let state = try Self.load(name, from: store) {
-            (id, revision, limit, current, level) = (
-                state.id, state.revision, state.limit, state.value, state.level
-            )
-            (undoCount, redoCount, total) = (state.counts.undo, state.counts.redo, state.counts.total)
-            (stepsSinceCheckpoint, checkpointBytes, lastPosition) = (
-                state.replayed, state.checkpointBytes, state.lastPosition
-            )
-            if maximumVersions != limit { try setMaximumVersions(maximumVersions) }
-        } else {
-            let value = initialValue()
-            let typeName = String(reflecting: Value.self)
-            (id, checkpointBytes) = try store.write { connection, blobs in
-                try connection.execute(
-                    """
-                    INSERT INTO history (name, value_type, created_at, modified_at, maximum_versions)
-                    VALUES (?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(name), .text(typeName), .real(HistoryRows.now()), .real(HistoryRows.now()),
-                        maximumVersions.map { .integer(Int64($0)) } ?? .null,
-                    ])
-                let id = connection.lastInsertRowID
-                let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-                try rows.insertScope(level: 0)
-                return (id, try rows.writeCheckpoint(value, version: nil))
+        // Read first (no write lock); create under the write lock only if still missing, since
+        // another process may create the same history in between.
+        var state = try Self.load(name, from: store)
+        if state == nil,
+            let created = try Self.create(name, in: store, initialValue: initialValue, limit: maximumVersions)
+        {
+            (id, checkpointBytes, current) = created
+            (revision, level, undoCount, redoCount, total, limit) = (0, 0, 0, 0, 0, maximumVersions)
+            return
+        }
+        if state == nil { state = try Self.load(name, from: store) }
+        guard let state else {
+            throw .undecodableValue(history: name, reason: "the history vanished while it was being opened")
+        }
+        (id, revision, limit, current, level) = (
+            state.id, state.revision, state.limit, state.value, state.level
+        )
+        (undoCount, redoCount, total) = (state.counts.undo, state.counts.redo, state.counts.total)
+        (stepsSinceCheckpoint, checkpointBytes, lastPosition) = (
+            state.replayed, state.checkpointBytes, state.lastPosition
+        )
+        if maximumVersions != limit { try setMaximumVersions(maximumVersions) }
+    }
+
+    /// Creates history `name` in one write transaction, unless it exists by then (another
+    /// process created it first): then `nil`.
+    private static func create(
+        _ name: String, in store: KeepsakeStore, initialValue: () -> Value, limit: Int?
+    ) throws(KeepsakeError) -> (id: Int64, checkpointBytes: Int, value: Value)? {
+        try store.write { connection, blobs in
+            guard try connection.scalarInt("SELECT id FROM history WHERE name = ?", [.text(name)]) == nil
+            else {
+                return nil
             }
-            (revision, current, level, undoCount, redoCount, total, limit) = (
-                0, value, 0, 0, 0, 0, maximumVersions
-            )
+            let value = initialValue()
+            try connection.execute(
+                """
+                INSERT INTO history (name, value_type, created_at, modified_at, maximum_versions)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(name), .text(String(reflecting: Value.self)), .real(HistoryRows.now()),
+                    .real(HistoryRows.now()), limit.map { .integer(Int64($0)) } ?? .null,
+                ])
+            let id = connection.lastInsertRowID
+            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
+            try rows.insertScope(level: 0)
+            return (id, try rows.writeCheckpoint(value, version: nil), value)
         }
     }
 
