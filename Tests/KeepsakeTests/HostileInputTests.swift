@@ -84,6 +84,31 @@ import Testing
         }
     }
 
+    @Test func aReadOnlyStoreReadsAndRefusesWritesWithATypedError() throws {
+        let path = directory.path("readonly.keepsake")
+        do {
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+            var doc = history.value
+            doc.title = "written"
+            try history.append(doc)
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        let history = try store.history("doc", initialValue: Doc.empty)
+        #expect(history.value.title == "written")
+        var doc = history.value
+        doc.title = "refused"
+        #expect {
+            try history.append(doc)
+        } throws: { error in
+            guard case .sqlite(let sqlite) = error as? KeepsakeError else { return false }
+            return sqlite.code == .readOnly
+        }
+        #expect(history.value.title == "written" && history.versionCount == 1)
+        #expect(throws: KeepsakeError.self) { try store.history("new", initialValue: Doc.empty) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
     static let hostileNames = [
         "", "'; DROP TABLE history; --", "quote \" and ' both", "日本語 🎉 Ünïcödé",
         String(repeating: "long", count: 5_000),
