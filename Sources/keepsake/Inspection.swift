@@ -127,7 +127,7 @@ enum Inspection {
         flags: ["--json"]
     ) { arguments in
         let path = try arguments.expect(1, "PATH")[0]
-        let snapshots = try open(path).summary().snapshots
+        let snapshots = try Caretaker(store: open(path)).snapshots()
         if arguments.flags.contains("--json") {
             try printJSON(snapshots)
             return ExitStatus.success

@@ -12,6 +12,13 @@ struct HistoryRows {
         let id: Int64
         let position: Int
         let tag: String?
+
+        /// Reads `SELECT id, position, tag FROM version …`.
+        init(row: SQLiteStatement) throws {
+            id = try row.requiredInt64(0)
+            position = Int(try row.requiredInt64(1))
+            tag = HistoryRows.decodeTag(row.text(2))
+        }
     }
 
     static func now() -> Double { Date().timeIntervalSince1970 }
@@ -41,11 +48,7 @@ struct HistoryRows {
             SELECT id, position, tag FROM version
             WHERE history_id = ? AND scope_level = ? AND is_undone = ? ORDER BY position \(order)\(limitClause)
             """, [.integer(historyID), .integer(Int64(scope)), .integer(undone ? 1 : 0)]
-        ) {
-            Version(
-                id: try $0.requiredInt64(0), position: Int(try $0.requiredInt64(1)),
-                tag: Self.decodeTag($0.text(2)))
-        }
+        ) { try Version(row: $0) }
     }
 
     func count(scope: Int, undone: Bool) throws -> Int {
@@ -196,11 +199,7 @@ struct HistoryRows {
         try connection.query(
             "SELECT id, position, tag FROM version WHERE history_id = ? AND is_undone = 0 AND position > ? ORDER BY position",
             [.integer(historyID), .integer(Int64(position))]
-        ) {
-            Version(
-                id: try $0.requiredInt64(0), position: Int(try $0.requiredInt64(1)),
-                tag: Self.decodeTag($0.text(2)))
-        }
+        ) { try Version(row: $0) }
     }
 
     // MARK: History row

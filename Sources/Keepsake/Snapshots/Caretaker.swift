@@ -136,19 +136,21 @@ public struct Caretaker: Sendable {
     /// - Throws: ``KeepsakeError``.
     public func snapshots() throws(KeepsakeError) -> [SnapshotInfo] {
         let prefix = scope.map { "\($0)/" } ?? ""
-        return try store.read { connection, _ in
-            try connection.query(
-                """
-                SELECT namespace, name, value_type, created_at,
-                       (SELECT count(*) FROM snapshot_property WHERE snapshot_id = snapshot.id)
-                FROM snapshot WHERE substr(namespace, 1, length(?)) = ? ORDER BY namespace, name
-                """, [.text(prefix), .text(prefix)]
-            ) { row in
-                SnapshotInfo(
-                    namespace: row.text(0) ?? "", name: row.text(1) ?? "", valueType: row.text(2) ?? "",
-                    date: Date(timeIntervalSince1970: row.double(3) ?? 0),
-                    propertyCount: Int(row.int64(4) ?? 0))
-            }
+        return try store.read { connection, _ in try Self.snapshotInfos(connection, prefix: prefix) }
+    }
+
+    /// The snapshots whose namespace starts with `prefix` (all of them for `""`), sorted.
+    static func snapshotInfos(_ connection: SQLiteConnection, prefix: String) throws -> [SnapshotInfo] {
+        try connection.query(
+            """
+            SELECT namespace, name, value_type, created_at,
+                   (SELECT count(*) FROM snapshot_property WHERE snapshot_id = snapshot.id)
+            FROM snapshot WHERE substr(namespace, 1, length(?)) = ? ORDER BY namespace, name
+            """, [.text(prefix), .text(prefix)]
+        ) { row in
+            SnapshotInfo(
+                namespace: row.text(0) ?? "", name: row.text(1) ?? "", valueType: row.text(2) ?? "",
+                date: Date(timeIntervalSince1970: row.double(3) ?? 0), propertyCount: Int(row.int64(4) ?? 0))
         }
     }
 

@@ -125,18 +125,7 @@ extension KeepsakeStore {
                 ) { HistoryRows.decodeTag($0.text(0)) ?? "" }
                 summaries.append(summary)
             }
-            let snapshots = try connection.query(
-                """
-                SELECT namespace, name, value_type, created_at,
-                       (SELECT count(*) FROM snapshot_property WHERE snapshot_id = snapshot.id)
-                FROM snapshot ORDER BY namespace, name
-                """
-            ) { row in
-                SnapshotInfo(
-                    namespace: row.text(0) ?? "", name: row.text(1) ?? "", valueType: row.text(2) ?? "",
-                    date: Date(timeIntervalSince1970: row.double(3) ?? 0),
-                    propertyCount: Int(row.int64(4) ?? 0))
-            }
+            let snapshots = try Caretaker.snapshotInfos(connection, prefix: "")
             let size = [path, path + "-wal"].reduce(0) { total, file in
                 total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
             }
