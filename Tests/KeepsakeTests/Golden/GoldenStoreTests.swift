@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+/// Stores written by earlier releases open, read and undo with today's code. Each is opened
+/// from a copy: opening may upgrade a store in place, and the committed file never changes.
+@MainActor @Suite struct GoldenStoreTests {
+    let directory = TemporaryDirectory()
+
+    /// A writable copy of a committed golden store.
+    func copy(of url: URL) throws -> String {
+        let path = directory.path(url.lastPathComponent)
+        try FileManager.default.copyItem(atPath: url.path, toPath: path)
+        return path
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN"] != nil))
+    func writeGoldenStore() throws {
+        let path = try #require(ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN"])
+        try GoldenSchema1.write(to: path)
+    }
+
+    @Test func schema1StoreIsCommittedWhole() throws {
+        let url = GoldenSchema1.url
+        #expect(FileManager.default.fileExists(atPath: url.path))
+        // Closed cleanly when written: the log was checkpointed into the file and removed.
+        #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
+    }
+
+    @Test func schema1HistoryUndoesToTheStartAndRedoesToTheEnd() throws {
+        let store = try KeepsakeStore(path: try copy(of: GoldenSchema1.url))
+        let golden = GoldenSchema1.golden
+        let history = try store.history("golden", initialValue: GoldenDocument.initial)
+        let top = GoldenSchema1.goldenAppends - GoldenSchema1.goldenUndone
+        #expect(history.value == golden[top])
+        // A few fields as literals, in case the frozen script itself were ever changed.
+        #expect(history.value.count == 143 && history.value.items.count == 7)
+        #expect(history.value.shape == .rect(w: 29, h: 22) && history.value.attachment.count == 3674)
+        #expect(history.value.labels == ["b": 68] && history.value.note == nil)
+        #expect(history.versionCount == GoldenSchema1.goldenAppends)
+        let tags = try history.tags()
+        #expect(tags.undo == ["start"] + (1...top).map(GoldenSchema1.goldenTag))
+        #expect(tags.redo == (top + 1...GoldenSchema1.goldenAppends).map(GoldenSchema1.goldenTag))
+        try history.checkInvariants()
+
+        for n in stride(from: top - 1, through: 0, by: -1) {
+            #expect(try history.undo() == golden[n], "undo to version \(n)")
+        }
+        #expect(!history.hasUndo)
+        for n in 1...GoldenSchema1.goldenAppends {
+            #expect(try history.redo() == golden[n], "redo to version \(n)")
+        }
+        #expect(!history.hasRedo)
+        #expect(try history.undo(to: "v100") == golden[100])
+        #expect(try history.undo(to: "start") == golden[0])
+        try history.checkInvariants()
+    }
+
+    @Test func schema1HistoryHasSeveralCheckpointsAndBlobs() throws {
+        let store = try KeepsakeStore(path: try copy(of: GoldenSchema1.url))
+        try store.read { connection, _ in
+            let checkpoints = try connection.scalarInt(
+                "SELECT count(*) FROM checkpoint JOIN history h ON h.id = history_id WHERE h.name = 'golden'")
+            #expect((checkpoints ?? 0) >= 3)
+            #expect((try connection.scalarInt("SELECT count(*) FROM blob") ?? 0) >= 1)
+        }
+    }
+
+    @Test func schema1PrunedHistoryKeepsItsNewestVersions() throws {
+        let store = try KeepsakeStore(path: try copy(of: GoldenSchema1.url))
+        let limited = GoldenSchema1.limited
+        let history = try store.history(
+            "limited", initialValue: GoldenDocument.initial, maximumVersions: GoldenSchema1.limitedMaximum)
+        #expect(history.value == limited[GoldenSchema1.limitedAppends])
+        // Pruned at 57 versions (the limit plus its slack of 16) down to 40, four times.
+        #expect(history.versionCount == 52)
+        for n in stride(
+            from: GoldenSchema1.limitedAppends - 1, through: GoldenSchema1.limitedAppends - 52, by: -1)
+        {
+            #expect(try history.undo() == limited[n])
+        }
+        #expect(!history.hasUndo)
+        try history.checkInvariants()
+    }
+
+    @Test func schema1ScopesReopenWhereTheyWereLeft() throws {
+        let store = try KeepsakeStore(path: try copy(of: GoldenSchema1.url))
+        let scoped = GoldenSchema1.scoped
+        let history = try store.history("scoped", initialValue: GoldenDocument.initial)
+        #expect(history.scopeLevel == 1)
+        #expect(history.value == scoped[5])
+        #expect(try history.redo() == scoped[6])
+        #expect(try history.undo() == scoped[5])
+        #expect(try history.undo() == scoped[4])
+        #expect(!history.hasUndo)
+        #expect(try history.undoAndPopCurrentScope() == scoped[4])
+        #expect(history.scopeLevel == 0)
+        #expect(try history.tags().undo == [nil, nil, "before-scope", "in-scope"])
+        #expect(try history.undo() == scoped[2])
+        #expect(try history.undo() == scoped[1])
+        #expect(try history.undo() == scoped[0])
+        try history.checkInvariants()
+    }
+
+    @Test func schema1SnapshotsRestore() throws {
+        let store = try KeepsakeStore(path: try copy(of: GoldenSchema1.url))
+        let golden = GoldenSchema1.golden
+        #expect(try Caretaker(store: store).restore("v100", as: GoldenDocument.self) == golden[100])
+        #expect(
+            try Caretaker(store: store, scope: "doc-1").restore("final", as: GoldenDocument.self)
+                == golden[GoldenSchema1.goldenAppends])
+        let settings = GoldenSettings()
+        try settings.restore(withKey: "saved", from: Caretaker(store: store))
+        #expect(settings.theme == "light" && settings.fontSize == 14)
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+}
