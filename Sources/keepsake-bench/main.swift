@@ -72,16 +72,16 @@ if runs(1) {
     let diff = Measure.median(runs: runs) { _ = edited.reversion(to: original) }
     let reversion = edited.reversion(to: original)!
     let revert = try Measure.median(runs: runs) { _ = try reversion.reverted(edited) }
-    let memoryAppend = Measure.median(
+    let memoryAppend = try Measure.median(
         runs: runs, setup: { VersioningController(original) },
         measure: {
-            $0.append(edited)
+            try $0.append(edited)
         })
     let memoryUndo = try Measure.median(
         runs: runs,
         setup: { () -> VersioningController<BigDocument, BigDocument, ReversionError> in
             let controller = VersioningController(original)
-            controller.append(edited)
+            try controller.append(edited)
             return controller
         }, measure: { _ = try $0.undo() })
     var copies: [BigDocument] = [original]
@@ -183,11 +183,14 @@ if runs(3) {
     let heapBefore = Measure.heapInUse()
     for step in 0..<50 {
         value.bytes[(step * 20_011) % value.bytes.count] &+= 1
-        controller.append(value)
+        try controller.append(value)
     }
     let heapAfter = Measure.heapInUse()
-    let reversionBytes = controller.versionHistory.scopes[0].undo.reduce(0) { total, step in
-        total + ((try? step.reversion.records())?.reduce(0) { $0 + $1.payload.count } ?? 0)
+    let steps = (controller.storage as? InMemoryVersionStorage<Blob>)?.history.scopes[0].undo ?? []
+    var reversionBytes = 0
+    for step in steps {
+        let records = try step.reversion.records()
+        reversionBytes += records.reduce(0) { $0 + $1.payload.count }
     }
     let store = try open("blob.keepsake")
     let history = try store.history("blob", initialValue: Blob(bytes: original), maximumVersions: nil)

@@ -96,7 +96,8 @@ import Testing
         ]
         let tags = try history.tags()
         let matching = candidates.first {
-            $0.current == history.value && $0.tags.undo == tags.undo && $0.tags.redo == tags.redo
+            $0.current == history.value && $0.tags.undo == tags.undo.strings
+                && $0.tags.redo == tags.redo.strings
         }
         var model = try #require(
             matching, "trial \(trial): \(reported) operations reported; the store matches neither")

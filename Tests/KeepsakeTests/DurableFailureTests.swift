@@ -26,7 +26,8 @@ import Testing
             (value, hasUndo, hasRedo, level, count) = (
                 history.value, history.hasUndo, history.hasRedo, history.scopeLevel, history.versionCount
             )
-            (undoTags, redoTags) = try history.tags()
+            let tags = try history.tags()
+            (undoTags, redoTags) = (tags.undo.strings, tags.redo.strings)
         }
     }
 

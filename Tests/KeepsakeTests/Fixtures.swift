@@ -69,3 +69,8 @@ enum DocEdits {
         }
     }
 }
+
+extension Array where Element == VersionTag? {
+    /// String tags as strings, for comparing with the full-copy model's.
+    var strings: [String?] { map { $0?.value(as: String.self) } }
+}

@@ -131,7 +131,7 @@ import Testing
         for (index, name) in Self.hostileNames.enumerated() {
             let history = try reopened.history(name, initialValue: Doc.empty)
             #expect(history.value.title == "value \(index)")
-            #expect(try history.tags().undo == [nil, name])
+            #expect(try history.tags().undo.strings == [nil, name])
             #expect(try Caretaker(store: reopened).restore(name, as: Doc.self)?.title == "value \(index)")
         }
         #expect(try Caretaker(store: reopened).snapshots().map(\.name).sorted() == Self.hostileNames.sorted())

@@ -1,5 +1,7 @@
 import Foundation
 import Keepsake
+import Observation
+import TestSupport
 import Testing
 
 // The README's store examples, compiled; RevertibleTests/ReadmeExamplesTests checks that every
@@ -12,10 +14,50 @@ enum Readme {
         var body: String
         var tags: Set<String>
     }
+
+    struct Stroke: Versionable, Equatable, Codable {
+        var points: [Double]
+    }
+
+    struct Drawing: Versionable, Equatable, Codable {
+        var strokes: [Stroke] = []
+    }
+
+    @Observable final class DrawingModel {
+        var drawing = Drawing()
+    }
+
+    @Observable final class EditorModel {
+        @ObservationIgnored @Versioned var note: Note
+
+        init(path: String) {
+            let storage = HistoryStorage<Note>.keepsake(path: path, history: "note")
+            _note = Versioned(wrappedValue: Note(title: "", body: "", tags: []), storage: storage)
+        }
+    }
 }
 
 @MainActor @Suite struct ReadmeStoreExamplesTests {
     let directory = TemporaryDirectory()
+
+    @Test func theObservableModelExample() async throws {
+        typealias DrawingModel = Readme.DrawingModel
+        let path = directory.path("drawings.keepsake")
+        let stroke = Readme.Stroke(points: [0, 1])
+        let model = DrawingModel()
+        let store = try KeepsakeStore(path: path)
+        let undo = try VersioningController(
+            observing: model, at: \.drawing, storage: .keepsake(store, history: "drawing-1"))
+        model.drawing.strokes.append(stroke)  // recorded on the next turn of the main actor, durably
+        #expect(await settle { undo.hasUndo && undo.versionCount == 1 })
+        try undo.undo()  // the stroke is gone: in the model, and in the store
+        #expect(model.drawing.strokes.isEmpty)
+        #expect(try KeepsakeStore(path: path).history("drawing-1", initialValue: Readme.Drawing()).hasRedo)
+
+        let editor = Readme.EditorModel(path: directory.path("editor.keepsake"))
+        editor.note.title = "Kept"
+        #expect(Readme.EditorModel(path: directory.path("editor.keepsake")).note.title == "Kept")
+    }
 
     func writeExampleStore(at path: String) throws {
         typealias Note = Readme.Note

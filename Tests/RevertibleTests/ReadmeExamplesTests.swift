@@ -48,16 +48,16 @@ struct Editor {
 
         var note = Note(title: "Draft", body: "", tags: [])
         let controller = VersioningController(note)
-        controller.tag("original")
+        try controller.tag("original")
         note.title = "Final"
-        controller.append(note)
-        controller.setWithTransaction { note in
+        try controller.append(note)
+        try controller.setWithTransaction { note in
             note.body = "Done."
             note.tags = ["final"]
         }
         note = try controller.undo(to: "original")
         #expect(note.title == "Draft")
-        #expect(controller.versionHistory.versionCount == 2)
+        #expect(controller.versionCount == 2)
     }
 
     @Test func reversionsExample() throws {

@@ -11,13 +11,13 @@ struct HistoryRows {
     struct Version {
         let id: Int64
         let position: Int
-        let tag: String?
+        let tag: VersionTag?
 
         /// Reads `SELECT id, position, tag FROM version …`.
         init(row: SQLiteStatement) throws {
             id = try row.requiredInt64(0)
             position = Int(try row.requiredInt64(1))
-            tag = HistoryRows.decodeTag(row.text(2))
+            tag = try HistoryRows.decodeTag(row.text(2), version: position)
         }
     }
 
@@ -25,15 +25,20 @@ struct HistoryRows {
 
     // MARK: Tags
 
-    static func encodeTag(_ tag: String?) -> SQLiteValue {
-        // Encoding a String as JSON cannot fail.
-        guard let tag, let json = try? ChangeRecord.makeEncoder().encode(tag) else { return .null }
-        return .text(String(decoding: json, as: UTF8.self))
+    static func encodeTag(_ tag: VersionTag?) -> SQLiteValue {
+        tag.map { .text($0.json) } ?? .null
     }
 
-    static func decodeTag(_ json: String?) -> String? {
-        guard let json, let data = json.data(using: .utf8) else { return nil }
-        return try? JSONDecoder().decode(String.self, from: data)
+    /// A stored tag; text that is not JSON is damage, reported rather than read as no tag.
+    static func decodeTag(_ json: String?, version: Int?) throws -> VersionTag? {
+        guard let json else { return nil }
+        guard let tag = VersionTag(json: json) else {
+            throw ReversionError.undecodable(
+                path: [], type: "VersionTag",
+                reason:
+                    "the tag of \(version.map { "version \($0)" } ?? "a scope's first version") is not JSON")
+        }
+        return tag
     }
 
     // MARK: Versions
@@ -81,7 +86,7 @@ struct HistoryRows {
                 "SELECT max(position) FROM version WHERE history_id = ?", [.integer(historyID)]) ?? 0)
     }
 
-    func insertVersion(position: Int, scope: Int, tag: String?, records: [ChangeRecord]) throws -> (
+    func insertVersion(position: Int, scope: Int, tag: VersionTag?, records: [ChangeRecord]) throws -> (
         id: Int64, bytes: Int
     ) {
         let position = Int64(position)
@@ -120,21 +125,21 @@ struct HistoryRows {
             [.integer(historyID), .integer(Int64(scope))])
     }
 
-    func setTag(_ tag: String?, version id: Int64) throws {
+    func setTag(_ tag: VersionTag?, version id: Int64) throws {
         try connection.execute(
             "UPDATE version SET tag = ? WHERE id = ?", [Self.encodeTag(tag), .integer(id)])
     }
 
     // MARK: Scopes
 
-    func baseTag(scope: Int) throws -> String? {
-        Self.decodeTag(
+    func baseTag(scope: Int) throws -> VersionTag? {
+        try Self.decodeTag(
             try connection.scalarText(
                 "SELECT base_tag FROM scope WHERE history_id = ? AND level = ?",
-                [.integer(historyID), .integer(Int64(scope))]))
+                [.integer(historyID), .integer(Int64(scope))]), version: nil)
     }
 
-    func setBaseTag(_ tag: String?, scope: Int) throws {
+    func setBaseTag(_ tag: VersionTag?, scope: Int) throws {
         try connection.execute(
             "UPDATE scope SET base_tag = ? WHERE history_id = ? AND level = ?",
             [Self.encodeTag(tag), .integer(historyID), .integer(Int64(scope))])

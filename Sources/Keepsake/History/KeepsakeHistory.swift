@@ -1,13 +1,8 @@
-import Foundation
-public import Observation
+public import Revertible
 
-/// A versioning controller whose history lives in a ``KeepsakeStore``: undo and redo survive
-/// quitting the app, a crash, and a restart.
-///
-/// It has the operations of ``VersioningController`` — append, undo, redo, tags, scopes,
-/// transactions, debouncing — with the same semantics, and every operation that changes the
-/// history is one SQLite transaction. If the transaction fails (a full disk, a busy store, a
-/// conflict with another writer), the controller does not move: memory and disk never disagree.
+/// A ``VersioningController`` whose versions live in a ``KeepsakeStore`` and whose errors are
+/// ``KeepsakeError``s: the durable history of one value, opened with
+/// ``KeepsakeStore/history(_:of:initialValue:maximumVersions:)``.
 ///
 /// ```swift
 /// let store = try KeepsakeStore(path: "Notes.keepsake")
@@ -18,310 +13,11 @@ public import Observation
 /// note = try history.undo()           // also works on the versions of earlier processes
 /// ```
 ///
-/// The store owns the value: it keeps change records plus occasional checkpoints of the whole
-/// value, so opening a long history reads one checkpoint and a bounded stretch of changes, and
-/// the undo and redo stacks are read from the store one version at a time when needed.
-///
-/// Tags are strings here, since they are stored. Like the in-memory controller, a history is
-/// not `Sendable`: it belongs to the actor that opened it. Open one history per name per
-/// process; a second writer on the same history (another process included) gets
-/// ``KeepsakeError/historyConflict(history:)`` instead of silently diverging.
-public final class KeepsakeHistory<Value: Versionable & Codable>: Observable {
-    /// The store holding the history.
-    public let store: KeepsakeStore
-    /// The history's name in the store.
-    public let name: String
-    let id: Int64
-    var revision: Int64
-    var current: Value
-    var level: Int
-    var undoCount: Int
-    var redoCount: Int
-    var total: Int
-    var limit: Int?
-    /// The highest version position in the store; the next version takes the one after.
-    var lastPosition = 0
-    var stepsSinceCheckpoint = 0
-    var bytesSinceCheckpoint = 0
-    var checkpointBytes = 0
-    var debouncer: (any PendingVersionHolder<Value>)?
-    let registrar = ObservationRegistrar()
-    var storedError: KeepsakeError?
-    /// The key paths observers are told about, made once: a key path literal in a generic
-    /// class is instantiated anew on every use, which cost a third of an append.
-    private lazy var observed = (
-        value: \KeepsakeHistory.value, hasUndo: \KeepsakeHistory.hasUndo, hasRedo: \KeepsakeHistory.hasRedo,
-        scopeLevel: \KeepsakeHistory.scopeLevel, versionCount: \KeepsakeHistory.versionCount
-    )
-
-    /// Versions between checkpoints at most, so reopening replays at most this many.
-    static var checkpointInterval: Int { 1_024 }
-
-    init(store: KeepsakeStore, name: String, initialValue: () -> Value, maximumVersions: Int?)
-        throws(KeepsakeError)
-    {
-        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
-        self.store = store
-        self.name = name
-        // Read first (no write lock); create under the write lock only if still missing, since
-        // another process may create the same history in between.
-        var state = try Self.load(name, from: store)
-        if state == nil,
-            let created = try Self.create(name, in: store, initialValue: initialValue, limit: maximumVersions)
-        {
-            (id, checkpointBytes, current) = created
-            (revision, level, undoCount, redoCount, total, limit) = (0, 0, 0, 0, 0, maximumVersions)
-            return
-        }
-        if state == nil { state = try Self.load(name, from: store) }
-        guard let state else {
-            throw .undecodableValue(history: name, reason: "the history vanished while it was being opened")
-        }
-        (id, revision, limit, current, level) = (
-            state.id, state.revision, state.limit, state.value, state.level
-        )
-        (undoCount, redoCount, total) = (state.counts.undo, state.counts.redo, state.counts.total)
-        (stepsSinceCheckpoint, checkpointBytes, lastPosition) = (
-            state.replayed, state.checkpointBytes, state.lastPosition
-        )
-        if maximumVersions != limit { try setMaximumVersions(maximumVersions) }
-    }
-
-    /// Creates history `name` in one write transaction, unless it exists by then (another
-    /// process created it first): then `nil`.
-    private static func create(
-        _ name: String, in store: KeepsakeStore, initialValue: () -> Value, limit: Int?
-    ) throws(KeepsakeError) -> (id: Int64, checkpointBytes: Int, value: Value)? {
-        try store.write { connection, blobs in
-            guard try connection.scalarInt("SELECT id FROM history WHERE name = ?", [.text(name)]) == nil
-            else {
-                return nil
-            }
-            let value = initialValue()
-            try connection.execute(
-                """
-                INSERT INTO history (name, value_type, created_at, modified_at, maximum_versions)
-                VALUES (?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(name), .text(String(reflecting: Value.self)), .real(HistoryRows.now()),
-                    .real(HistoryRows.now()), limit.map { .integer(Int64($0)) } ?? .null,
-                ])
-            let id = connection.lastInsertRowID
-            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            try rows.insertScope(level: 0)
-            return (id, try rows.writeCheckpoint(value, version: nil), value)
-        }
-    }
-
-    /// What opening an existing history reads.
-    private struct LoadedState {
-        var id: Int64
-        var revision: Int64
-        var limit: Int?
-        var counts: Counts
-        var value: Value
-        var level: Int
-        var replayed: Int
-        var checkpointBytes: Int
-        var lastPosition: Int
-    }
-
-    /// Reads the current value and the stack sizes of history `name`, or `nil` when there is
-    /// none: one checkpoint and the changes after it, and the sizes stored on the history row.
-    private static func load(_ name: String, from store: KeepsakeStore) throws(KeepsakeError) -> LoadedState?
-    {
-        try store.read { connection, blobs in
-            let row = try connection.query(
-                """
-                SELECT id, revision, maximum_versions, undo_count, redo_count, version_count FROM history
-                WHERE name = ?
-                """, [.text(name)]
-            ) {
-                (
-                    id: try $0.requiredInt64(0), revision: try $0.requiredInt64(1),
-                    limit: $0.int64(2).map(Int.init),
-                    counts: Counts(
-                        undo: Int($0.int64(3) ?? 0), redo: Int($0.int64(4) ?? 0), total: Int($0.int64(5) ?? 0)
-                    )
-                )
-            }.first
-            guard let row else { return nil }
-            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: row.id)
-            guard let checkpoint = try rows.bestCheckpoint() else {
-                throw KeepsakeError.undecodableValue(
-                    history: name, reason: "the store holds no checkpoint for it")
-            }
-            var value: Value
-            do {
-                value = try blobs.decoder.decode(Value.self, from: Data(checkpoint.json.utf8))
-            } catch {
-                throw KeepsakeError.undecodableValue(history: name, reason: "\(error)")
-            }
-            let replay = try rows.appliedVersions(after: checkpoint.position)
-            for version in replay {
-                try Self.apply(rows, version, to: &value, inverted: true, history: name)
-            }
-            return LoadedState(
-                id: row.id, revision: row.revision, limit: row.limit, counts: row.counts, value: value,
-                level: try rows.scopeCount() - 1, replayed: replay.count,
-                checkpointBytes: checkpoint.json.utf8.count + (try rows.blobBytes(inJSON: checkpoint.json)),
-                lastPosition: try rows.maxPosition())
-        }
-    }
-
-    /// The stored reversion of `version`, resolved against `value`.
-    static func reversion(
-        _ rows: HistoryRows, _ version: HistoryRows.Version, against value: Value, inverted: Bool,
-        history: String
-    ) throws -> Reversion<Value> {
-        do {
-            return try Reversion(
-                records: try rows.records(of: version.id), resolvingAgainst: value, inverted: inverted,
-                decoder: rows.blobs.decoder)
-        } catch let error as ReversionError {
-            throw KeepsakeError.reversion(history: history, version: version.position, error: error)
-        } catch let error as PathDescriptor.ParseError {
-            throw KeepsakeError.reversion(
-                history: history, version: version.position,
-                error: .undecodable(path: [], type: "PathDescriptor", reason: error.description))
-        }
-    }
-
-    /// Applies the stored version to `value` (reverting it, or redoing it when `inverted`),
-    /// naming the history and version in any error.
-    static func apply(
-        _ rows: HistoryRows, _ version: HistoryRows.Version, to value: inout Value, inverted: Bool,
-        history: String
-    ) throws {
-        let reversion = try reversion(rows, version, against: value, inverted: inverted, history: history)
-        do {
-            try reversion.revert(&value)
-        } catch {
-            throw KeepsakeError.reversion(history: history, version: version.position, error: error)
-        }
-    }
-
-    // MARK: - State
-
-    /// The current version.
-    public var value: Value {
-        registrar.access(self, keyPath: \.value)
-        return current
-    }
-
-    /// Whether ``undo()`` has a version to go back to in the current scope, counting a pending
-    /// debounced change.
-    public var hasUndo: Bool {
-        registrar.access(self, keyPath: \.hasUndo)
-        return undoCount > 0 || debouncer?.pending != nil
-    }
-
-    /// Whether ``redo()`` has a version to go forward to in the current scope.
-    public var hasRedo: Bool {
-        registrar.access(self, keyPath: \.hasRedo)
-        return redoCount > 0 && debouncer?.pending == nil
-    }
-
-    /// The 0-based level of the current scope.
-    public var scopeLevel: Int {
-        registrar.access(self, keyPath: \.scopeLevel)
-        return level
-    }
-
-    /// The number of versions stored, undo and redo, in every scope.
-    public var versionCount: Int {
-        registrar.access(self, keyPath: \.versionCount)
-        return total
-    }
-
-    /// The error of the last debounced write that failed on its own (there was no caller to
-    /// throw to); `nil` after a successful operation.
-    public var error: KeepsakeError? {
-        registrar.access(self, keyPath: \.error)
-        return storedError
-    }
-
-    /// The most versions kept; `nil` keeps all. When exceeded by an eighth (at least 16), the
-    /// oldest versions are folded into the base value, down to the limit.
-    public var maximumVersions: Int? { limit }
-
-    /// Changes ``maximumVersions``, storing the new limit (and folding versions over it).
-    ///
-    /// - Parameter maximumVersions: The new limit, or `nil` for none.
-    /// - Throws: ``KeepsakeError``; the limit is unchanged then.
-    public func setMaximumVersions(_ maximumVersions: Int?) throws(KeepsakeError) {
-        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
-        let (id, level, previous) = (self.id, self.level, self.limit)
-        limit = maximumVersions
-        do {
-            let (counts, position) = try transact { rows in
-                try rows.connection.execute(
-                    "UPDATE history SET maximum_versions = ? WHERE id = ?",
-                    [maximumVersions.map { .integer(Int64($0)) } ?? .null, .integer(id)])
-                try pruneIfNeeded(rows, total: try rows.totalCount(), force: true)
-                return (try Counts(rows, level: level), try rows.maxPosition())
-            } counts: {
-                $0.0
-            }
-            lastPosition = position
-            publish { (undoCount, redoCount, total) = (counts.undo, counts.redo, counts.total) }
-        } catch {
-            limit = previous
-            throw error
-        }
-    }
-
-    // MARK: - Plumbing
-
-    /// Runs `body` in one write transaction, which ends by claiming the history's revision and
-    /// storing the stack sizes `counts` derives from the result. (`BEGIN IMMEDIATE` holds the
-    /// write lock throughout, so claiming last detects another writer just as well.) In-memory
-    /// state is changed by the caller only after this returns.
-    @discardableResult
-    func transact<T>(_ body: (HistoryRows) throws -> T, counts: (T) -> Counts) throws(KeepsakeError) -> T {
-        let (id, name, revision) = (self.id, self.name, self.revision)
-        let result = try store.write { connection, blobs in
-            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            let result: T
-            do {
-                result = try body(rows)
-            } catch let error as SQLiteError where error.code == .constraint {
-                // Another writer's versions are in the way: say so, rather than name the row.
-                let stored = try connection.scalarInt(
-                    "SELECT revision FROM history WHERE id = ?", [.integer(id)])
-                if stored != revision { throw KeepsakeError.historyConflict(history: name) }
-                throw error
-            }
-            let sizes = counts(result)
-            try rows.claim(
-                revision: revision, name: name, undo: sizes.undo, redo: sizes.redo, total: sizes.total)
-            return result
-        }
-        self.revision += 1
-        return result
-    }
-
-    /// The stack sizes as they are.
-    var counts: Counts { Counts(undo: undoCount, redo: redoCount, total: total) }
-
-    /// Publishes new state to observers.
-    func publish(_ change: () -> Void) {
-        let paths = observed
-        registrar.willSet(self, keyPath: paths.value)
-        registrar.willSet(self, keyPath: paths.hasUndo)
-        registrar.willSet(self, keyPath: paths.hasRedo)
-        registrar.willSet(self, keyPath: paths.scopeLevel)
-        registrar.willSet(self, keyPath: paths.versionCount)
-        change()
-        registrar.didSet(self, keyPath: paths.versionCount)
-        registrar.didSet(self, keyPath: paths.scopeLevel)
-        registrar.didSet(self, keyPath: paths.hasRedo)
-        registrar.didSet(self, keyPath: paths.hasUndo)
-        registrar.didSet(self, keyPath: paths.value)
-        if storedError != nil { registrar.withMutation(of: self, keyPath: \.error) { storedError = nil } }
-    }
-}
+/// It is the same controller as in memory — tags, scopes, transactions, debouncing,
+/// observation — so everything the controller's documentation says holds here too.
+public typealias KeepsakeHistory<Value: Versionable & Codable> = VersioningController<
+    Value, Value, KeepsakeError
+>
 
 extension KeepsakeStore {
     /// Opens the durable history called `name`, creating it with `initialValue` if the store
@@ -342,7 +38,114 @@ extension KeepsakeStore {
         _ name: String, of type: Value.Type = Value.self, initialValue: @autoclosure () -> Value,
         maximumVersions: Int? = 1_000
     ) throws(KeepsakeError) -> KeepsakeHistory<Value> {
-        try KeepsakeHistory(
+        let storage = try KeepsakeHistoryStorage(
             store: self, name: name, initialValue: initialValue, maximumVersions: maximumVersions)
+        return KeepsakeHistory(storage: storage, keyPath: \.self, object: nil, errorMode: .throwing)
+    }
+}
+
+extension HistoryStorage where Value: Codable {
+    /// The history called `name` in `store`, created at the controller's first value when the
+    /// store has none by that name.
+    ///
+    /// ```swift
+    /// let store = try KeepsakeStore(path: "Drawings.keepsake")
+    /// let undo = try VersioningController(
+    ///     observing: model, at: \.drawing, storage: .keepsake(store, history: "drawing-1"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - store: The store.
+    ///   - name: The history's name, such as a document id.
+    /// - Returns: A storage whose opening errors reach the controller's error mode as
+    ///   ``ReversionError/storage(_:)`` carrying a ``KeepsakeError``.
+    public static func keepsake(_ store: KeepsakeStore, history name: String) -> Self {
+        Self { initialValue, maximumVersions throws(ReversionError) in
+            do {
+                return try KeepsakeHistoryStorage(
+                    store: store, name: name, initialValue: initialValue, maximumVersions: maximumVersions)
+            } catch {
+                throw .storage(StorageFailure(error))
+            }
+        }
+    }
+
+    /// The history called `name` in the store at `path`, which is opened (or created) with the
+    /// controller: a failure to open the file goes to the controller's error mode too, which is
+    /// what a property wrapper needs.
+    ///
+    /// ```swift
+    /// @Versioned(storage: .keepsake(path: "Editor.keepsake", history: "title"))
+    /// var title = "Untitled"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The store file.
+    ///   - name: The history's name.
+    ///   - options: How the store is opened.
+    /// - Returns: A storage whose opening errors reach the controller's error mode.
+    public static func keepsake(
+        path: String, history name: String, options: KeepsakeStore.Options = KeepsakeStore.Options()
+    ) -> Self {
+        Self { initialValue, maximumVersions throws(ReversionError) in
+            do {
+                let store = try KeepsakeStore(path: path, options: options)
+                return try KeepsakeHistoryStorage(
+                    store: store, name: name, initialValue: initialValue, maximumVersions: maximumVersions)
+            } catch {
+                throw .storage(StorageFailure(error))
+            }
+        }
+    }
+}
+
+extension VersioningErrorMode where Failure == KeepsakeError {
+    /// Operations throw ``KeepsakeError``: a storage failure as itself, any other error as
+    /// ``KeepsakeError/reversion(history:version:error:)``. ``KeepsakeHistory`` uses it.
+    public static var throwing: Self { .throwing(KeepsakeError.init) }
+}
+
+extension KeepsakeError {
+    /// The Keepsake error behind a controller's error: the storage's own, or the reversion
+    /// error itself, wrapped.
+    ///
+    /// - Parameter error: An error of a ``VersioningController``.
+    public init(_ error: ReversionError) {
+        if case .storage(let failure) = error, let stored = failure.error as? KeepsakeError {
+            self = stored
+        } else {
+            self = .reversion(history: "", version: nil, error: error)
+        }
+    }
+}
+
+extension ReversionError {
+    /// The ``KeepsakeError`` of a durable storage's failure, or `nil` for any other error.
+    public var keepsakeError: KeepsakeError? {
+        guard case .storage(let failure) = self else { return nil }
+        return failure.error as? KeepsakeError
+    }
+}
+
+extension VersioningController where Value: Codable {
+    /// The durable storage, when the versions live in a ``KeepsakeStore``.
+    public var durableStorage: KeepsakeHistoryStorage<Value>? {
+        storage as? KeepsakeHistoryStorage<Value>
+    }
+
+    /// Stores the current value whole, so that reopening the history replays no change; does
+    /// nothing when the versions are kept in memory.
+    ///
+    /// Keepsake writes checkpoints by itself (every 1,024 versions, or when the changes since
+    /// the last one outweigh it); call this when closing a document that will be reopened
+    /// often, or before changing the value type.
+    ///
+    /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode.
+    public func writeCheckpoint() throws(Failure) {
+        try perform { () throws(ReversionError) in
+            try recordPending()
+            guard let durableStorage else { return }
+            try durableStorage.durably { () throws(KeepsakeError) in try durableStorage.writeCheckpoint() }
+        }
     }
 }

@@ -175,31 +175,49 @@ public struct SnapshotInfo: Hashable, Sendable, Codable {
 }
 
 extension Caretaker {
-    /// Saves the current value of a durable history as a snapshot.
+    /// Saves the current value of a versioning controller — durable or in memory — as a
+    /// snapshot. A change held back by debouncing is recorded first and is part of the
+    /// snapshot: what the user typed is what is saved.
+    ///
+    /// ```swift
+    /// try caretaker.save(history, as: "before-import")
+    /// ```
     ///
     /// - Parameters:
-    ///   - history: The history whose ``KeepsakeHistory/value`` is saved.
+    ///   - controller: The controller whose ``VersioningController/value`` is saved.
     ///   - name: The snapshot's name.
     ///   - replacingExisting: Overwrite a snapshot of the same name.
     /// - Throws: ``KeepsakeError``.
-    public func save<Value>(
-        _ history: KeepsakeHistory<Value>, as name: String, replacingExisting: Bool = false
-    )
-        throws(KeepsakeError)
-    {
-        try save(history.value, as: name, replacingExisting: replacingExisting)
+    public func save<Root, Value: Encodable, Failure>(
+        _ controller: VersioningController<Root, Value, Failure>, as name: String,
+        replacingExisting: Bool = false
+    ) throws(KeepsakeError) {
+        controller.recordPendingInBackground()
+        try save(controller.value, as: name, replacingExisting: replacingExisting)
     }
 
-    /// Restores a snapshot into a durable history as one new version, which undo reverts.
+    /// Restores a snapshot into a versioning controller as one new version, which undo reverts.
     ///
     /// - Parameters:
     ///   - name: The snapshot's name.
-    ///   - history: The history to append it to.
-    /// - Throws: ``KeepsakeError/snapshotNotFound(namespace:name:)``, or another ``KeepsakeError``.
-    public func restore<Value>(_ name: String, into history: KeepsakeHistory<Value>) throws(KeepsakeError) {
+    ///   - controller: The controller to append it to.
+    /// - Throws: ``KeepsakeError/snapshotNotFound(namespace:name:)``, or another ``KeepsakeError``
+    ///   (a failed append included, in the controller's throwing modes; in its assigning modes
+    ///   that error goes to its ``VersioningController/error``).
+    public func restore<Root, Value: Decodable, Failure>(
+        _ name: String, into controller: VersioningController<Root, Value, Failure>
+    ) throws(KeepsakeError) {
         guard let value = try restore(name, as: Value.self) else {
             throw .snapshotNotFound(namespace: namespace(for: Value.self), name: name)
         }
-        try history.append(value)
+        do {
+            try controller.setWithTransaction { $0 = value }
+        } catch let error as KeepsakeError {
+            throw error
+        } catch let error as ReversionError {
+            throw KeepsakeError(error)
+        } catch {
+            throw .sqlite(SQLiteError(code: .error, message: "\(error)"))
+        }
     }
 }

@@ -29,7 +29,7 @@ extension KeepsakeStore {
         public var redoDepth: Int
         /// The current scope level.
         public var scopeLevel: Int
-        /// The tags in use, in version order.
+        /// The tags in use, in version order: a string tag as itself, any other as its JSON.
         public var tags: [String]
         /// The version limit, if any.
         public var maximumVersions: Int?
@@ -45,7 +45,7 @@ extension KeepsakeStore {
         public var version: Int
         /// When it was written.
         public var date: Date
-        /// Its tag.
+        /// Its tag: a string tag as itself, any other as its JSON.
         public var tag: String?
         /// The scope it belongs to.
         public var scopeLevel: Int
@@ -122,7 +122,7 @@ extension KeepsakeStore {
                     UNION ALL SELECT tag, position, 0 FROM version WHERE history_id = ?1)
                     WHERE tag IS NOT NULL ORDER BY position, level
                     """, [.integer(id)]
-                ) { HistoryRows.decodeTag($0.text(0)) ?? "" }
+                ) { try HistoryRows.decodeTag($0.text(0), version: nil)?.description ?? "" }
                 summaries.append(summary)
             }
             let snapshots = try Caretaker.snapshotInfos(connection, prefix: "")
@@ -157,7 +157,8 @@ extension KeepsakeStore {
                     (try? JSONDecoder().decode([String].self, from: Data((row.text(5) ?? "[]").utf8))) ?? []
                 return VersionSummary(
                     version: Int(row.int64(0) ?? 0), date: Date(timeIntervalSince1970: row.double(1) ?? 0),
-                    tag: HistoryRows.decodeTag(row.text(2)), scopeLevel: Int(row.int64(3) ?? 0),
+                    tag: try HistoryRows.decodeTag(row.text(2), version: Int(row.int64(0) ?? 0))?.description,
+                    scopeLevel: Int(row.int64(3) ?? 0),
                     undone: row.int64(4) == 1,
                     paths: paths)
             }

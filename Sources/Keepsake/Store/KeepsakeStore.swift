@@ -100,6 +100,8 @@ public final class KeepsakeStore: Sendable {
         switch error {
         case let error as KeepsakeError: error
         case let error as SQLiteError: Schema.classify(error, path: path)
+        // From a stored record: the history fills in its name (``KeepsakeHistoryStorage/durably(_:)``).
+        case let error as ReversionError: .reversion(history: "", version: nil, error: error)
         default: .sqlite(SQLiteError(code: .error, message: "\(error)"))
         }
     }

@@ -101,7 +101,7 @@ extension VersioningController {
         clock: C = ContinuousClock(), interval: C.Duration, maximumWait: C.Duration? = nil,
         isolation: isolated any Actor = #isolation
     ) -> Self where C.Duration == Duration {
-        flush()
+        performInBackground { () throws(ReversionError) in try recordPending() }
         debouncer = Debouncer<Value, C>(
             clock: clock, interval: interval, maximumWait: maximumWait ?? interval * 10,
             onDue: flushCallback(on: isolation))
@@ -111,13 +111,18 @@ extension VersioningController {
     /// A callback that flushes this controller on `actor`. (Built outside the clock-generic
     /// method: Swift 6.3's SILGen crashes on the equivalent closure inside it.)
     private func flushCallback(on actor: any Actor) -> @Sendable () async -> Void {
-        let reference = IsolatedReference(self) { $0.flush() }
+        let reference = IsolatedReference(self) { controller in
+            controller.performInBackground { () throws(ReversionError) in try controller.recordPending() }
+        }
         return { await reference.fire(on: actor) }
     }
 
     /// Turns debouncing off, recording any held change first.
-    public func withoutDebouncing() {
-        flush()
+    ///
+    /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode; debouncing stays on then,
+    ///   with the change still held.
+    public func withoutDebouncing() throws(Failure) {
+        try flush()
         debouncer = nil
     }
 }

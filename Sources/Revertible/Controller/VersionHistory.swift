@@ -11,13 +11,13 @@ public struct VersionHistory<Value: Versionable> {
         /// Reverts this version to the one before it.
         public var reversion: Reversion<Value>
         /// The tag of this version, if any.
-        public var tag: AnyHashable?
+        public var tag: VersionTag?
     }
 
     /// One scope: the versions made since it was pushed.
     public struct Scope {
         /// The tag of the scope's first version (the value when the scope was pushed).
-        public var baseTag: AnyHashable?
+        public var baseTag: VersionTag?
         /// The value when the scope was pushed, which ``VersionHistory/undoAndPopScope()``
         /// returns to and ``VersionHistory/popScope()`` squashes against; `nil` for the root
         /// scope, which is never popped (so the first value is not kept alive by it).
@@ -59,7 +59,10 @@ public struct VersionHistory<Value: Versionable> {
     /// The number of undo and redo steps kept in all scopes.
     public var versionCount: Int { scopes.reduce(0) { $0 + $1.undo.count + $1.redo.count } }
     /// The current version's tag.
-    public var currentTag: AnyHashable? { scopes[scopeLevel].undo.last?.tag ?? scopes[scopeLevel].baseTag }
+    public var currentTag: VersionTag? {
+        let scope = scopes[scopeLevel]
+        return scope.undo.isEmpty ? scope.baseTag : scope.undo[scope.undo.count - 1].tag
+    }
 
     /// Records `value` as a new version when it differs from the current one, and clears redo.
     ///
@@ -69,7 +72,7 @@ public struct VersionHistory<Value: Versionable> {
     /// - Returns: The reversion recorded, or `nil` when nothing changed.
     /// - Complexity: The cost of ``Revertible/reversion(to:)``.
     @discardableResult
-    public mutating func append(_ value: Value, tag: AnyHashable? = nil) -> Reversion<Value>? {
+    public mutating func append(_ value: Value, tag: VersionTag? = nil) -> Reversion<Value>? {
         guard let reversion = value.reversion(to: current) else {
             if let tag { self.tag(tag) }
             return nil
@@ -84,8 +87,7 @@ public struct VersionHistory<Value: Versionable> {
     ///   - reversion: Reverts `value` to ``current``.
     ///   - value: The new version.
     ///   - tag: A tag for the new version.
-    public mutating func push(_ reversion: Reversion<Value>, resulting value: Value, tag: AnyHashable? = nil)
-    {
+    public mutating func push(_ reversion: Reversion<Value>, resulting value: Value, tag: VersionTag? = nil) {
         scopes[scopeLevel].undo.append(Step(reversion: reversion, tag: tag))
         scopes[scopeLevel].redo.removeAll()
         current = value
@@ -109,9 +111,7 @@ public struct VersionHistory<Value: Versionable> {
     @discardableResult
     public mutating func undo() throws(ReversionError) -> Step? {
         guard let step = scopes[scopeLevel].undo.last else { return nil }
-        try step.reversion.revert(&current)
-        scopes[scopeLevel].undo.removeLast()
-        scopes[scopeLevel].redo.append(step)
+        try undo(count: 1)
         return step
     }
 
@@ -122,10 +122,62 @@ public struct VersionHistory<Value: Versionable> {
     @discardableResult
     public mutating func redo() throws(ReversionError) -> Step? {
         guard let step = scopes[scopeLevel].redo.last else { return nil }
-        try step.reversion.inverse.revert(&current)
-        scopes[scopeLevel].redo.removeLast()
-        scopes[scopeLevel].undo.append(step)
+        try redo(count: 1)
         return step
+    }
+
+    /// Goes back `count` versions of the current scope (fewer when it has fewer).
+    ///
+    /// The reversions are applied to the current value in place, so a change to one element of
+    /// a large array costs O(change), not a copy of the value.
+    ///
+    /// - Parameter count: How many versions to undo.
+    /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes.
+    /// - Complexity: O(`count`) plus the cost of the reversions.
+    public mutating func undo(count: Int) throws(ReversionError) {
+        let level = scopeLevel
+        // A copy of the few steps moved: a slice would keep the stack shared and make the removal
+        // below copy it whole.
+        let steps = Array(scopes[level].undo.suffix(count))
+        try Self.apply(steps.reversed().lazy.map(\.reversion), to: &current)
+        scopes[level].undo.removeLast(steps.count)
+        scopes[level].redo.append(contentsOf: steps.reversed())
+    }
+
+    /// Goes forward `count` versions of the current scope (fewer when it has fewer).
+    ///
+    /// - Parameter count: How many versions to redo.
+    /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes.
+    /// - Complexity: O(`count`) plus the cost of the reversions.
+    public mutating func redo(count: Int) throws(ReversionError) {
+        let level = scopeLevel
+        let steps = Array(scopes[level].redo.suffix(count))
+        try Self.apply(steps.reversed().lazy.map(\.reversion.inverse), to: &current)
+        scopes[level].redo.removeLast(steps.count)
+        scopes[level].undo.append(contentsOf: steps.reversed())
+    }
+
+    /// Applies `reversions` in order to `value` in place; when one does not apply, the ones
+    /// already applied are taken back, so `value` is as it was.
+    static func apply(_ reversions: some Sequence<Reversion<Value>>, to value: inout Value)
+        throws(ReversionError)
+    {
+        var applied: [Reversion<Value>] = []
+        for reversion in reversions {
+            do {
+                try reversion.revert(&value)
+            } catch {
+                for done in applied.reversed() {
+                    do {
+                        try done.inverse.revert(&value)
+                    } catch {
+                        preconditionFailure("a reversion just applied does not apply backwards: \(error)")
+                    }
+                }
+                throw error
+            }
+            applied.append(reversion)
+        }
     }
 
     /// Undoes until the current version is the nearest earlier one tagged `tag`.
@@ -135,14 +187,12 @@ public struct VersionHistory<Value: Versionable> {
     /// - Returns: The number of versions undone.
     /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes.
     @discardableResult
-    public mutating func undo(to tag: AnyHashable) throws(ReversionError) -> Int {
+    public mutating func undo(to tag: VersionTag) throws(ReversionError) -> Int {
         let scope = scopes[scopeLevel]
         let tags = [scope.baseTag] + scope.undo.map(\.tag)
         guard let target = tags.lastIndex(of: tag) else { return 0 }
-        var copy = self
         let count = scope.undo.count - target
-        for _ in 0..<count { try copy.undo() }
-        self = copy
+        try undo(count: count)
         return count
     }
 
@@ -154,20 +204,18 @@ public struct VersionHistory<Value: Versionable> {
     /// - Returns: The number of versions redone.
     /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes.
     @discardableResult
-    public mutating func redo(to tag: AnyHashable) throws(ReversionError) -> Int {
+    public mutating func redo(to tag: VersionTag) throws(ReversionError) -> Int {
         let redo = scopes[scopeLevel].redo
         guard let target = redo.lastIndex(where: { $0.tag == tag }) else { return 0 }
-        var copy = self
         let count = redo.count - target
-        for _ in 0..<count { try copy.redo() }
-        self = copy
+        try self.redo(count: count)
         return count
     }
 
     /// Tags the current version, replacing its tag.
     ///
     /// - Parameter tag: The tag, or `nil` to remove it.
-    public mutating func tag(_ tag: AnyHashable?) {
+    public mutating func tag(_ tag: VersionTag?) {
         if scopes[scopeLevel].undo.isEmpty {
             scopes[scopeLevel].baseTag = tag
         } else {
@@ -179,7 +227,7 @@ public struct VersionHistory<Value: Versionable> {
     ///
     /// - Parameter level: The scope level; the current scope when `nil`.
     /// - Returns: One entry per version, `nil` for an untagged one.
-    public func tags(inScopeLevel level: Int? = nil) -> (undo: [AnyHashable?], redo: [AnyHashable?]) {
+    public func tags(inScopeLevel level: Int? = nil) -> (undo: [VersionTag?], redo: [VersionTag?]) {
         let scope = scopes[level ?? scopeLevel]
         return ([scope.baseTag] + scope.undo.map(\.tag), scope.redo.reversed().map(\.tag))
     }
@@ -253,7 +301,5 @@ public struct VersionHistory<Value: Versionable> {
 }
 
 extension VersionHistory: Sendable where Value: Sendable {}
-extension VersionHistory.Step: @unchecked Sendable where Value: Sendable {}
-extension VersionHistory.Scope: @unchecked Sendable where Value: Sendable {}
-// Tags are `AnyHashable`, which is not `Sendable`; they are meant to be plain values (strings,
-// numbers, enums), as the documentation of the tagging methods says.
+extension VersionHistory.Step: Sendable where Value: Sendable {}
+extension VersionHistory.Scope: Sendable where Value: Sendable {}

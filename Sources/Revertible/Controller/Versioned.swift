@@ -12,6 +12,17 @@
 /// editor.$activity.undo()   // title is "Title"
 /// ```
 ///
+/// Pass a `storage` to keep the versions durably; a storage that cannot be opened leaves the
+/// versions in memory, with the reason in `$property.error`:
+///
+/// ```swift
+/// @Versioned(storage: .keepsake(path: "Editor.keepsake", history: "activity"))
+/// var activity = Activity(title: "Title")
+/// ```
+///
+/// Inside an `@Observable` class, mark the property `@ObservationIgnored`: the controller is
+/// itself observable, so views reading the property still update when it changes.
+///
 /// The wrapper holds a reference to its controller: copies of the enclosing value share one
 /// history.
 @propertyWrapper
@@ -28,14 +39,17 @@ public struct Versioned<Value: Versionable> {
     /// Starts tracking `wrappedValue`.
     ///
     /// - Parameters:
-    ///   - wrappedValue: The first version.
+    ///   - wrappedValue: The first version (of a new history, with a durable storage).
+    ///   - storage: Where the versions are kept; in memory by default.
     ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
     public init(
-        wrappedValue: Value,
+        wrappedValue: Value, storage: HistoryStorage<Value> = .inMemory,
         maximumVersions: Int? = VersioningController<Value, Value, Never>.defaultMaximumVersions
     ) {
         projectedValue = VersioningController(
-            wrappedValue, errorMode: .assignToController, maximumVersions: maximumVersions)
+            opened: VersioningController<Value, Value, Never>.open(
+                storage, initialValue: wrappedValue, maximumVersions: maximumVersions),
+            keyPath: \.self, object: nil, errorMode: .assignToController)
     }
 }
 
@@ -46,26 +60,38 @@ public struct Versioned<Value: Versionable> {
 /// @ThrowingVersioned var activity = Activity(title: "Title")
 /// try $activity.undo()
 /// ```
+///
+/// What cannot be thrown — a storage that fails to open, an append made by assigning the
+/// property — is stored in `$property.error`.
 @propertyWrapper
 public struct ThrowingVersioned<Value: Versionable> {
     /// The controller tracking the property.
     public let projectedValue: VersioningController<Value, Value, ReversionError>
 
-    /// The current version; setting it appends a version.
+    /// The current version; setting it appends a version. A setter cannot throw: an error is
+    /// stored in `$property.error`; call `try $property.append(_:)` to have it thrown.
     public var wrappedValue: Value {
         get { projectedValue.value }
-        nonmutating set { projectedValue.append(newValue) }
+        nonmutating set {
+            projectedValue.performInBackground { () throws(ReversionError) in
+                try projectedValue.record(newValue, tag: nil)
+            }
+        }
     }
 
     /// Starts tracking `wrappedValue`.
     ///
     /// - Parameters:
-    ///   - wrappedValue: The first version.
+    ///   - wrappedValue: The first version (of a new history, with a durable storage).
+    ///   - storage: Where the versions are kept; in memory by default.
     ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
     public init(
-        wrappedValue: Value,
+        wrappedValue: Value, storage: HistoryStorage<Value> = .inMemory,
         maximumVersions: Int? = VersioningController<Value, Value, ReversionError>.defaultMaximumVersions
     ) {
-        projectedValue = VersioningController(wrappedValue, maximumVersions: maximumVersions)
+        projectedValue = VersioningController(
+            opened: VersioningController<Value, Value, ReversionError>.open(
+                storage, initialValue: wrappedValue, maximumVersions: maximumVersions),
+            keyPath: \.self, object: nil, errorMode: .throwing)
     }
 }

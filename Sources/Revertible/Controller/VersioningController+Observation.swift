@@ -11,7 +11,8 @@ extension VersioningController where Root: AnyObject & Observable {
     /// model.activity.title = "New title"   // appended on the next turn of the actor
     /// ```
     ///
-    /// Changes are appended asynchronously, on the actor that created the controller.
+    /// Changes are appended asynchronously, on the actor that created the controller. An
+    /// append that fails there has no caller to throw to: its error is in ``error``.
     ///
     /// - Parameters:
     ///   - root: The object, held weakly.
@@ -24,9 +25,42 @@ extension VersioningController where Root: AnyObject & Observable {
         errorMode: VersioningErrorMode<Root, Failure>,
         maximumVersions: Int? = defaultMaximumVersions, isolation: isolated any Actor = #isolation
     ) {
-        self.init(
-            value: root[keyPath: keyPath], keyPath: keyPath, object: root, errorMode: errorMode,
-            maximumVersions: maximumVersions)
+        self.init(on: root, at: keyPath, errorMode: errorMode, maximumVersions: maximumVersions)
+        observeRoot(on: isolation)
+    }
+
+    /// Tracks the property at `keyPath` of an `@Observable` object by itself, keeping its
+    /// versions in `storage`: the SwiftUI way to durable undo.
+    ///
+    /// ```swift
+    /// @Observable final class DrawingModel { var drawing = Drawing() }
+    ///
+    /// let model = DrawingModel()
+    /// let store = try KeepsakeStore(path: "Drawings.keepsake")
+    /// let undo = try VersioningController(
+    ///     observing: model, at: \.drawing, storage: .keepsake(store, history: "drawing-1"))
+    /// model.drawing.strokes.append(stroke)   // recorded on the next turn, durably
+    /// try undo.undo()                        // model.drawing has no stroke again
+    /// ```
+    ///
+    /// When the storage holds an existing history, the object's property is set to its
+    /// current version first.
+    ///
+    /// - Parameters:
+    ///   - root: The object, held weakly; its property is the first version of a new history.
+    ///   - keyPath: The tracked property.
+    ///   - storage: Where the versions are kept.
+    ///   - errorMode: How errors are reported, opening errors included.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - isolation: The actor the controller belongs to; the caller's by default.
+    /// - Throws: What the error mode throws when the storage cannot be opened.
+    public convenience init(
+        observing root: Root, at keyPath: WritableKeyPath<Root, Value>, storage: HistoryStorage<Value>,
+        errorMode: VersioningErrorMode<Root, Failure>, maximumVersions: Int? = defaultMaximumVersions,
+        isolation: isolated any Actor = #isolation
+    ) throws(Failure) {
+        try self.init(
+            on: root, at: keyPath, storage: storage, errorMode: errorMode, maximumVersions: maximumVersions)
         observeRoot(on: isolation)
     }
 
@@ -43,22 +77,51 @@ extension VersioningController where Root: AnyObject & Observable {
 
     private func rootDidChange(on actor: any Actor) {
         observeRoot(on: actor)
-        guard let value = readRoot(), value.reversion(to: debouncer?.pending ?? history.current) != nil else {
+        guard let value = readRoot(), value.reversion(to: debouncer?.pending ?? storage.current) != nil else {
             return
         }
-        append(value)
+        performInBackground { () throws(ReversionError) in try record(value, tag: nil) }
     }
 }
 
 extension VersioningController where Root: AnyObject & Observable, Failure == ReversionError {
     /// Tracks the property at `keyPath` of an `@Observable` object by itself; errors are
     /// thrown. See ``init(observing:at:errorMode:maximumVersions:isolation:)``.
+    ///
+    /// - Parameters:
+    ///   - root: The object, held weakly.
+    ///   - keyPath: The tracked property.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - isolation: The actor the controller belongs to; the caller's by default.
     public convenience init(
         observing root: Root, at keyPath: WritableKeyPath<Root, Value>,
         maximumVersions: Int? = defaultMaximumVersions, isolation: isolated any Actor = #isolation
     ) {
         self.init(
             observing: root, at: keyPath, errorMode: .throwing, maximumVersions: maximumVersions,
+            isolation: isolation)
+    }
+}
+
+extension VersioningController where Root: AnyObject & Observable, Failure == ReversionError {
+    /// Tracks the property at `keyPath` of an `@Observable` object by itself, keeping its
+    /// versions in `storage`; errors are thrown. See
+    /// ``init(observing:at:storage:errorMode:maximumVersions:isolation:)``.
+    ///
+    /// - Parameters:
+    ///   - root: The object, held weakly; its property is the first version of a new history.
+    ///   - keyPath: The tracked property.
+    ///   - storage: Where the versions are kept.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - isolation: The actor the controller belongs to; the caller's by default.
+    /// - Throws: ``ReversionError/storage(_:)`` when the storage cannot be opened.
+    public convenience init(
+        observing root: Root, at keyPath: WritableKeyPath<Root, Value>, storage: HistoryStorage<Value>,
+        maximumVersions: Int? = defaultMaximumVersions, isolation: isolated any Actor = #isolation
+    ) throws(ReversionError) {
+        try self.init(
+            observing: root, at: keyPath, storage: storage, errorMode: .throwing,
+            maximumVersions: maximumVersions,
             isolation: isolation)
     }
 }

@@ -10,15 +10,42 @@ extension VersioningController {
     ///
     /// - Parameters:
     ///   - newValue: The new version.
-    ///   - tag: A tag for the new version (or, when nothing changed, for the current one).
-    public func append(_ newValue: Value, tag: AnyHashable? = nil) {
+    ///   - tag: A tag for the new version (or, when nothing changed, for the current one): any
+    ///     `Hashable & Encodable` value, such as a string or an enum case.
+    /// - Throws: ``ReversionError`` in the throwing mode: `.storage` when the storage could not
+    ///   write (nothing changed then), `.notEncodable` for a tag that is not `Encodable`.
+    public func append(_ newValue: Value, tag: AnyHashable? = nil) throws(Failure) {
+        try perform { () throws(ReversionError) in
+            try record(newValue, tag: tag.map { tag throws(ReversionError) in try VersionTag(tagging: tag) })
+        }
+    }
+
+    /// Appends `newValue`, or holds it back when debouncing and untagged.
+    func record(_ newValue: Value, tag: VersionTag?) throws(ReversionError) {
         if let debouncer, tag == nil {
+            try storage.holdPending(newValue)
             debouncer.hold(newValue)
-            registrar.withMutation(of: self, keyPath: \.hasUndo) {}
+            announceHeldChange()
             return
         }
-        flush()
-        mutate { $0.append(newValue, tag: tag) }
+        try recordPending()
+        try commit(newValue, tag: tag)
+    }
+
+    /// Runs work that no caller waits for (a debounce timer, an observed change): an error
+    /// goes to ``error`` (and the error mode's property), since there is no one to throw to.
+    func performInBackground(_ work: () throws(ReversionError) -> Void) {
+        do {
+            try work()
+            if storedError != nil { setError(nil) }
+        } catch {
+            setError(error)
+            do throws(Failure) {
+                try errorMode.handle(error, object as? Root)
+            } catch {
+                // The throwing mode: nobody to throw to; the error is in `error`.
+            }
+        }
     }
 
     /// Records the tracked property of `root` as a new version.
@@ -26,8 +53,9 @@ extension VersioningController {
     /// - Parameters:
     ///   - root: A root holding the new version.
     ///   - tag: A tag for the new version.
-    public func append(root: Root, tag: AnyHashable? = nil) {
-        append(root[keyPath: keyPath], tag: tag)
+    /// - Throws: As ``append(_:tag:)``.
+    public func append(root: Root, tag: AnyHashable? = nil) throws(Failure) {
+        try append(root[keyPath: keyPath], tag: tag)
     }
 
     /// Records the tracked property of the reference root as a new version.
@@ -35,15 +63,56 @@ extension VersioningController {
     /// Does nothing when the root has been deallocated.
     ///
     /// - Parameter tag: A tag for the new version.
-    public func appendCurrentVersion(tag: AnyHashable? = nil) {
+    /// - Throws: As ``append(_:tag:)``.
+    public func appendCurrentVersion(tag: AnyHashable? = nil) throws(Failure) {
         guard let value = readRoot() else { return }
-        append(value, tag: tag)
+        try append(value, tag: tag)
     }
 
     /// Records any version held back by debouncing now.
-    public func flush() {
-        guard let pending = debouncer?.take() else { return }
-        mutate { $0.append(pending) }
+    ///
+    /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode; the change stays held.
+    public func flush() throws(Failure) {
+        try perform { () throws(ReversionError) in try recordPending() }
+    }
+
+    /// Records what is held back by debouncing; every operation starts with this, so that what
+    /// it acts on includes every change the app made.
+    package func recordPending() throws(ReversionError) {
+        guard let debouncer, let pending = debouncer.take() else { return }
+        do {
+            try commit(pending, tag: nil)
+        } catch {
+            debouncer.hold(pending)
+            throw error
+        }
+    }
+
+    /// Records what is held back by debouncing, reporting a failure in ``error``: for callers
+    /// that read ``value`` next and cannot throw the controller's error (a snapshot save).
+    package func recordPendingInBackground() {
+        performInBackground { () throws(ReversionError) in try recordPending() }
+    }
+
+    /// Appends `newValue` to the storage when it differs from the current version, else tags
+    /// the current version.
+    func commit(_ newValue: Value, tag: VersionTag?) throws(ReversionError) {
+        guard let reversion = newValue.reversion(to: storage.current) else {
+            if let tag {
+                try storage.tag(tag)
+                didChange(writingRoot: false)
+            }
+            return
+        }
+        try storage.append(reversion, resulting: newValue, tag: tag)
+        didChange(writingRoot: false)
+    }
+
+    /// Tells observers that ``value`` and ``hasUndo`` now count a held change.
+    func announceHeldChange() {
+        registrar.withMutation(of: self, keyPath: \.value) {}
+        registrar.withMutation(of: self, keyPath: \.hasUndo) {}
+        registrar.withMutation(of: self, keyPath: \.hasRedo) {}
     }
 
     // MARK: - Undo and redo
@@ -55,11 +124,7 @@ extension VersioningController {
     /// - Throws: ``ReversionError`` in the throwing error mode; nothing changes then.
     @discardableResult
     public func undo() throws(Failure) -> Value {
-        flush()
-        _ = try perform { () throws(ReversionError) in
-            try mutate { history throws(ReversionError) in try history.undo() }
-        }
-        return history.current
+        try move { () throws(ReversionError) in storage.undoCount > 0 ? (undo: true, count: 1) : nil }
     }
 
     /// Goes forward one version in the current scope and returns it.
@@ -68,11 +133,7 @@ extension VersioningController {
     /// - Throws: ``ReversionError`` in the throwing error mode; nothing changes then.
     @discardableResult
     public func redo() throws(Failure) -> Value {
-        flush()
-        _ = try perform { () throws(ReversionError) in
-            try mutate { history throws(ReversionError) in try history.redo() }
-        }
-        return history.current
+        try move { () throws(ReversionError) in storage.redoCount > 0 ? (undo: false, count: 1) : nil }
     }
 
     /// Undoes one version and writes it to `value`.
@@ -95,20 +156,39 @@ extension VersioningController {
         root[keyPath: keyPath] = try redo()
     }
 
+    /// Records what is pending, then moves as many versions as `steps` says, if any.
+    private func move(_ steps: () throws(ReversionError) -> (undo: Bool, count: Int)?) throws(Failure)
+        -> Value
+    {
+        try perform { () throws(ReversionError) in
+            try recordPending()
+            guard let (undo, count) = try steps(), count > 0 else { return }
+            if undo { try storage.undo(count) } else { try storage.redo(count) }
+            didChange()
+        }
+        return storage.current
+    }
+
     // MARK: - Tags
 
     /// Tags the current version; a debounced change is recorded first, so it is what gets
     /// tagged.
     ///
-    /// - Parameter tag: The tag, such as a string or an enum case.
-    public func tag(_ tag: AnyHashable) {
-        flush()
-        mutate { $0.tag(tag) }
+    /// - Parameter tag: The tag: any `Hashable & Encodable` value, such as a string or an enum
+    ///   case. It is kept as JSON, so an enum tag set by an earlier process is found again.
+    /// - Throws: ``ReversionError`` in the throwing mode.
+    public func tag(_ tag: AnyHashable) throws(Failure) {
+        try perform { () throws(ReversionError) in
+            let tag = try VersionTag(tagging: tag)
+            try recordPending()
+            try storage.tag(tag)
+            didChange(writingRoot: false)
+        }
     }
 
     /// Tags the current version; the same as ``tag(_:)``.
-    public func tagCurrentVersion(_ tag: AnyHashable) {
-        self.tag(tag)
+    public func tagCurrentVersion(_ tag: AnyHashable) throws(Failure) {
+        try self.tag(tag)
     }
 
     /// Undoes until the current version is the nearest earlier one tagged `tag`, within the
@@ -118,11 +198,11 @@ extension VersioningController {
     /// - Throws: ``ReversionError`` in the throwing error mode; nothing changes then.
     @discardableResult
     public func undo(to tag: AnyHashable) throws(Failure) -> Value {
-        flush()
-        _ = try perform { () throws(ReversionError) in
-            try mutate { history throws(ReversionError) in try history.undo(to: tag) }
+        try move { () throws(ReversionError) in
+            let tag = try VersionTag(tagging: tag)
+            let tags = try storage.tags(inScopeLevel: storage.scopeLevel).undo
+            return tags.lastIndex(of: tag).map { (undo: true, count: tags.count - 1 - $0) }
         }
-        return history.current
     }
 
     /// Redoes until the current version is the nearest later one tagged `tag`, the tagged
@@ -132,50 +212,73 @@ extension VersioningController {
     /// - Throws: ``ReversionError`` in the throwing error mode; nothing changes then.
     @discardableResult
     public func redo(to tag: AnyHashable) throws(Failure) -> Value {
-        flush()
-        _ = try perform { () throws(ReversionError) in
-            try mutate { history throws(ReversionError) in try history.redo(to: tag) }
+        try move { () throws(ReversionError) in
+            let tag = try VersionTag(tagging: tag)
+            let tags = try storage.tags(inScopeLevel: storage.scopeLevel).redo
+            return tags.firstIndex(of: tag).map { (undo: false, count: $0 + 1) }
         }
-        return history.current
     }
 
     /// The tags of a scope's versions, `nil` for untagged ones: those up to and including the
-    /// current version, and those after it.
+    /// current version, and those after it. A debounced change is recorded first.
     ///
     /// ```swift
     /// controller.tags()  // (["original", nil, "without-child"], ["with-child"])
     /// ```
     ///
     /// - Parameter level: A scope level; the current scope when `nil`.
-    public func tags(inScopeLevel level: Int? = nil) -> (undo: [AnyHashable?], redo: [AnyHashable?]) {
-        flush()
-        return history.tags(inScopeLevel: level)
+    /// - Returns: The tags; empty lists when they could not be read (the error is reported as
+    ///   the error mode says).
+    /// - Throws: ``ReversionError`` in the throwing mode.
+    public func tags(inScopeLevel level: Int? = nil) throws(Failure) -> (
+        undo: [VersionTag?], redo: [VersionTag?]
+    ) {
+        try perform { () throws(ReversionError) in
+            try recordPending()
+            return try storage.tags(inScopeLevel: level ?? storage.scopeLevel)
+        } ?? ([], [])
     }
 
     // MARK: - Scopes
 
     /// Starts a scope: undo and redo stay inside it until it is popped.
-    public func pushNewScope() {
-        flush()
-        mutate { $0.pushScope() }
+    ///
+    /// - Throws: ``ReversionError`` in the throwing mode.
+    public func pushNewScope() throws(Failure) {
+        try perform { () throws(ReversionError) in
+            try recordPending()
+            try storage.pushScope()
+            didChange(writingRoot: false)
+        }
     }
 
     /// Ends the current scope, squashing everything it changed into one version of the parent
     /// scope. Does nothing in the root scope.
-    public func popCurrentScope() {
-        flush()
-        mutate { $0.popScope() }
+    ///
+    /// - Throws: ``ReversionError`` in the throwing mode; nothing changes then.
+    public func popCurrentScope() throws(Failure) {
+        try perform { () throws(ReversionError) in
+            try recordPending()
+            guard storage.scopeLevel > 0 else { return }
+            try storage.popScope()
+            didChange(writingRoot: false)
+        }
     }
 
     /// Ends the current scope and discards its changes, returning to the value it started
     /// from. Does nothing in the root scope.
     ///
     /// - Returns: The current version afterwards.
+    /// - Throws: ``ReversionError`` in the throwing mode; nothing changes then.
     @discardableResult
-    public func undoAndPopCurrentScope() -> Value {
-        flush()
-        mutate { $0.undoAndPopScope() }
-        return history.current
+    public func undoAndPopCurrentScope() throws(Failure) -> Value {
+        try perform { () throws(ReversionError) in
+            try recordPending()
+            guard storage.scopeLevel > 0 else { return }
+            try storage.undoAndPopScope()
+            didChange()
+        }
+        return storage.current
     }
 
     // MARK: - Transactions
@@ -183,7 +286,7 @@ extension VersioningController {
     /// Applies several changes as one version, undone by a single ``undo()``.
     ///
     /// The closure works on a copy: when it throws, the tracked value (and the reference root)
-    /// is exactly as before and no version is recorded.
+    /// is exactly as before and no version is recorded, in memory and in a durable store.
     ///
     /// ```swift
     /// try controller.setWithTransaction { activity in
@@ -196,16 +299,17 @@ extension VersioningController {
     ///   - tag: A tag for the new version.
     ///   - body: Changes the value.
     /// - Returns: The current version afterwards.
-    /// - Throws: Whatever `body` throws.
+    /// - Throws: Whatever `body` throws. A storage failure goes to the error mode: in the
+    ///   throwing mode it is thrown as ``ReversionError``.
     @discardableResult
-    public func setWithTransaction<E: Error>(
-        tag: AnyHashable? = nil, _ body: (inout Value) throws(E) -> Void
-    ) throws(E) -> Value {
-        flush()
-        var copy = history.current
+    public func setWithTransaction<E: Error>(tag: AnyHashable? = nil, _ body: (inout Value) throws(E) -> Void)
+        throws -> Value
+    {
+        try flush()
+        var copy = storage.current
         try body(&copy)
-        mutate { $0.append(copy, tag: tag) }
-        return history.current
+        try append(copy, transactionTag: tag)
+        return storage.current
     }
 
     /// Applies several changes, some asynchronous, as one version; see
@@ -214,15 +318,38 @@ extension VersioningController {
     /// Versions appended while the closure is suspended are recorded before the transaction's
     /// own version, which is diffed against the version current when it completes.
     @discardableResult
-    nonisolated(nonsending) public func setWithTransaction<E: Error>(
-        tag: AnyHashable? = nil, _ body: nonisolated(nonsending) (inout Value) async throws(E) -> Void
-    ) async throws(E) -> Value {
-        flush()
-        var copy = history.current
+    nonisolated(nonsending) public func setWithTransaction(
+        tag: AnyHashable? = nil, _ body: nonisolated(nonsending) (inout Value) async throws -> Void
+    ) async throws -> Value {
+        try flush()
+        var copy = storage.current
         try await body(&copy)
+        try append(copy, transactionTag: tag)
+        return storage.current
+    }
+
+    /// Applies several changes as one version; see ``setWithTransaction(tag:_:)``. In the
+    /// assigning error modes only `body`'s own error is thrown: a storage failure goes to
+    /// ``error``.
+    @discardableResult
+    public func setWithTransaction<E: Error>(tag: AnyHashable? = nil, _ body: (inout Value) throws(E) -> Void)
+        throws(E) -> Value where Failure == Never
+    {
         flush()
-        mutate { $0.append(copy, tag: tag) }
-        return history.current
+        var copy = storage.current
+        try body(&copy)
+        append(copy, transactionTag: tag)
+        return storage.current
+    }
+
+    /// Appends a transaction's result as one version, never held back by debouncing, and
+    /// writes it into the reference root.
+    private func append(_ value: Value, transactionTag tag: AnyHashable?) throws(Failure) {
+        try perform { () throws(ReversionError) in
+            try recordPending()
+            try commit(value, tag: tag.map { tag throws(ReversionError) in try VersionTag(tagging: tag) })
+            writeRoot()
+        }
     }
 
     /// Replaces the current version without recording a new one: the change cannot be undone,
@@ -232,8 +359,12 @@ extension VersioningController {
     /// paths the undo steps do not touch should change, or those steps will refuse to apply.
     ///
     /// - Parameter value: The new current version.
-    public func setWithoutTracking(_ value: Value) {
-        flush()
-        mutate { $0.replaceCurrent(with: value) }
+    /// - Throws: ``ReversionError`` in the throwing mode; nothing changes then.
+    public func setWithoutTracking(_ value: Value) throws(Failure) {
+        try perform { () throws(ReversionError) in
+            try recordPending()
+            try storage.replaceCurrent(with: value)
+            didChange()
+        }
     }
 }

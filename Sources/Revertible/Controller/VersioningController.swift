@@ -12,14 +12,26 @@ public import Observation
 ///   `undo(root:)` read and write the property of a root you own.
 /// - **Reference key path**: the same initializer with a class root, held weakly;
 ///   `appendCurrentVersion()`, `undo()` and `redo()` read and write the object directly.
-/// - **Observation**: ``init(observing:at:errorMode:isolation:)`` with an `@Observable` root
-///   appends every change by itself.
+/// - **Observation**: ``init(observing:at:errorMode:maximumVersions:isolation:)`` with an
+///   `@Observable` root appends every change by itself.
 ///
 /// ```swift
 /// let controller = VersioningController(activity)
 /// activity.title = "New title"
-/// controller.append(activity)
+/// try controller.append(activity)
 /// activity = try controller.undo()   // title is "Title" again
+/// ```
+///
+/// ## Storage
+///
+/// The versions live in a ``VersionStorage`` below the controller: in memory by default, or —
+/// with Keepsake — in a named history of a SQLite store, so that undo and redo survive a
+/// restart. Every feature works the same on both; the initializers that take a `storage:`
+/// argument open it, and report a failure to open through the error mode:
+///
+/// ```swift
+/// let controller = try VersioningController(
+///     observing: model, at: \.drawing, storage: .keepsake(store, history: "drawing-1"))
 /// ```
 ///
 /// ## Isolation
@@ -31,7 +43,8 @@ public import Observation
 /// `Observable`: SwiftUI views reading ``hasUndo``, ``hasRedo``, ``scopeLevel`` or ``error``
 /// update when they change.
 public final class VersioningController<Root, Value: Versionable, Failure: Error>: Observable {
-    var history: VersionHistory<Value>
+    /// Where the versions are kept.
+    public private(set) var storage: any VersionStorage<Value>
     let keyPath: WritableKeyPath<Root, Value>
     /// The root of the reference key path mode, held weakly.
     weak var object: AnyObject?
@@ -42,19 +55,53 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// The key paths observers are told about, made once: a key path literal in a generic
     /// class is instantiated anew on every use, which made notifying cost more than diffing.
     private lazy var observed = (
-        history: \VersioningController.versionHistory, value: \VersioningController.value,
-        hasUndo: \VersioningController.hasUndo, hasRedo: \VersioningController.hasRedo,
-        scopeLevel: \VersioningController.scopeLevel
+        value: \VersioningController.value, hasUndo: \VersioningController.hasUndo,
+        hasRedo: \VersioningController.hasRedo, scopeLevel: \VersioningController.scopeLevel,
+        versionCount: \VersioningController.versionCount
     )
 
-    init(
-        value: Value, keyPath: WritableKeyPath<Root, Value>, object: AnyObject?,
-        errorMode: VersioningErrorMode<Root, Failure>, maximumVersions: Int?
+    package init(
+        storage: any VersionStorage<Value>, keyPath: WritableKeyPath<Root, Value>, object: AnyObject?,
+        errorMode: VersioningErrorMode<Root, Failure>
     ) {
-        history = VersionHistory(value, maximumVersions: maximumVersions)
+        self.storage = storage
         self.keyPath = keyPath
         self.object = object
         self.errorMode = errorMode
+    }
+
+    /// Opens `storage`; when it fails, the error goes to the error mode: thrown, or stored in
+    /// ``error`` while the controller keeps its versions in memory.
+    convenience init(
+        opening storage: HistoryStorage<Value>, initialValue: Value, keyPath: WritableKeyPath<Root, Value>,
+        object: AnyObject?, errorMode: VersioningErrorMode<Root, Failure>, maximumVersions: Int?
+    ) throws(Failure) {
+        let opened = Self.open(storage, initialValue: initialValue, maximumVersions: maximumVersions)
+        if let error = opened.error { try errorMode.handle(error, object as? Root) }
+        self.init(opened: opened, keyPath: keyPath, object: object, errorMode: errorMode)
+    }
+
+    /// A controller on an opened storage, or — when opening failed — in memory, with the
+    /// error in ``error``.
+    convenience init(
+        opened: (storage: any VersionStorage<Value>, error: ReversionError?),
+        keyPath: WritableKeyPath<Root, Value>,
+        object: AnyObject?, errorMode: VersioningErrorMode<Root, Failure>
+    ) {
+        self.init(storage: opened.storage, keyPath: keyPath, object: object, errorMode: errorMode)
+        storedError = opened.error
+    }
+
+    /// Opens `storage`; when that fails, an in-memory storage at `initialValue` and the error.
+    static func open(_ storage: HistoryStorage<Value>, initialValue: Value, maximumVersions: Int?) -> (
+        storage: any VersionStorage<Value>, error: ReversionError?
+    ) {
+        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
+        do {
+            return (try storage.open({ initialValue }, maximumVersions), nil)
+        } catch {
+            return (InMemoryVersionStorage(initialValue, maximumVersions: maximumVersions), error)
+        }
     }
 
     /// The default ``maximumVersions``: 1,000.
@@ -62,7 +109,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
 
     // MARK: - Creating a controller
 
-    /// Tracks `value` directly; errors are thrown.
+    /// Tracks `value` directly, in memory; errors are thrown.
     ///
     /// - Parameters:
     ///   - value: The first version.
@@ -70,11 +117,11 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     public convenience init(_ value: Value, maximumVersions: Int? = defaultMaximumVersions)
     where Root == Value, Failure == ReversionError {
         self.init(
-            value: value, keyPath: \.self, object: nil, errorMode: .throwing, maximumVersions: maximumVersions
-        )
+            storage: InMemoryVersionStorage(value, maximumVersions: maximumVersions), keyPath: \.self,
+            object: nil, errorMode: .throwing)
     }
 
-    /// Tracks `value` directly, reporting errors as `errorMode` says.
+    /// Tracks `value` directly, in memory, reporting errors as `errorMode` says.
     ///
     /// - Parameters:
     ///   - value: The first version.
@@ -85,11 +132,51 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         maximumVersions: Int? = defaultMaximumVersions
     ) where Root == Value {
         self.init(
-            value: value, keyPath: \.self, object: nil, errorMode: errorMode, maximumVersions: maximumVersions
-        )
+            storage: InMemoryVersionStorage(value, maximumVersions: maximumVersions), keyPath: \.self,
+            object: nil, errorMode: errorMode)
     }
 
-    /// Tracks the property at `keyPath` of a value root; errors are thrown.
+    /// Tracks a value directly, keeping its versions in `storage`.
+    ///
+    /// With a durable storage, an existing history is opened where it was left (``value`` is
+    /// then the stored current version, not `initialValue`); a new one starts at
+    /// `initialValue`.
+    ///
+    /// ```swift
+    /// let controller = try VersioningController(Note(), storage: .keepsake(store, history: "note-1"))
+    /// var note = controller.value
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - initialValue: The first version of a new history.
+    ///   - storage: Where the versions are kept.
+    ///   - errorMode: How errors are reported, opening errors included; in an assigning mode a
+    ///     storage that fails to open leaves the controller in memory, with the error in ``error``.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    /// - Throws: What the error mode throws when the storage cannot be opened.
+    public convenience init(
+        _ initialValue: Value, storage: HistoryStorage<Value>, errorMode: VersioningErrorMode<Root, Failure>,
+        maximumVersions: Int? = defaultMaximumVersions
+    ) throws(Failure) where Root == Value {
+        try self.init(
+            opening: storage, initialValue: initialValue, keyPath: \.self, object: nil, errorMode: errorMode,
+            maximumVersions: maximumVersions)
+    }
+
+    /// Tracks a value directly, keeping its versions in `storage`; errors are thrown.
+    ///
+    /// - Parameters:
+    ///   - initialValue: The first version of a new history.
+    ///   - storage: Where the versions are kept.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    /// - Throws: ``ReversionError/storage(_:)`` when the storage cannot be opened.
+    public convenience init(
+        _ initialValue: Value, storage: HistoryStorage<Value>, maximumVersions: Int? = defaultMaximumVersions
+    ) throws(ReversionError) where Root == Value, Failure == ReversionError {
+        try self.init(initialValue, storage: storage, errorMode: .throwing, maximumVersions: maximumVersions)
+    }
+
+    /// Tracks the property at `keyPath` of a value root, in memory; errors are thrown.
     ///
     /// - Parameters:
     ///   - root: The root holding the first version.
@@ -100,12 +187,12 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         maximumVersions: Int? = defaultMaximumVersions
     ) where Failure == ReversionError {
         self.init(
-            value: root[keyPath: keyPath], keyPath: keyPath, object: nil, errorMode: .throwing,
-            maximumVersions: maximumVersions)
+            storage: InMemoryVersionStorage(root[keyPath: keyPath], maximumVersions: maximumVersions),
+            keyPath: keyPath, object: nil, errorMode: .throwing)
     }
 
     /// Tracks the property at `keyPath` of an object, held weakly; the object is read by
-    /// ``appendCurrentVersion()`` and written by ``undo()`` and ``redo()``.
+    /// ``appendCurrentVersion(tag:)`` and written by ``undo()`` and ``redo()``.
     ///
     /// - Parameters:
     ///   - root: The object holding the first version.
@@ -118,8 +205,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         maximumVersions: Int? = defaultMaximumVersions
     ) where Root: AnyObject {
         self.init(
-            value: root[keyPath: keyPath], keyPath: keyPath, object: root, errorMode: errorMode,
-            maximumVersions: maximumVersions)
+            storage: InMemoryVersionStorage(root[keyPath: keyPath], maximumVersions: maximumVersions),
+            keyPath: keyPath, object: root, errorMode: errorMode)
     }
 
     /// Tracks the property at `keyPath` of an object, held weakly; errors are thrown.
@@ -132,87 +219,138 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         on root: Root, at keyPath: WritableKeyPath<Root, Value>,
         maximumVersions: Int? = defaultMaximumVersions
     ) where Root: AnyObject, Failure == ReversionError {
-        self.init(
-            value: root[keyPath: keyPath], keyPath: keyPath, object: root, errorMode: .throwing,
-            maximumVersions: maximumVersions)
+        self.init(on: root, at: keyPath, errorMode: .throwing, maximumVersions: maximumVersions)
+    }
+
+    /// Tracks the property at `keyPath` of an object, held weakly, keeping its versions in
+    /// `storage`. The object's property is set to the stored current version when an existing
+    /// history is opened.
+    ///
+    /// - Parameters:
+    ///   - root: The object; its property is the first version of a new history.
+    ///   - keyPath: The tracked property.
+    ///   - storage: Where the versions are kept.
+    ///   - errorMode: How errors are reported, opening errors included.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    /// - Throws: What the error mode throws when the storage cannot be opened.
+    public convenience init(
+        on root: Root, at keyPath: WritableKeyPath<Root, Value>, storage: HistoryStorage<Value>,
+        errorMode: VersioningErrorMode<Root, Failure>, maximumVersions: Int? = defaultMaximumVersions
+    ) throws(Failure) where Root: AnyObject {
+        try self.init(
+            opening: storage, initialValue: root[keyPath: keyPath], keyPath: keyPath, object: root,
+            errorMode: errorMode, maximumVersions: maximumVersions)
+        writeRootIfChanged()
+    }
+
+    /// Tracks the property at `keyPath` of an object, held weakly, keeping its versions in
+    /// `storage`; errors are thrown.
+    ///
+    /// - Parameters:
+    ///   - root: The object; its property is the first version of a new history.
+    ///   - keyPath: The tracked property.
+    ///   - storage: Where the versions are kept.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    /// - Throws: ``ReversionError/storage(_:)`` when the storage cannot be opened.
+    public convenience init(
+        on root: Root, at keyPath: WritableKeyPath<Root, Value>, storage: HistoryStorage<Value>,
+        maximumVersions: Int? = defaultMaximumVersions
+    ) throws(ReversionError) where Root: AnyObject, Failure == ReversionError {
+        try self.init(
+            on: root, at: keyPath, storage: storage, errorMode: .throwing, maximumVersions: maximumVersions)
     }
 
     // MARK: - State
 
-    /// The current version.
+    /// The current version, including a change held back by debouncing.
     public var value: Value {
         registrar.access(self, keyPath: \.value)
-        return history.current
+        return debouncer?.pending ?? storage.current
     }
 
     /// Whether ``undo()`` has a version to go back to in the current scope, counting a pending
     /// debounced change.
     public var hasUndo: Bool {
         registrar.access(self, keyPath: \.hasUndo)
-        return history.hasUndo || debouncer?.pending != nil
+        return storage.undoCount > 0 || debouncer?.pending != nil
     }
 
     /// Whether ``redo()`` has a version to go forward to in the current scope.
     public var hasRedo: Bool {
         registrar.access(self, keyPath: \.hasRedo)
-        return history.hasRedo && debouncer?.pending == nil
+        return storage.redoCount > 0 && debouncer?.pending == nil
     }
 
     /// The 0-based level of the current scope.
     public var scopeLevel: Int {
         registrar.access(self, keyPath: \.scopeLevel)
-        return history.scopeLevel
+        return storage.scopeLevel
     }
 
-    /// The latest error, in the assigning error modes; `nil` after a successful operation.
+    /// The number of versions kept, undo and redo, in every scope.
+    public var versionCount: Int {
+        registrar.access(self, keyPath: \.versionCount)
+        return storage.versionCount
+    }
+
+    /// The latest error that was not thrown: every error in the assigning error modes, and in
+    /// the throwing mode those of work with no caller to throw to (a debounced or observed
+    /// change recorded later). `nil` after a successful operation.
     public var error: ReversionError? {
         registrar.access(self, keyPath: \.error)
         return storedError
     }
 
     /// The most versions kept across all scopes; the oldest are dropped first. `nil` keeps all.
-    public var maximumVersions: Int? {
-        get { history.maximumVersions }
-        set { mutate { $0.maximumVersions = newValue } }
+    public var maximumVersions: Int? { storage.maximumVersions }
+
+    /// Changes ``maximumVersions``, dropping the oldest versions over the new limit.
+    ///
+    /// - Parameter maximumVersions: The new limit (at least 1), or `nil` for none.
+    /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode; the limit is unchanged.
+    public func setMaximumVersions(_ maximumVersions: Int?) throws(Failure) {
+        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
+        try perform { () throws(ReversionError) in
+            try recordPending()
+            try storage.setMaximumVersions(maximumVersions)
+            didChange(writingRoot: false)
+        }
     }
 
-    /// The history behind the controller: every scope with its steps and tags.
-    public var versionHistory: VersionHistory<Value> {
-        registrar.access(self, keyPath: \.versionHistory)
-        return history
+    /// Checks that every undo step of every scope reverts and every redo step redoes, and that
+    /// the storage agrees with itself; for tests.
+    ///
+    /// - Throws: ``ReversionError`` describing the first problem.
+    public func checkInvariants() throws(ReversionError) {
+        try storage.checkInvariants()
     }
 
     // MARK: - Plumbing shared by every operation
 
-    /// Applies `change` to the history and notifies observers; the root is written when the
-    /// current version changed.
-    @discardableResult
-    func mutate<T, E: Error>(_ change: (inout VersionHistory<Value>) throws(E) -> T) throws(E) -> T {
-        var copy = history
-        let result = try change(&copy)
+    /// Tells observers that the state changed, and writes the current version into the
+    /// reference root when `writingRoot`.
+    func didChange(writingRoot: Bool = true) {
         let paths = observed
-        registrar.willSet(self, keyPath: paths.history)
         registrar.willSet(self, keyPath: paths.value)
         registrar.willSet(self, keyPath: paths.hasUndo)
         registrar.willSet(self, keyPath: paths.hasRedo)
         registrar.willSet(self, keyPath: paths.scopeLevel)
-        history = copy
+        registrar.willSet(self, keyPath: paths.versionCount)
+        registrar.didSet(self, keyPath: paths.versionCount)
         registrar.didSet(self, keyPath: paths.scopeLevel)
         registrar.didSet(self, keyPath: paths.hasRedo)
         registrar.didSet(self, keyPath: paths.hasUndo)
         registrar.didSet(self, keyPath: paths.value)
-        registrar.didSet(self, keyPath: paths.history)
-        // Writing an unchanged value back is harmless; finding out would cost a second diff.
-        writeRoot()
-        return result
+        if writingRoot { writeRoot() }
     }
 
     /// Runs `operation`, reporting a ``ReversionError`` as the error mode says; returns `nil`
     /// when it failed in an assigning mode.
-    func perform<T>(_ operation: () throws(ReversionError) -> T) throws(Failure) -> T? {
+    @discardableResult
+    package func perform<T>(_ operation: () throws(ReversionError) -> T) throws(Failure) -> T? {
         do {
             let result = try operation()
-            if errorMode.assignsToController, storedError != nil { setError(nil) }
+            if storedError != nil { setError(nil) }
             return result
         } catch {
             if errorMode.assignsToController { setError(error) }
@@ -228,7 +366,13 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// Writes the current version into the reference root, if there is one.
     func writeRoot() {
         guard let object, var root = object as? Root else { return }
-        root[keyPath: keyPath] = history.current
+        root[keyPath: keyPath] = storage.current
+    }
+
+    /// Writes the current version into the reference root when it differs from the root's.
+    func writeRootIfChanged() {
+        guard let value = readRoot(), storage.current.reversion(to: value) != nil else { return }
+        writeRoot()
     }
 
     /// Reads the current version from the reference root, if it is still alive.

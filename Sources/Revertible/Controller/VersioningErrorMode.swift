@@ -16,6 +16,16 @@ public struct VersioningErrorMode<Root, Failure: Error> {
     let assignsToController: Bool
 }
 
+extension VersioningErrorMode {
+    /// Operations throw `transform(error)`: an error type of your own, or of the storage's
+    /// (Keepsake's `KeepsakeHistory` throws `KeepsakeError` this way).
+    ///
+    /// - Parameter transform: Turns the controller's error into the one thrown.
+    public static func throwing(_ transform: @escaping (ReversionError) -> Failure) -> Self {
+        Self(handle: { error, _ throws(Failure) in throw transform(error) }, assignsToController: false)
+    }
+}
+
 extension VersioningErrorMode where Failure == ReversionError {
     /// Operations throw the error.
     public static var throwing: Self {

@@ -21,6 +21,46 @@ public enum ReversionError: Error, Hashable, Sendable {
     case notEncodable(path: PathDescriptor, type: String)
     /// A stored change at `path` could not be decoded as `type`.
     case undecodable(path: PathDescriptor, type: String, reason: String)
+    /// The storage below a ``VersioningController`` failed: a full disk, a busy store, another
+    /// writer, or stored data that no longer reads. Nothing changed. For a Keepsake store the
+    /// failure's ``StorageFailure/error`` is a `KeepsakeError` saying what and where.
+    case storage(StorageFailure)
+}
+
+/// An error of a ``VersionStorage``, carried by ``ReversionError/storage(_:)``.
+///
+/// ```swift
+/// do {
+///     try controller.undo()
+/// } catch .storage(let failure) {
+///     print(failure.error)   // such as KeepsakeError.sqlite(… database or disk is full …)
+/// } catch {
+///     print(error)
+/// }
+/// ```
+public struct StorageFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The storage's own error.
+    public let error: any Error & Sendable
+
+    /// Wraps a storage's error.
+    ///
+    /// - Parameter error: What the storage threw.
+    public init(_ error: any Error & Sendable) {
+        self.error = error
+    }
+
+    /// The storage error's own description.
+    public var description: String { String(describing: error) }
+
+    /// Two failures are equal when their errors are of the same type and describe themselves
+    /// the same way.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        String(reflecting: lhs.error) == String(reflecting: rhs.error)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(String(reflecting: error))
+    }
 }
 
 extension ReversionError: CustomStringConvertible {
@@ -35,6 +75,8 @@ extension ReversionError: CustomStringConvertible {
             "The change at \(path.displayText) holds \(type), which is not Encodable, so it cannot be stored."
         case .undecodable(let path, let type, let reason):
             "The stored change at \(path.displayText) does not decode as \(type): \(reason)."
+        case .storage(let failure):
+            failure.description
         }
     }
 }

@@ -40,8 +40,8 @@ import Testing
         #expect(history.value.labels == ["b": 68] && history.value.note == nil)
         #expect(history.versionCount == GoldenSchema1.goldenAppends)
         let tags = try history.tags()
-        #expect(tags.undo == ["start"] + (1...top).map(GoldenSchema1.goldenTag))
-        #expect(tags.redo == (top + 1...GoldenSchema1.goldenAppends).map(GoldenSchema1.goldenTag))
+        #expect(tags.undo.strings == ["start"] + (1...top).map(GoldenSchema1.goldenTag))
+        #expect(tags.redo.strings == (top + 1...GoldenSchema1.goldenAppends).map(GoldenSchema1.goldenTag))
         try history.checkInvariants()
 
         for n in stride(from: top - 1, through: 0, by: -1) {

@@ -2,7 +2,7 @@ import Foundation
 import Observation
 import Revertible
 
-extension KeepsakeHistory {
+extension KeepsakeHistoryStorage {
     /// Stack sizes read at the end of a write transaction, published after it commits.
     struct Counts {
         var undo: Int
@@ -20,55 +20,21 @@ extension KeepsakeHistory {
         }
     }
 
-    private func publish(_ value: Value, _ counts: Counts, level: Int? = nil) {
-        publish {
-            current = value
-            undoCount = counts.undo
-            redoCount = counts.redo
-            total = counts.total
-            if let level { self.level = level }
-        }
+    /// Takes on the state a committed transaction left.
+    private func settle(_ value: Value, _ counts: Counts, level: Int? = nil) {
+        current = value
+        undoCount = counts.undo
+        redoCount = counts.redo
+        total = counts.total
+        if let level { self.level = level }
     }
 
     // MARK: - Appending versions
 
-    /// Records `newValue` as a new version when it differs from the current one, in one
-    /// transaction that writes the changed paths only.
-    ///
-    /// With debouncing on, the version is held back until changes pause.
-    ///
-    /// - Parameters:
-    ///   - newValue: The new version.
-    ///   - tag: A tag for the new version (or, when nothing changed, for the current one).
-    /// - Throws: ``KeepsakeError``; the history is unchanged then.
-    public func append(_ newValue: Value, tag: String? = nil) throws(KeepsakeError) {
-        if let debouncer, tag == nil {
-            debouncer.hold(newValue)
-            registrar.withMutation(of: self, keyPath: \.hasUndo) {}
-            return
-        }
-        try flush()
-        try commit(newValue, tag: tag)
-    }
-
-    /// Records a version held back by debouncing now.
-    ///
-    /// - Throws: ``KeepsakeError``; the held version stays held, to be retried.
-    public func flush() throws(KeepsakeError) {
-        guard let pending = debouncer?.take() else { return }
-        do {
-            try commit(pending, tag: nil)
-        } catch {
-            debouncer?.hold(pending)
-            throw error
-        }
-    }
-
-    private func commit(_ newValue: Value, tag: String?) throws(KeepsakeError) {
-        guard let reversion = newValue.reversion(to: current) else {
-            if let tag { try self.tag(tag) }
-            return
-        }
+    /// Appends a version in one transaction that writes the changed paths only.
+    func commit(_ reversion: Reversion<Value>, resulting newValue: Value, tag: VersionTag?)
+        throws(KeepsakeError)
+    {
         let (name, level, highest, redoCount) = (self.name, self.level, self.lastPosition, self.redoCount)
         // The counts after the append, known without asking the store unless pruning runs.
         var counts = Counts(undo: undoCount + 1, redo: 0, total: total - redoCount + 1)
@@ -94,11 +60,11 @@ extension KeepsakeHistory {
         }
         self.lastPosition = position
         noteCheckpoint(wroteCheckpoint, adding: bytes)
-        publish(newValue, final)
+        settle(newValue, final)
     }
 
     private func insert(
-        _ reversion: Reversion<Value>, rows: HistoryRows, position: Int, scope: Int, tag: String?,
+        _ reversion: Reversion<Value>, rows: HistoryRows, position: Int, scope: Int, tag: VersionTag?,
         history: String
     ) throws -> (Int64, Int) {
         let records: [ChangeRecord]
@@ -138,7 +104,6 @@ extension KeepsakeHistory {
     ///
     /// - Throws: ``KeepsakeError``.
     public func writeCheckpoint() throws(KeepsakeError) {
-        try flush()
         let value = current
         let written = try transact { rows in
             let top = try rows.connection.scalarInt(
@@ -193,58 +158,9 @@ extension KeepsakeHistory {
 
     // MARK: - Undo and redo
 
-    /// Goes back one version in the current scope, including versions written by earlier
-    /// processes. A debounced change is recorded first, so it is what gets undone.
-    ///
-    /// - Returns: The current version afterwards (unchanged when there is nothing to undo).
-    /// - Throws: ``KeepsakeError``; `.reversion` names the version and path when a stored change
-    ///   no longer applies. The history is unchanged then.
-    @discardableResult
-    public func undo() throws(KeepsakeError) -> Value {
-        try flush()
-        guard undoCount > 0 else { return current }
-        return try move(undo: true, steps: 1)
-    }
-
-    /// Goes forward one version in the current scope.
-    ///
-    /// - Returns: The current version afterwards (unchanged when there is nothing to redo).
-    /// - Throws: ``KeepsakeError``; the history is unchanged then.
-    @discardableResult
-    public func redo() throws(KeepsakeError) -> Value {
-        try flush()
-        guard redoCount > 0 else { return current }
-        return try move(undo: false, steps: 1)
-    }
-
-    /// Undoes until the current version is the nearest earlier one tagged `tag`, within the
-    /// current scope. Does nothing when no such version exists.
-    ///
-    /// - Returns: The current version afterwards.
-    /// - Throws: ``KeepsakeError``; the history is unchanged then.
-    @discardableResult
-    public func undo(to tag: String) throws(KeepsakeError) -> Value {
-        try flush()
-        let tags = try self.tags()
-        guard let target = tags.undo.lastIndex(of: tag) else { return current }
-        return try move(undo: true, steps: tags.undo.count - 1 - target)
-    }
-
-    /// Redoes until the current version is the nearest later one tagged `tag`, the tagged
-    /// change included, within the current scope. Does nothing when no such version exists.
-    ///
-    /// - Returns: The current version afterwards.
-    /// - Throws: ``KeepsakeError``; the history is unchanged then.
-    @discardableResult
-    public func redo(to tag: String) throws(KeepsakeError) -> Value {
-        try flush()
-        guard let target = try tags().redo.firstIndex(of: tag) else { return current }
-        return try move(undo: false, steps: target + 1)
-    }
-
     /// Undoes or redoes `steps` versions of the current scope in one transaction.
-    private func move(undo: Bool, steps: Int) throws(KeepsakeError) -> Value {
-        guard steps > 0 else { return current }
+    func move(undo: Bool, steps: Int) throws(KeepsakeError) {
+        guard steps > 0 else { return }
         let (name, level, start) = (self.name, self.level, self.current)
         let (value, counts) = try transact { rows in
             var value = start
@@ -258,18 +174,13 @@ extension KeepsakeHistory {
         } counts: {
             $0.1
         }
-        publish(value, counts)
-        return value
+        settle(value, counts)
     }
 
     // MARK: - Tags
 
-    /// Tags the current version, replacing its tag; a debounced change is recorded first.
-    ///
-    /// - Parameter tag: The tag.
-    /// - Throws: ``KeepsakeError``.
-    public func tag(_ tag: String) throws(KeepsakeError) {
-        try flush()
+    /// Tags the current version, replacing its tag.
+    func writeTag(_ tag: VersionTag?) throws(KeepsakeError) {
         let level = self.level
         try transact { rows in
             if let top = try rows.versions(scope: level, undone: false, newestFirst: true, limit: 1).first {
@@ -282,21 +193,10 @@ extension KeepsakeHistory {
         }
     }
 
-    /// Tags the current version; the same as ``tag(_:)``.
-    public func tagCurrentVersion(_ tag: String) throws(KeepsakeError) {
-        try self.tag(tag)
-    }
-
     /// The tags of a scope's versions, `nil` for untagged ones: those up to and including the
     /// current version, and those after it (next to redo first).
-    ///
-    /// - Parameter level: A scope level; the current scope when `nil`.
-    /// - Throws: ``KeepsakeError``.
-    public func tags(inScopeLevel level: Int? = nil) throws(KeepsakeError) -> (
-        undo: [String?], redo: [String?]
-    ) {
-        try flush()
-        let (id, level) = (self.id, level ?? self.level)
+    func readTags(level: Int) throws(KeepsakeError) -> (undo: [VersionTag?], redo: [VersionTag?]) {
+        let id = self.id
         return try store.read { connection, blobs in
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             return (
@@ -309,26 +209,20 @@ extension KeepsakeHistory {
 
     // MARK: - Scopes
 
-    /// Starts a scope: undo and redo stay inside it until it is popped.
-    ///
-    /// - Throws: ``KeepsakeError``.
-    public func pushNewScope() throws(KeepsakeError) {
-        try flush()
+    /// Starts a scope whose first version is the current one.
+    func insertScope() throws(KeepsakeError) {
         let level = self.level
         try transact { rows in
             try rows.insertScope(level: level + 1)
         } counts: { [total] _ in
             Counts(undo: 0, redo: 0, total: total)
         }
-        publish(current, Counts(undo: 0, redo: 0, total: total), level: level + 1)
+        settle(current, Counts(undo: 0, redo: 0, total: total), level: level + 1)
     }
 
     /// Ends the current scope, squashing everything it changed into one version of the parent
     /// scope. Does nothing in the root scope.
-    ///
-    /// - Throws: ``KeepsakeError``; the history is unchanged then.
-    public func popCurrentScope() throws(KeepsakeError) {
-        try flush()
+    func squashScope() throws(KeepsakeError) {
         guard level > 0 else { return }
         let (name, level, value) = (self.name, self.level, self.current)
         let (counts, checkpoint, bytes, position) = try transact { rows in
@@ -352,18 +246,13 @@ extension KeepsakeHistory {
         }
         lastPosition = position
         noteCheckpoint(checkpoint, adding: bytes)
-        publish(value, counts, level: level - 1)
+        settle(value, counts, level: level - 1)
     }
 
     /// Ends the current scope and discards its changes, returning to the value it started
     /// from. Does nothing in the root scope.
-    ///
-    /// - Returns: The current version afterwards.
-    /// - Throws: ``KeepsakeError``; the history is unchanged then.
-    @discardableResult
-    public func undoAndPopCurrentScope() throws(KeepsakeError) -> Value {
-        try flush()
-        guard level > 0 else { return current }
+    func discardScope() throws(KeepsakeError) {
+        guard level > 0 else { return }
         let (name, level) = (self.name, self.level)
         let (start, counts, position) = try transact { rows in
             let (start, _) = try scopeStart(rows, level: level, history: name)
@@ -374,13 +263,12 @@ extension KeepsakeHistory {
             $0.1
         }
         lastPosition = position
-        publish(start, counts, level: level - 1)
-        return start
+        settle(start, counts, level: level - 1)
     }
 
     /// The value the scope started from (the current value reverted through the scope's
     /// applied versions), and the tag of its current version.
-    private func scopeStart(_ rows: HistoryRows, level: Int, history: String) throws -> (Value, String?) {
+    private func scopeStart(_ rows: HistoryRows, level: Int, history: String) throws -> (Value, VersionTag?) {
         var value = current
         let applied = try rows.versions(scope: level, undone: false, newestFirst: true)
         for version in applied {
@@ -388,25 +276,32 @@ extension KeepsakeHistory {
         }
         return (value, applied.first?.tag)
     }
+}
 
-    // MARK: - Transactions
-
-    /// Applies several changes as one version, undone by a single ``undo()``.
+extension KeepsakeHistoryStorage {
+    /// Makes `value` the current version without a version of its own: the base value and the
+    /// checkpoints are rewritten from it, so that reopening gives `value` and undoing from it
+    /// gives what undoing from it gives in memory.
     ///
-    /// The closure works on a copy: when it throws (or the write fails), the history and its
-    /// value are exactly as before.
-    ///
-    /// - Parameters:
-    ///   - tag: A tag for the new version.
-    ///   - body: Changes the value.
-    /// - Returns: The current version afterwards.
-    /// - Throws: What `body` throws, or ``KeepsakeError`` from the write.
-    @discardableResult
-    public func setWithTransaction(tag: String? = nil, _ body: (inout Value) throws -> Void) throws -> Value {
-        try flush()
-        var copy = current
-        try body(&copy)
-        try commit(copy, tag: tag)
-        return current
+    /// - Complexity: O(versions applied), for the new base value: it is meant for rare,
+    ///   untracked changes.
+    func rebase(on value: Value) throws(KeepsakeError) {
+        let name = self.name
+        let written = try transact { rows in
+            var base = value
+            let applied = try rows.appliedVersions(after: 0)
+            for version in applied.reversed() {
+                try Self.apply(rows, version, to: &base, inverted: false, history: name)
+            }
+            try rows.connection.execute(
+                "DELETE FROM checkpoint WHERE history_id = ?", [.integer(rows.historyID)])
+            let baseBytes = try rows.writeCheckpoint(base, version: nil)
+            guard let top = applied.last else { return baseBytes }
+            return try rows.writeCheckpoint(value, version: top.id)
+        } counts: { [counts] _ in
+            counts
+        }
+        current = value
+        (stepsSinceCheckpoint, bytesSinceCheckpoint, checkpointBytes) = (0, 0, written)
     }
 }

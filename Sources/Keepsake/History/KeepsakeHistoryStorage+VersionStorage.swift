@@ -1,0 +1,72 @@
+import Foundation
+public import Revertible
+
+extension KeepsakeHistoryStorage: VersionStorage {
+    public var scopeLevel: Int { level }
+    public var versionCount: Int { total }
+
+    /// The most versions kept; `nil` keeps all. When exceeded by an eighth (at least 16), the
+    /// oldest versions are folded into the base value, down to the limit.
+    public var maximumVersions: Int? { limit }
+
+    public func setMaximumVersions(_ maximumVersions: Int?) throws(ReversionError) {
+        try durably { () throws(KeepsakeError) in try storeLimit(maximumVersions) }
+    }
+
+    public func append(_ reversion: Reversion<Value>, resulting value: Value, tag: VersionTag?)
+        throws(ReversionError)
+    {
+        try durably { () throws(KeepsakeError) in try commit(reversion, resulting: value, tag: tag) }
+    }
+
+    public func undo(_ count: Int) throws(ReversionError) {
+        try durably { () throws(KeepsakeError) in try move(undo: true, steps: min(count, undoCount)) }
+    }
+
+    public func redo(_ count: Int) throws(ReversionError) {
+        try durably { () throws(KeepsakeError) in try move(undo: false, steps: min(count, redoCount)) }
+    }
+
+    public func tag(_ tag: VersionTag?) throws(ReversionError) {
+        try durably { () throws(KeepsakeError) in try writeTag(tag) }
+    }
+
+    public func tags(inScopeLevel level: Int) throws(ReversionError) -> (
+        undo: [VersionTag?], redo: [VersionTag?]
+    ) {
+        try durably { () throws(KeepsakeError) in try readTags(level: level) }
+    }
+
+    public func pushScope() throws(ReversionError) {
+        try durably { () throws(KeepsakeError) in try insertScope() }
+    }
+
+    public func popScope() throws(ReversionError) {
+        try durably { () throws(KeepsakeError) in try squashScope() }
+    }
+
+    public func undoAndPopScope() throws(ReversionError) {
+        try durably { () throws(KeepsakeError) in try discardScope() }
+    }
+
+    public func replaceCurrent(with value: Value) throws(ReversionError) {
+        try durably { () throws(KeepsakeError) in try rebase(on: value) }
+    }
+
+    public func checkInvariants() throws(ReversionError) {
+        try durably { () throws(KeepsakeError) in try checkStoredInvariants() }
+    }
+
+    /// Runs a store operation, reporting its error as ``ReversionError/storage(_:)`` with the
+    /// history's name filled in.
+    func durably<T>(_ operation: () throws(KeepsakeError) -> T) throws(ReversionError) -> T {
+        do {
+            return try operation()
+        } catch .reversion(let history, let version, let error) where history.isEmpty {
+            throw .storage(
+                StorageFailure(KeepsakeError.reversion(history: name, version: version, error: error)))
+        } catch {
+            throw .storage(StorageFailure(error))
+        }
+    }
+}

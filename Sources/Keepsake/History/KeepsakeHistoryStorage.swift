@@ -1,0 +1,242 @@
+import Foundation
+public import Revertible
+
+/// The durable storage of a ``VersioningController``: a named history in a ``KeepsakeStore``,
+/// so that undo and redo survive quitting the app, a crash, and a restart.
+///
+/// You do not use it directly: pass ``HistoryStorage/keepsake(_:history:)`` to a controller, or
+/// open a ``KeepsakeHistory`` with ``KeepsakeStore/history(_:of:initialValue:maximumVersions:)``.
+/// Every operation that changes the history is one SQLite transaction, and memory moves only
+/// after it commits: if the transaction fails (a full disk, a busy store, a conflict with
+/// another writer), nothing changes.
+///
+/// The store owns the value: it keeps change records plus occasional checkpoints of the whole
+/// value, so opening a long history reads one checkpoint and a bounded stretch of changes, and
+/// the undo and redo stacks are read from the store one version at a time when needed.
+///
+/// Open one history per name per process; a second writer on the same history (another
+/// process included) gets ``KeepsakeError/historyConflict(history:)`` instead of silently
+/// diverging.
+public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
+    /// The store holding the history.
+    public let store: KeepsakeStore
+    /// The history's name in the store.
+    public let name: String
+    let id: Int64
+    var revision: Int64
+    public internal(set) var current: Value
+    var level: Int
+    public internal(set) var undoCount: Int
+    public internal(set) var redoCount: Int
+    var total: Int
+    var limit: Int?
+    /// The highest version position in the store; the next version takes the one after.
+    var lastPosition = 0
+    var stepsSinceCheckpoint = 0
+    var bytesSinceCheckpoint = 0
+    var checkpointBytes = 0
+
+    /// Versions between checkpoints at most, so reopening replays at most this many.
+    static var checkpointInterval: Int { 1_024 }
+
+    init(store: KeepsakeStore, name: String, initialValue: () -> Value, maximumVersions: Int?)
+        throws(KeepsakeError)
+    {
+        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
+        self.store = store
+        self.name = name
+        // Read first (no write lock); create under the write lock only if still missing, since
+        // another process may create the same history in between.
+        var state = try Self.load(name, from: store)
+        if state == nil,
+            let created = try Self.create(name, in: store, initialValue: initialValue, limit: maximumVersions)
+        {
+            (id, checkpointBytes, current) = created
+            (revision, level, undoCount, redoCount, total, limit) = (0, 0, 0, 0, 0, maximumVersions)
+            return
+        }
+        if state == nil { state = try Self.load(name, from: store) }
+        guard let state else {
+            throw .undecodableValue(history: name, reason: "the history vanished while it was being opened")
+        }
+        (id, revision, limit, current, level) = (
+            state.id, state.revision, state.limit, state.value, state.level
+        )
+        (undoCount, redoCount, total) = (state.counts.undo, state.counts.redo, state.counts.total)
+        (stepsSinceCheckpoint, checkpointBytes, lastPosition) = (
+            state.replayed, state.checkpointBytes, state.lastPosition
+        )
+        if maximumVersions != limit { try storeLimit(maximumVersions) }
+    }
+
+    /// Creates history `name` in one write transaction, unless it exists by then (another
+    /// process created it first): then `nil`.
+    private static func create(
+        _ name: String, in store: KeepsakeStore, initialValue: () -> Value, limit: Int?
+    ) throws(KeepsakeError) -> (id: Int64, checkpointBytes: Int, value: Value)? {
+        try store.write { connection, blobs in
+            guard try connection.scalarInt("SELECT id FROM history WHERE name = ?", [.text(name)]) == nil
+            else {
+                return nil
+            }
+            let value = initialValue()
+            try connection.execute(
+                """
+                INSERT INTO history (name, value_type, created_at, modified_at, maximum_versions)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(name), .text(String(reflecting: Value.self)), .real(HistoryRows.now()),
+                    .real(HistoryRows.now()), limit.map { .integer(Int64($0)) } ?? .null,
+                ])
+            let id = connection.lastInsertRowID
+            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
+            try rows.insertScope(level: 0)
+            return (id, try rows.writeCheckpoint(value, version: nil), value)
+        }
+    }
+
+    /// What opening an existing history reads.
+    private struct LoadedState {
+        var id: Int64
+        var revision: Int64
+        var limit: Int?
+        var counts: Counts
+        var value: Value
+        var level: Int
+        var replayed: Int
+        var checkpointBytes: Int
+        var lastPosition: Int
+    }
+
+    /// Reads the current value and the stack sizes of history `name`, or `nil` when there is
+    /// none: one checkpoint and the changes after it, and the sizes stored on the history row.
+    private static func load(_ name: String, from store: KeepsakeStore) throws(KeepsakeError) -> LoadedState?
+    {
+        try store.read { connection, blobs in
+            let row = try connection.query(
+                """
+                SELECT id, revision, maximum_versions, undo_count, redo_count, version_count FROM history
+                WHERE name = ?
+                """, [.text(name)]
+            ) {
+                (
+                    id: try $0.requiredInt64(0), revision: try $0.requiredInt64(1),
+                    limit: $0.int64(2).map(Int.init),
+                    counts: Counts(
+                        undo: Int($0.int64(3) ?? 0), redo: Int($0.int64(4) ?? 0), total: Int($0.int64(5) ?? 0)
+                    )
+                )
+            }.first
+            guard let row else { return nil }
+            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: row.id)
+            guard let checkpoint = try rows.bestCheckpoint() else {
+                throw KeepsakeError.undecodableValue(
+                    history: name, reason: "the store holds no checkpoint for it")
+            }
+            var value: Value
+            do {
+                value = try blobs.decoder.decode(Value.self, from: Data(checkpoint.json.utf8))
+            } catch {
+                throw KeepsakeError.undecodableValue(history: name, reason: "\(error)")
+            }
+            let replay = try rows.appliedVersions(after: checkpoint.position)
+            for version in replay {
+                try Self.apply(rows, version, to: &value, inverted: true, history: name)
+            }
+            return LoadedState(
+                id: row.id, revision: row.revision, limit: row.limit, counts: row.counts, value: value,
+                level: try rows.scopeCount() - 1, replayed: replay.count,
+                checkpointBytes: checkpoint.json.utf8.count + (try rows.blobBytes(inJSON: checkpoint.json)),
+                lastPosition: try rows.maxPosition())
+        }
+    }
+
+    /// The stored reversion of `version`, resolved against `value`.
+    static func reversion(
+        _ rows: HistoryRows, _ version: HistoryRows.Version, against value: Value, inverted: Bool,
+        history: String
+    ) throws -> Reversion<Value> {
+        do {
+            return try Reversion(
+                records: try rows.records(of: version.id), resolvingAgainst: value, inverted: inverted,
+                decoder: rows.blobs.decoder)
+        } catch let error as ReversionError {
+            throw KeepsakeError.reversion(history: history, version: version.position, error: error)
+        } catch let error as PathDescriptor.ParseError {
+            throw KeepsakeError.reversion(
+                history: history, version: version.position,
+                error: .undecodable(path: [], type: "PathDescriptor", reason: error.description))
+        }
+    }
+
+    /// Applies the stored version to `value` (reverting it, or redoing it when `inverted`),
+    /// naming the history and version in any error.
+    static func apply(
+        _ rows: HistoryRows, _ version: HistoryRows.Version, to value: inout Value, inverted: Bool,
+        history: String
+    ) throws {
+        let reversion = try reversion(rows, version, against: value, inverted: inverted, history: history)
+        do {
+            try reversion.revert(&value)
+        } catch {
+            throw KeepsakeError.reversion(history: history, version: version.position, error: error)
+        }
+    }
+
+    /// Stores a new limit, folding versions over it.
+    func storeLimit(_ maximumVersions: Int?) throws(KeepsakeError) {
+        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
+        let (id, level, previous) = (self.id, self.level, self.limit)
+        limit = maximumVersions
+        do {
+            let (counts, position) = try transact { rows in
+                try rows.connection.execute(
+                    "UPDATE history SET maximum_versions = ? WHERE id = ?",
+                    [maximumVersions.map { .integer(Int64($0)) } ?? .null, .integer(id)])
+                try pruneIfNeeded(rows, total: try rows.totalCount(), force: true)
+                return (try Counts(rows, level: level), try rows.maxPosition())
+            } counts: {
+                $0.0
+            }
+            lastPosition = position
+            (undoCount, redoCount, total) = (counts.undo, counts.redo, counts.total)
+        } catch {
+            limit = previous
+            throw error
+        }
+    }
+
+    // MARK: - Plumbing
+
+    /// Runs `body` in one write transaction, which ends by claiming the history's revision and
+    /// storing the stack sizes `counts` derives from the result. (`BEGIN IMMEDIATE` holds the
+    /// write lock throughout, so claiming last detects another writer just as well.) In-memory
+    /// state is changed by the caller only after this returns.
+    @discardableResult
+    func transact<T>(_ body: (HistoryRows) throws -> T, counts: (T) -> Counts) throws(KeepsakeError) -> T {
+        let (id, name, revision) = (self.id, self.name, self.revision)
+        let result = try store.write { connection, blobs in
+            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
+            let result: T
+            do {
+                result = try body(rows)
+            } catch let error as SQLiteError where error.code == .constraint {
+                // Another writer's versions are in the way: say so, rather than name the row.
+                let stored = try connection.scalarInt(
+                    "SELECT revision FROM history WHERE id = ?", [.integer(id)])
+                if stored != revision { throw KeepsakeError.historyConflict(history: name) }
+                throw error
+            }
+            let sizes = counts(result)
+            try rows.claim(
+                revision: revision, name: name, undo: sizes.undo, redo: sizes.redo, total: sizes.total)
+            return result
+        }
+        self.revision += 1
+        return result
+    }
+
+    /// The stack sizes as they are.
+    var counts: Counts { Counts(undo: undoCount, redo: redoCount, total: total) }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// The controller against the simplest possible history, on both storages, from one test body.
+@MainActor @Suite struct ControllerModelTests {
+    let directory = TemporaryDirectory()
+
+    struct Boom: Error {}
+
+    @Test(arguments: StorageKind.allCases, 0..<2)
+    func randomOperationsMatchTheFullCopyModel(kind: StorageKind, batch: UInt64) throws {
+        let seed = 0xD15C_0000 + batch
+        var generator = SeededGenerator(seed: seed)
+        let path = directory.path("model-\(batch).keepsake")
+        func open() throws -> VersioningController<Doc, Doc, ReversionError> {
+            try VersioningController(
+                Doc.empty, storage: try kind.storage(path: path, history: "model"), maximumVersions: nil)
+        }
+        var controller = try open()
+        // Tags are identified by their JSON, so the model keeps the JSON text.
+        var model = FullCopyHistory(Doc.empty, same: ==)
+        let tags: [AnyHashable] = ["a", "b", Milestone.review(round: 1), Milestone.shipped]
+        func randomTag() -> AnyHashable { tags.randomElement(using: &generator)! }
+        func json(_ tag: AnyHashable) throws -> String {
+            switch tag.base {
+            case let tag as String: try VersionTag(tag).json
+            case let tag as Milestone: try VersionTag(tag).json
+            default: ""
+            }
+        }
+        func expectSame(_ context: String) throws {
+            try #require(controller.value == model.current, "\(context): value")
+            try #require(controller.hasUndo == model.hasUndo, "\(context): hasUndo")
+            try #require(controller.hasRedo == model.hasRedo, "\(context): hasRedo")
+            try #require(controller.scopeLevel == model.level, "\(context): scopeLevel")
+            let stored = try controller.tags()
+            try #require(stored.undo.map { $0?.json } == model.tags.undo, "\(context): undo tags")
+            try #require(stored.redo.map { $0?.json } == model.tags.redo, "\(context): redo tags")
+        }
+        for step in 0..<1_500 {
+            let operation = Int.random(in: 0..<14, using: &generator)
+            let context = "\(kind) seed \(seed) step \(step) operation \(operation)"
+            switch operation {
+            case 0...3:
+                var doc = controller.value
+                DocEdits.edit(&doc, using: &generator)
+                let tag = Int.random(in: 0..<6, using: &generator) == 0 ? randomTag() : nil
+                try controller.append(doc, tag: tag)
+                model.append(doc, tag: try tag.map(json))
+            case 4:
+                #expect(try controller.undo() == controller.value)
+                model.undo()
+            case 5:
+                try controller.redo()
+                model.redo()
+            case 6:
+                let tag = randomTag()
+                try controller.tag(tag)
+                model.tag(try json(tag))
+            case 7:
+                let tag = randomTag()
+                try controller.undo(to: tag)
+                model.undo(to: try json(tag))
+            case 8:
+                let tag = randomTag()
+                try controller.redo(to: tag)
+                model.redo(to: try json(tag))
+            case 9:
+                if Bool.random(using: &generator) {
+                    try controller.pushNewScope()
+                    model.push()
+                } else {
+                    try controller.popCurrentScope()
+                    model.pop()
+                }
+            case 10:
+                if Int.random(in: 0..<3, using: &generator) == 0 {
+                    try controller.undoAndPopCurrentScope()
+                    model.undoAndPop()
+                }
+            case 11:
+                var edits = generator
+                let value = try controller.setWithTransaction { doc in
+                    for _ in 0..<3 { DocEdits.edit(&doc, using: &edits) }
+                }
+                generator = edits
+                model.append(value, tag: nil)
+            case 12:
+                // A transaction that throws halfway records nothing, in memory and on disk.
+                #expect(throws: Boom.self) {
+                    try controller.setWithTransaction { doc in
+                        doc.title = "half-done \(step)"
+                        throw Boom()
+                    }
+                }
+            default:
+                guard kind == .durable else { continue }
+                controller = try open()
+                try expectSame("\(context) after reopening")
+            }
+            try expectSame(context)
+            if step % 250 == 0 { try controller.checkInvariants() }
+        }
+        try controller.checkInvariants()
+        try open().checkInvariants()
+    }
+}

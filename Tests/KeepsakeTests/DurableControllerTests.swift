@@ -1,0 +1,247 @@
+import Foundation
+import Observation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+@Observable final class DrawingModel {
+    var drawing = Doc.empty
+}
+
+/// A model whose undoable property is a durable `@Versioned`: the controller is observable, so
+/// the property needs no observation of its own.
+@Observable final class EditorModel {
+    @ObservationIgnored @Versioned var note: Doc
+
+    init(path: String) {
+        _note = Versioned(wrappedValue: Doc.empty, storage: .keepsake(path: path, history: "note"))
+    }
+}
+
+/// Counts observation callbacks (which are `@Sendable`); touched only on the test's actor.
+final class Counter: @unchecked Sendable {
+    var count = 0
+}
+
+/// Everything the in-memory controller does, done durably through the same controller.
+@MainActor @Suite struct DurableControllerTests {
+    let directory = TemporaryDirectory()
+    var path: String { directory.path("app.keepsake") }
+
+    @Test func anObservedModelIsRecordedDurablyWithoutAppendCalls() async throws {
+        let model = DrawingModel()
+        let store = try KeepsakeStore(path: path)
+        let undo = try VersioningController(
+            observing: model, at: \.drawing, storage: .keepsake(store, history: "drawing-1"))
+        model.drawing.title = "Sketch"
+        #expect(await settle { undo.versionCount == 1 })
+        model.drawing.items.append(.init(id: 1, title: "Stroke", done: false))
+        #expect(await settle { undo.versionCount == 2 })
+
+        // A new model and controller in a "later process" find the drawing where it was left.
+        let reopenedModel = DrawingModel()
+        let reopened = try VersioningController(
+            observing: reopenedModel, at: \.drawing,
+            storage: .keepsake(try KeepsakeStore(path: path), history: "drawing-1"))
+        #expect(reopenedModel.drawing.items.map(\.title) == ["Stroke"])
+        try reopened.undo()
+        #expect(reopenedModel.drawing.items.isEmpty && reopenedModel.drawing.title == "Sketch")
+        try reopened.undo()
+        #expect(reopenedModel.drawing == .empty)
+        // The controller's own writes to the model are not recorded again.
+        for _ in 0..<100 { await Task.yield() }
+        #expect(reopened.versionCount == 2 && reopened.hasRedo && !reopened.hasUndo)
+        try reopened.checkInvariants()
+    }
+
+    /// What the app of the exit test does: track a model durably, edit it twice, quit.
+    static func editDrawingAndQuit(path: String) async throws {
+        let model = DrawingModel()
+        let undo = try VersioningController(
+            observing: model, at: \.drawing,
+            storage: .keepsake(try KeepsakeStore(path: path), history: "drawing"))
+        model.drawing.title = "First"
+        guard await settle(until: { undo.versionCount == 1 }) else { exit(2) }
+        model.drawing.title = "Second"
+        guard await settle(until: { undo.versionCount == 2 }) else { exit(3) }
+    }
+
+    @Test func anotherProcessUndoesWhatAnObservedModelRecorded() async throws {
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            try await DurableControllerTests.editDrawingAndQuit(path: path)
+        }
+        let model = DrawingModel()
+        let undo = try VersioningController(
+            observing: model, at: \.drawing,
+            storage: .keepsake(try KeepsakeStore(path: path), history: "drawing"))
+        #expect(model.drawing.title == "Second")
+        try undo.undo()
+        #expect(model.drawing.title == "First")
+        #expect(undo.value.title == "First" && undo.hasRedo)
+        try undo.checkInvariants()
+    }
+
+    @Test func aDurableVersionedPropertyInsideAnObservableClass() async throws {
+        let editor = EditorModel(path: path)
+        #expect(editor.$note.error == nil)
+        let notified = Counter()
+        withObservationTracking {
+            _ = editor.note
+        } onChange: {
+            notified.count += 1
+        }
+        editor.note.title = "Draft"
+        #expect(notified.count == 1)
+        editor.note.status = .review
+        #expect(editor.$note.versionCount == 2)
+
+        let later = EditorModel(path: path)
+        #expect(later.note.title == "Draft" && later.note.status == .review)
+        later.$note.undo()
+        #expect(later.note.status == .draft)
+        #expect(later.$note.error == nil)
+    }
+
+    @Test func aStoreThatCannotOpenReachesTheErrorModeAndTheValueStaysInMemory() throws {
+        let missing = directory.path("no-such-folder/app.keepsake")
+        let editor = EditorModel(path: missing)
+        guard case .cannotOpen(let path, _) = editor.$note.error?.keepsakeError else {
+            Issue.record("expected cannotOpen, got \(String(describing: editor.$note.error))")
+            return
+        }
+        #expect(path == missing)
+        editor.note.title = "Still undoable"
+        editor.$note.undo()
+        #expect(editor.note.title == "")
+        #expect(editor.$note.error == nil)
+
+        #expect {
+            _ = try VersioningController(Doc.empty, storage: .keepsake(path: missing, history: "x"))
+        } throws: { error in
+            if case .cannotOpen = (error as? ReversionError)?.keepsakeError { return true }
+            return false
+        }
+    }
+
+    @Test func storageErrorsFollowTheErrorMode() throws {
+        let store = try KeepsakeStore(path: path)
+        final class ViewModel {
+            var document = Doc.empty
+            var versioningError: ReversionError?
+        }
+        let viewModel = ViewModel()
+        let assigning = VersioningController(
+            on: viewModel, at: \.document, storage: .keepsake(store, history: "doc"),
+            errorMode: .assign(to: \.versioningError))
+        // A second controller on the same history writes first: the first one's next write is a
+        // conflict, reported to the root's property; nothing changes.
+        let other = try VersioningController(Doc.empty, storage: .keepsake(store, history: "doc"))
+        var doc = other.value
+        doc.title = "theirs"
+        try other.append(doc)
+        viewModel.document.title = "mine"
+        assigning.appendCurrentVersion()
+        #expect(viewModel.versioningError?.keepsakeError == .historyConflict(history: "doc"))
+        #expect(assigning.error?.keepsakeError == .historyConflict(history: "doc"))
+        #expect(assigning.versionCount == 0 && assigning.value == .empty)
+
+        // A full disk, in the throwing mode: typed, and nothing moves.
+        let throwing = try VersioningController(Doc.empty, storage: .keepsake(store, history: "big"))
+        let pages = try store.database.read { try $0.scalarInt("PRAGMA page_count") }!
+        try store.database.read { try $0.execute("PRAGMA max_page_count = \(pages)") }
+        var big = throwing.value
+        big.blob = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        #expect {
+            try throwing.append(big)
+        } throws: { error in
+            guard case .sqlite(let sqlite) = (error as? ReversionError)?.keepsakeError else { return false }
+            return sqlite.code == .full
+        }
+        #expect(throwing.value == .empty && !throwing.hasUndo)
+        try store.database.read { try $0.execute("PRAGMA max_page_count = 1073741823") }
+        try throwing.append(big)
+        #expect(throwing.versionCount == 1)
+        try throwing.checkInvariants()
+    }
+
+    @Test func tagsOfAnyCodableTypeAreStoredAsJSONAndFoundAfterReopening() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        try history.tag(Milestone.shipped)
+        var doc = history.value
+        doc.title = "Round one"
+        try history.append(doc, tag: Milestone.review(round: 1))
+        doc.title = "Round two"
+        try history.append(doc, tag: 2)
+        let stored = try store.database.read {
+            try $0.query("SELECT tag FROM version ORDER BY position") { $0.text(0) ?? "" }
+        }
+        #expect(stored == [#"{"review":{"round":1}}"#, "2"])
+
+        let reopened = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        #expect(
+            try reopened.tags().undo == [
+                try VersionTag(Milestone.shipped), try VersionTag(Milestone.review(round: 1)), 2,
+            ])
+        #expect(try reopened.undo(to: Milestone.review(round: 1)).title == "Round one")
+        #expect(try reopened.undo(to: Milestone.shipped) == .empty)
+        #expect(try reopened.tags().redo.first??.value(as: Milestone.self) == .review(round: 1))
+    }
+
+    @Test func aThrowingTransactionWritesNothing() throws {
+        struct Boom: Error {}
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        try history.append(
+            Doc(title: "kept", status: .draft, items: [], blob: Data(), scores: [:], note: nil))
+        let revision = { try store.database.read { try $0.scalarInt("SELECT revision FROM history") } }
+        let before = try revision()
+        #expect(throws: Boom.self) {
+            try history.setWithTransaction { doc in
+                doc.title = "half-done"
+                throw Boom()
+            }
+        }
+        #expect(try revision() == before)
+        #expect(history.value.title == "kept")
+        #expect(try store.history("doc", initialValue: Doc.empty).value.title == "kept")
+    }
+
+    @Test func stackStateIsObservableOnADurableHistory() throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        let changes = Counter()
+        func track() {
+            withObservationTracking {
+                _ = (history.hasUndo, history.hasRedo, history.scopeLevel)
+            } onChange: {
+                changes.count += 1
+            }
+        }
+        track()
+        try history.append(Doc(title: "a", status: .draft, items: [], blob: Data(), scores: [:], note: nil))
+        #expect(changes.count == 1)
+        track()
+        try history.undo()
+        #expect(changes.count == 2)
+        track()
+        try history.pushNewScope()
+        #expect(changes.count == 3)
+    }
+
+    @Test func setWithoutTrackingSurvivesAReopenAndUndoStillWorks() throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "tracked"
+        try history.append(doc)
+        doc.note = "from the server"
+        try history.setWithoutTracking(doc)
+        let reopened = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        #expect(reopened.value == doc)
+        #expect(
+            try reopened.undo()
+                == Doc(
+                    title: "", status: .draft, items: [], blob: Data(), scores: [:], note: "from the server"))
+        try reopened.checkInvariants()
+    }
+}
