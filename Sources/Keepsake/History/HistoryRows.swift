@@ -111,6 +111,32 @@ struct HistoryRows {
         return (versionID, bytes)
     }
 
+    // MARK: Pending changes
+
+    /// Replaces the history's held change with `records` (none: no change is held).
+    func replacePending(with records: [ChangeRecord]) throws {
+        try connection.execute("DELETE FROM pending_change WHERE history_id = ?", [.integer(historyID)])
+        for (ordinal, record) in records.enumerated() {
+            try connection.execute(
+                "INSERT INTO pending_change (history_id, ordinal, path, kind, patch) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .integer(historyID), .integer(Int64(ordinal)), .text(record.path.description),
+                    .text(record.kind), .text(String(decoding: record.payload, as: UTF8.self)),
+                ])
+        }
+    }
+
+    /// The held change's records, in order; empty when no change is held.
+    func pendingRecords() throws -> [ChangeRecord] {
+        try connection.query(
+            "SELECT path, kind, patch FROM pending_change WHERE history_id = ? ORDER BY ordinal",
+            [.integer(historyID)]
+        ) { row in
+            let path = try PathDescriptor(parsing: row.text(0) ?? "")
+            return ChangeRecord(path: path, kind: row.text(1) ?? "", payload: Data((row.text(2) ?? "").utf8))
+        }
+    }
+
     func setUndone(_ ids: [Int64], _ undone: Bool) throws {
         for id in ids {
             try connection.execute(

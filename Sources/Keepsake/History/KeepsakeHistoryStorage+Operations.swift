@@ -48,6 +48,8 @@ extension KeepsakeHistoryStorage {
             }
             let (versionID, bytes) = try insert(
                 reversion, rows: rows, position: position, scope: level, tag: tag, history: name)
+            // The version records what was held: the held rows go in the same transaction.
+            if hasPendingRows { try rows.replacePending(with: []) }
             let wroteCheckpoint = try checkpointIfDue(
                 rows, value: newValue, version: versionID, adding: bytes)
             if try pruneIfNeeded(rows, total: counts.total, force: false) {
@@ -59,6 +61,7 @@ extension KeepsakeHistoryStorage {
             $0.3
         }
         self.lastPosition = position
+        hasPendingRows = false
         noteCheckpoint(wroteCheckpoint, adding: bytes)
         settle(newValue, final)
     }
@@ -67,13 +70,49 @@ extension KeepsakeHistoryStorage {
         _ reversion: Reversion<Value>, rows: HistoryRows, position: Int, scope: Int, tag: VersionTag?,
         history: String
     ) throws -> (Int64, Int) {
-        let records: [ChangeRecord]
+        try rows.insertVersion(
+            position: position, scope: scope, tag: tag,
+            records: try records(of: reversion, rows, history: history))
+    }
+
+    /// The stored form of `reversion`.
+    private func records(of reversion: Reversion<Value>, _ rows: HistoryRows, history: String) throws
+        -> [ChangeRecord]
+    {
         do {
-            records = try reversion.records(encoder: rows.blobs.encoder)
+            return try reversion.records(encoder: rows.blobs.encoder)
         } catch {
             throw KeepsakeError.reversion(history: history, version: nil, error: error)
         }
-        return try rows.insertVersion(position: position, scope: scope, tag: tag, records: records)
+    }
+
+    // MARK: - Held changes
+
+    /// Writes the change held back by debouncing as it is held, replacing the one before: one
+    /// small transaction per keystroke, so that a crash loses nothing typed. `nil` (or a value
+    /// equal to the current one) clears it.
+    func holdDurably(_ value: Value?) throws(KeepsakeError) {
+        let reversion = value.flatMap { $0.reversion(to: current) }
+        guard reversion != nil || hasPendingRows else { return }
+        let name = self.name
+        try transact { rows in
+            try rows.replacePending(
+                with: try reversion.map { try records(of: $0, rows, history: name) } ?? [])
+        } counts: { [counts] _ in
+            counts
+        }
+        hasPendingRows = reversion != nil
+    }
+
+    /// Turns the change a previous process was holding (it stopped before recording it) into a
+    /// version, as recording it would have.
+    func recordHeldChange(_ held: Value) throws(KeepsakeError) {
+        hasPendingRows = true
+        if let reversion = held.reversion(to: current) {
+            try commit(reversion, resulting: held, tag: nil)
+        } else {
+            try holdDurably(nil)
+        }
     }
 
     /// Writes a checkpoint when enough versions or bytes have piled up since the last one; the

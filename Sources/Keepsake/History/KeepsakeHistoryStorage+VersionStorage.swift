@@ -53,6 +53,10 @@ extension KeepsakeHistoryStorage: VersionStorage {
         try durably { () throws(KeepsakeError) in try rebase(on: value) }
     }
 
+    public func holdPending(_ value: Value?) throws(ReversionError) {
+        try durably { () throws(KeepsakeError) in try holdDurably(value) }
+    }
+
     public func checkInvariants() throws(ReversionError) {
         try durably { () throws(KeepsakeError) in try checkStoredInvariants() }
     }

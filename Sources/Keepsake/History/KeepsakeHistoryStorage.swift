@@ -35,6 +35,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
     var stepsSinceCheckpoint = 0
     var bytesSinceCheckpoint = 0
     var checkpointBytes = 0
+    /// Whether the store holds a change held back by debouncing (`pending_change` rows).
+    var hasPendingRows = false
 
     /// Versions between checkpoints at most, so reopening replays at most this many.
     static var checkpointInterval: Int { 1_024 }
@@ -67,6 +69,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
             state.replayed, state.checkpointBytes, state.lastPosition
         )
         if maximumVersions != limit { try storeLimit(maximumVersions) }
+        if let held = state.pending, !store.options.readOnly { try recordHeldChange(held) }
     }
 
     /// Creates history `name` in one write transaction, unless it exists by then (another
@@ -107,6 +110,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
         var replayed: Int
         var checkpointBytes: Int
         var lastPosition: Int
+        /// The value a debounced change was holding when the last process stopped, if any.
+        var pending: Value?
     }
 
     /// Reads the current value and the stack sizes of history `name`, or `nil` when there is
@@ -144,11 +149,23 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
             for version in replay {
                 try Self.apply(rows, version, to: &value, inverted: true, history: name)
             }
+            let held = try rows.pendingRecords()
+            var pending: Value?
+            if !held.isEmpty {
+                do {
+                    pending = try Reversion(
+                        records: held, resolvingAgainst: value, inverted: true, decoder: blobs.decoder
+                    ).reverted(value)
+                } catch {
+                    throw KeepsakeError.undecodableValue(
+                        history: name, reason: "its change held back by debouncing does not apply: \(error)")
+                }
+            }
             return LoadedState(
                 id: row.id, revision: row.revision, limit: row.limit, counts: row.counts, value: value,
                 level: try rows.scopeCount() - 1, replayed: replay.count,
                 checkpointBytes: checkpoint.json.utf8.count + (try rows.blobBytes(inJSON: checkpoint.json)),
-                lastPosition: try rows.maxPosition())
+                lastPosition: try rows.maxPosition(), pending: pending)
         }
     }
 

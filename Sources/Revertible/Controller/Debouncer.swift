@@ -8,19 +8,25 @@ package protocol PendingVersionHolder<Value>: AnyObject {
     var pending: Value? { get }
     func hold(_ value: Value)
     func take() -> Value?
+    /// Whether the timer numbered `generation` is the live one: a timer that was cancelled or
+    /// superseded (its sleep may still return, on a clock that ignores cancellation) is not.
+    func isDue(_ generation: UInt64) -> Bool
 }
 
 package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
     private let clock: C
     private let interval: C.Duration
     private let maximumWait: C.Duration?
-    private let onDue: @Sendable () async -> Void
+    private let onDue: @Sendable (UInt64) async -> Void
     package private(set) var pending: Value?
     private var firstHeldAt: C.Instant?
     private var timer: Task<Void, Never>?
+    /// Numbers the timers; every `hold` and `take` starts a new generation.
+    private var generation: UInt64 = 0
 
     package init(
-        clock: C, interval: C.Duration, maximumWait: C.Duration?, onDue: @escaping @Sendable () async -> Void
+        clock: C, interval: C.Duration, maximumWait: C.Duration?,
+        onDue: @escaping @Sendable (_ generation: UInt64) async -> Void
     ) {
         self.clock = clock
         self.interval = interval
@@ -41,39 +47,51 @@ package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
             if latest < deadline { deadline = latest }
         }
         timer?.cancel()
-        let clock = self.clock
-        let onDue = self.onDue
+        generation &+= 1
+        let (clock, onDue, generation) = (self.clock, self.onDue, self.generation)
         timer = Task {
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-            await onDue()
+            // A clock may return from a cancelled sleep; `isDue` is checked again on the actor.
+            guard !Task.isCancelled else { return }
+            await onDue(generation)
         }
     }
 
     package func take() -> Value? {
         timer?.cancel()
         timer = nil
+        generation &+= 1
         firstHeldAt = nil
         defer { pending = nil }
         return pending
     }
+
+    package func isDue(_ generation: UInt64) -> Bool {
+        pending != nil && generation == self.generation
+    }
 }
 
 /// A weak reference to an object plus an action on it, that may cross into a `@Sendable`
-/// closure because it only touches the object in ``fire(on:)``, isolated to the actor that owns
-/// the object. It is not generic, so isolated closures capture no generic metadata.
+/// closure because it only touches the object in ``fire(on:_:)``, isolated to the actor that
+/// owns the object. It is not generic, so isolated closures capture no generic metadata.
 package final class IsolatedReference: @unchecked Sendable {
     private weak var object: AnyObject?
-    private let action: (AnyObject) -> Void
+    private let action: (AnyObject, UInt64) -> Void
 
-    package init<Object: AnyObject>(_ object: Object, _ action: @escaping (Object) -> Void) {
+    /// A reference whose action takes a number from the firing side (a timer's generation).
+    package init<Object: AnyObject>(_ object: Object, _ action: @escaping (Object, UInt64) -> Void) {
         self.object = object
-        self.action = { action($0 as! Object) }
+        self.action = { action($0 as! Object, $1) }
+    }
+
+    package convenience init<Object: AnyObject>(_ object: Object, _ action: @escaping (Object) -> Void) {
+        self.init(object) { object, _ in action(object) }
     }
 
     /// Runs the action on the object, if it is still alive, isolated to `actor`.
-    package func fire(on actor: isolated any Actor) {
+    package func fire(on actor: isolated any Actor, _ argument: UInt64 = 0) {
         guard let object else { return }
-        action(object)
+        action(object, argument)
     }
 }
 
@@ -110,11 +128,12 @@ extension VersioningController {
 
     /// A callback that flushes this controller on `actor`. (Built outside the clock-generic
     /// method: Swift 6.3's SILGen crashes on the equivalent closure inside it.)
-    private func flushCallback(on actor: any Actor) -> @Sendable () async -> Void {
-        let reference = IsolatedReference(self) { controller in
+    private func flushCallback(on actor: any Actor) -> @Sendable (UInt64) async -> Void {
+        let reference = IsolatedReference(self) { controller, generation in
+            guard let debouncer = controller.debouncer, debouncer.isDue(generation) else { return }
             controller.performInBackground { () throws(ReversionError) in try controller.recordPending() }
         }
-        return { await reference.fire(on: actor) }
+        return { generation in await reference.fire(on: actor, generation) }
     }
 
     /// Turns debouncing off, recording any held change first.

@@ -1,3 +1,4 @@
+import Foundation
 public import Observation
 
 extension VersioningController where Root: AnyObject & Observable {
@@ -11,8 +12,12 @@ extension VersioningController where Root: AnyObject & Observable {
     /// model.activity.title = "New title"   // appended on the next turn of the actor
     /// ```
     ///
-    /// Changes are appended asynchronously, on the actor that created the controller. An
-    /// append that fails there has no caller to throw to: its error is in ``error``.
+    /// Changes are appended asynchronously, on the actor that created the controller: the
+    /// changes made in one turn of the actor become one version. An operation made in the
+    /// same turn as a change (an `undo()` right after an edit) records the change first, so it
+    /// is a version that the operation acts on: the undo undoes exactly that edit, and
+    /// `redo()` brings it back. An append that fails with no caller to throw to leaves its
+    /// error in ``error``.
     ///
     /// - Parameters:
     ///   - root: The object, held weakly.
@@ -67,15 +72,21 @@ extension VersioningController where Root: AnyObject & Observable {
     func observeRoot(on actor: any Actor) {
         guard let root = object as? Root else { return }
         let keyPath = self.keyPath
+        let flag = observedChange ?? ChangeFlag()
+        observedChange = flag
         let reference = IsolatedReference(self) { $0.rootDidChange(on: actor) }
         withObservationTracking {
             _ = root[keyPath: keyPath]
         } onChange: {
+            // Raised at once, delivered on the next turn: an operation in between records it.
+            flag.raise()
             Task { await reference.fire(on: actor) }
         }
     }
 
     private func rootDidChange(on actor: any Actor) {
+        // Closed, or already recorded by an operation made in the same turn as the change.
+        guard let flag = observedChange, flag.lower() else { return }
         observeRoot(on: actor)
         guard let value = readRoot(), value.reversion(to: debouncer?.pending ?? storage.current) != nil else {
             return
@@ -123,5 +134,25 @@ extension VersioningController where Root: AnyObject & Observable, Failure == Re
             observing: root, at: keyPath, storage: storage, errorMode: .throwing,
             maximumVersions: maximumVersions,
             isolation: isolation)
+    }
+}
+
+/// Set when an observed root changes, cleared when the change is recorded; raised from any
+/// thread by Observation's `onChange`, read on the controller's actor.
+final class ChangeFlag: @unchecked Sendable {
+    // Sound because `raised` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var raised = false
+
+    func raise() {
+        lock.withLock { raised = true }
+    }
+
+    /// Clears the flag; returns whether it was raised.
+    func lower() -> Bool {
+        lock.withLock {
+            defer { raised = false }
+            return raised
+        }
     }
 }

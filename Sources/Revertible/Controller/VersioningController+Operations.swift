@@ -76,16 +76,41 @@ extension VersioningController {
         try perform { () throws(ReversionError) in try recordPending() }
     }
 
-    /// Records what is held back by debouncing; every operation starts with this, so that what
-    /// it acts on includes every change the app made.
+    /// Records every change the app made that is not a version yet — one held back by
+    /// debouncing, and one made to an observed root in this turn of the actor, before its
+    /// observation is delivered — as one version. Every operation starts with this, so that
+    /// what it acts on includes every edit, and what it reports is what will be undone.
     package func recordPending() throws(ReversionError) {
-        guard let debouncer, let pending = debouncer.take() else { return }
+        var newest = debouncer?.pending
+        let observed = observedChange?.lower() ?? false
+        if observed, let root = readRoot() { newest = root }
+        guard let newest else { return }
+        let held = debouncer?.take()
         do {
-            try commit(pending, tag: nil)
+            // The version clears the stored held change in its own transaction; with no change
+            // (typing undone by hand) the stored one is cleared here.
+            if try !commit(newest, tag: nil), held != nil { try storage.holdPending(nil) }
         } catch {
-            debouncer.hold(pending)
+            if let held { debouncer?.hold(held) }
+            if observed { observedChange?.raise() }
             throw error
         }
+    }
+
+    /// Records every pending change, then stops recording: debouncing is turned off and
+    /// changes to an observed root are no longer appended. Call it when a document closes or
+    /// the app quits.
+    ///
+    /// A change held back by debouncing is also in a durable store as it is held, so if the
+    /// process ends without `close()` — even by `kill -9` — the next open records it as a
+    /// version; `close()` just does it now.
+    ///
+    /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode; nothing is stopped then,
+    ///   and the change stays held.
+    public func close() throws(Failure) {
+        try flush()
+        debouncer = nil
+        observedChange = nil
     }
 
     /// Records what is held back by debouncing, reporting a failure in ``error``: for callers
@@ -96,16 +121,20 @@ extension VersioningController {
 
     /// Appends `newValue` to the storage when it differs from the current version, else tags
     /// the current version.
-    func commit(_ newValue: Value, tag: VersionTag?) throws(ReversionError) {
+    ///
+    /// - Returns: Whether a version was appended.
+    @discardableResult
+    func commit(_ newValue: Value, tag: VersionTag?) throws(ReversionError) -> Bool {
         guard let reversion = newValue.reversion(to: storage.current) else {
             if let tag {
                 try storage.tag(tag)
                 didChange(writingRoot: false)
             }
-            return
+            return false
         }
         try storage.append(reversion, resulting: newValue, tag: tag)
         didChange(writingRoot: false)
+        return true
     }
 
     /// Tells observers that ``value`` and ``hasUndo`` now count a held change.

@@ -51,6 +51,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     let errorMode: VersioningErrorMode<Root, Failure>
     let registrar = ObservationRegistrar()
     var debouncer: (any PendingVersionHolder<Value>)?
+    /// Raised by a change to an observed root not recorded yet; `nil` when not observing.
+    var observedChange: ChangeFlag?
     var storedError: ReversionError?
     /// The key paths observers are told about, made once: a key path literal in a generic
     /// class is instantiated anew on every use, which made notifying cost more than diffing.

@@ -1,0 +1,174 @@
+import Foundation
+import Observation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A clock whose `sleep` never throws: cancelled, it returns as if the time had come.
+struct StubbornClock: Clock {
+    let inner: ManualClock
+    var now: ManualClock.Instant { inner.now }
+    var minimumResolution: Duration { .zero }
+
+    func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
+        try? await inner.sleep(until: deadline, tolerance: tolerance)
+    }
+}
+
+/// No edit the app made is silently dropped: not by an operation in the same turn, not by
+/// debouncing, not by quitting, not by `kill -9`.
+@MainActor @Suite struct NoEditLostTests {
+    let directory = TemporaryDirectory()
+    var path: String { directory.path("edits.keepsake") }
+
+    func titled(_ title: String) -> Doc {
+        Doc(title: title, status: .draft, items: [], blob: Data(), scores: [:], note: nil)
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func anEditUndoneInTheSameTurnIsRecordedThenUndoneExactly(kind: StorageKind) async throws {
+        let model = DrawingModel()
+        let controller = try VersioningController(
+            observing: model, at: \.drawing, storage: try kind.storage(path: path, history: "drawing"))
+        model.drawing.title = "One"
+        #expect(await settle { controller.versionCount == 1 })
+        // The same turn: the observation of "Two" has not been delivered when undo() runs.
+        model.drawing.title = "Two"
+        #expect(controller.hasUndo)
+        try controller.undo()
+        #expect(model.drawing.title == "One")
+        #expect(controller.hasUndo && controller.hasRedo && controller.versionCount == 2)
+        try controller.redo()
+        #expect(model.drawing.title == "Two")
+        // The late delivery of the observation records nothing more.
+        for _ in 0..<100 { await Task.yield() }
+        #expect(controller.versionCount == 2)
+        try controller.undo()
+        try controller.undo()
+        #expect(model.drawing == .empty && !controller.hasUndo)
+        try controller.checkInvariants()
+    }
+
+    @Test func editsMadeInOneTurnAreOneVersion() async throws {
+        let model = DrawingModel()
+        let controller = VersioningController(observing: model, at: \.drawing)
+        model.drawing.title = "A"
+        model.drawing.status = .review
+        #expect(await settle { controller.hasUndo })
+        for _ in 0..<100 { await Task.yield() }
+        #expect(controller.versionCount == 1)
+        try controller.undo()
+        #expect(model.drawing == .empty)
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func aDebouncedChangeIsInTheValueASnapshotAndCloseRecordsIt(kind: StorageKind) throws {
+        let clock = ManualClock()
+        let store = try KeepsakeStore(path: path)
+        let history = try VersioningController(
+            titled("Untitled"), storage: try kind.storage(path: path, history: "doc"))
+        history.withDebouncing(clock: clock, interval: .milliseconds(500))
+        var doc = history.value
+        doc.title = ""
+        for character in "Sketch" {
+            doc.title.append(character)
+            try history.append(doc)
+        }
+        #expect(history.value.title == "Sketch")
+        #expect(history.versionCount == 0 && history.hasUndo && !history.hasRedo)
+
+        try Caretaker(store: store).save(history, as: "typed")
+        #expect(try Caretaker(store: store).restore("typed", as: Doc.self)?.title == "Sketch")
+        #expect(history.versionCount == 1)
+
+        doc.title = "Sketch 2"
+        try history.append(doc)
+        try history.close()
+        #expect(history.versionCount == 2)
+        if kind == .durable {
+            let reopened = try KeepsakeStore(path: path).history("doc", initialValue: titled("Untitled"))
+            #expect(reopened.value.title == "Sketch 2" && reopened.versionCount == 2)
+        }
+        // Closed: appends are recorded at once, no longer held back.
+        doc.title = "After close"
+        try history.append(doc)
+        #expect(history.versionCount == 3)
+        try history.checkInvariants()
+    }
+
+    @Test func typingBackToTheRecordedValueLeavesNothingHeld() throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: titled("A"))
+        history.withDebouncing(clock: ManualClock(), interval: .milliseconds(500))
+        try history.append(titled("AB"))
+        let held = {
+            try history.durableStorage!.store.database.read {
+                try $0.scalarInt("SELECT count(*) FROM pending_change")
+            }
+        }
+        #expect(try held() == 1)
+        try history.append(titled("A"))
+        #expect(try held() == 0)
+        try history.flush()
+        #expect(history.versionCount == 0 && !history.hasUndo)
+    }
+
+    @Test func aCancelledTimerThatWakesAnywayDoesNotFlushEarly() async throws {
+        let manual = ManualClock()
+        let controller = VersioningController(titled(""))
+        controller.withDebouncing(clock: StubbornClock(inner: manual), interval: .milliseconds(500))
+        try controller.append(titled("a"))
+        manual.advance(by: .milliseconds(300))
+        // Supersedes the first timer, whose sleep now returns at once instead of throwing.
+        try controller.append(titled("ab"))
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(controller.versionCount == 0)
+        manual.advance(by: .milliseconds(300))  // 600 ms: the first deadline has passed too
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(controller.versionCount == 0 && controller.value.title == "ab")
+        manual.advance(by: .milliseconds(200))  // 800 ms: the live timer's deadline
+        #expect(await settle { controller.versionCount == 1 })
+        #expect(try controller.undo().title == "")
+    }
+
+    /// What the app of the exit test does: type `text` into a debounced durable history
+    /// whose clock never moves, then die with SIGKILL, before any flush.
+    static func typeAndDie(path: String, text: String) throws -> Never {
+        let history = try KeepsakeStore(path: path).history(
+            "doc",
+            initialValue: Doc(
+                title: "Untitled", status: .draft, items: [], blob: Data(), scores: [:], note: nil))
+        var doc = history.value
+        doc.title = "Draft"
+        try history.append(doc)
+        history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        doc.title = ""
+        for character in text {
+            doc.title.append(character)
+            try history.append(doc)
+        }
+        kill(getpid(), SIGKILL)
+        exit(1)
+    }
+
+    @Test func aHeldChangeSurvivesKill9AndOneUndoRemovesTheBurst() async throws {
+        let text = "Typed before the crash, never flushed"
+        await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String, text = text as String] in
+            try await NoEditLostTests.typeAndDie(path: path, text: text)
+        }
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: titled("Untitled"))
+        #expect(history.value.title == text)
+        #expect(history.versionCount == 2)
+        #expect(try history.undo().title == "Draft")
+        #expect(try history.undo().title == "Untitled")
+        try history.checkInvariants()
+        let held = try history.durableStorage!.store.database.read {
+            try $0.scalarInt("SELECT count(*) FROM pending_change")
+        }
+        #expect(held == 0)
+    }
+}
