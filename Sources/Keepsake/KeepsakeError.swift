@@ -41,6 +41,10 @@ public enum KeepsakeError: Error, Hashable, Sendable {
     case undecodableSnapshot(name: String, path: PathDescriptor, reason: String)
     /// The value cannot be stored as a snapshot, because it is not encodable as JSON.
     case unencodableSnapshot(name: String, reason: String)
+    /// Stored data of `history` is damaged (a number out of range, rows out of order, bytes
+    /// that do not match their digest); nothing was changed. `keepsake verify` lists every
+    /// problem of the store.
+    case damaged(history: String, reason: String)
 }
 
 extension KeepsakeError: CustomStringConvertible {
@@ -60,6 +64,8 @@ extension KeepsakeError: CustomStringConvertible {
             error.description
         case .historyConflict(let history):
             "The history \"\(history)\" was changed by another connection; reopen it. Nothing was written."
+        case .reversion(let history, let version, let error) where history.isEmpty:
+            "\(version.map { "Version \($0): " } ?? "")\(error)"
         case .reversion(let history, let version, let error):
             "History \"\(history)\"\(version.map { ", version \($0)" } ?? ""): \(error)"
         case .undecodableValue(let history, let reason):
@@ -72,6 +78,8 @@ extension KeepsakeError: CustomStringConvertible {
             "The snapshot \"\(name)\" does not decode at \(path.isRoot ? "(root)" : "`\(path)`"): \(reason)."
         case .unencodableSnapshot(let name, let reason):
             "The value cannot be saved as snapshot \"\(name)\": \(reason)."
+        case .damaged(let history, let reason):
+            "The stored history \"\(history)\" is damaged: \(reason). Nothing was changed."
         }
     }
 }

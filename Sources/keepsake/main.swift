@@ -59,7 +59,7 @@ do {
 } catch let error as KeepsakeError {
     switch error {
     case .cannotOpen: fail(error.description, status: ExitStatus.cannotOpen)
-    case .notAStore, .newerSchema: fail(error.description, status: ExitStatus.notAStore)
+    case .notAStore, .newerSchema, .damaged: fail(error.description, status: ExitStatus.notAStore)
     case .snapshotNotFound: fail(error.description, status: ExitStatus.notFound)
     default: fail(error.description, status: ExitStatus.failure)
     }

@@ -23,6 +23,13 @@ struct HistoryRows {
 
     static func now() -> Double { Date().timeIntervalSince1970 }
 
+    /// Whether the store has schema 2's tables and columns (a schema 1 store opened read-only
+    /// has not).
+    var hasSchema2: Bool { connection.schemaVersion >= 2 }
+
+    /// The digest column in queries, or `NULL` (read unchecked) in a store without one.
+    private var digestColumn: String { hasSchema2 ? "digest" : "NULL" }
+
     // MARK: Tags
 
     static func encodeTag(_ tag: VersionTag?) -> SQLiteValue {
@@ -69,22 +76,53 @@ struct HistoryRows {
                 "SELECT count(*) FROM version WHERE history_id = ?", [.integer(historyID)]) ?? 0)
     }
 
-    func records(of versionID: Int64) throws -> [ChangeRecord] {
+    /// The change records of `version`, each checked against its digest (rows written before
+    /// schema 2 have none).
+    func records(of version: Version) throws -> [ChangeRecord] {
         try connection.query(
-            "SELECT path, kind, patch FROM change WHERE version_id = ? ORDER BY ordinal",
-            [.integer(versionID)]
+            "SELECT ordinal, path, kind, patch, \(digestColumn) FROM change WHERE version_id = ? ORDER BY ordinal",
+            [.integer(version.id)]
         ) { row in
-            let path = try PathDescriptor(parsing: row.text(0) ?? "")
-            return ChangeRecord(path: path, kind: row.text(1) ?? "", payload: Data((row.text(2) ?? "").utf8))
+            let (ordinal, path, kind, patch) = (row.int64(0) ?? 0, row.text(1) ?? "", row.text(2) ?? "", row.text(3) ?? "")
+            if let stored = row.int64(4),
+                stored != Self.digest(position: version.position, ordinal: ordinal, path, kind, patch)
+            {
+                throw KeepsakeError.damaged(
+                    history: "",
+                    reason:
+                        "change \(ordinal) of version \(version.position) (at \(path.isEmpty ? "(root)" : path)) does not match its digest"
+                )
+            }
+            return ChangeRecord(path: try PathDescriptor(parsing: path), kind: kind, payload: Data(patch.utf8))
         }
+    }
+
+    /// The digest of a stored row: XXH64 of its parts, each followed by a NUL, as a signed
+    /// 64-bit integer (SQLite's INTEGER).
+    static func digest(position: Int, ordinal: Int64? = nil, _ parts: String...) -> Int64 {
+        var text = "\(position)\u{0}"
+        if let ordinal { text += "\(ordinal)\u{0}" }
+        for part in parts { text += part + "\u{0}" }
+        let digest = text.utf8.withContiguousStorageIfAvailable { StableDigest.of(UnsafeRawBufferPointer($0)) }
+            ?? Array(text.utf8).withUnsafeBytes { StableDigest.of($0) }
+        return Int64(bitPattern: digest)
     }
 
     /// Inserts a version after every other one; returns its id and the bytes its changes took.
     func maxPosition() throws -> Int {
-        Int(
+        let highest = Int(
             try connection.scalarInt(
                 "SELECT max(position) FROM version WHERE history_id = ?", [.integer(historyID)]) ?? 0)
+        // The next version takes the position after it: a damaged number must not overflow.
+        guard highest <= Self.largestNumber else {
+            throw KeepsakeError.damaged(history: "", reason: "a version's position is \(highest), out of range")
+        }
+        return highest
     }
+
+    /// The largest number a store's counters and positions may hold: far beyond any real
+    /// history (a trillion versions), far below where adding to it could overflow.
+    static let largestNumber = 1 << 40
 
     func insertVersion(position: Int, scope: Int, tag: VersionTag?, records: [ChangeRecord]) throws -> (
         id: Int64, bytes: Int
@@ -100,12 +138,14 @@ struct HistoryRows {
         var bytes = 0
         for (ordinal, record) in records.enumerated() {
             let patch = String(decoding: record.payload, as: UTF8.self)
-            bytes += record.payload.count + record.path.description.utf8.count
+            let path = record.path.description
+            bytes += record.payload.count + path.utf8.count
             try connection.execute(
-                "INSERT INTO change (version_id, ordinal, path, kind, patch) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO change (version_id, ordinal, path, kind, patch, digest) VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    .integer(versionID), .integer(Int64(ordinal)), .text(record.path.description),
-                    .text(record.kind), .text(patch),
+                    .integer(versionID), .integer(Int64(ordinal)), .text(path), .text(record.kind), .text(patch),
+                    .integer(
+                        Self.digest(position: Int(position), ordinal: Int64(ordinal), path, record.kind, patch)),
                 ])
         }
         return (versionID, bytes)
@@ -128,7 +168,9 @@ struct HistoryRows {
 
     /// The held change's records, in order; empty when no change is held.
     func pendingRecords() throws -> [ChangeRecord] {
-        try connection.query(
+        // A store of schema 1, opened read-only, has no such table: nothing is held then.
+        guard hasSchema2 else { return [] }
+        return try connection.query(
             "SELECT path, kind, patch FROM pending_change WHERE history_id = ? ORDER BY ordinal",
             [.integer(historyID)]
         ) { row in
@@ -191,20 +233,27 @@ struct HistoryRows {
 
     // MARK: Checkpoints
 
-    /// Stores `value` whole; returns its size, blobs included.
+    /// Stores `value` whole, as the value right after `version` (the base value when `nil`);
+    /// returns its size, blobs included.
     func writeCheckpoint<Value: Encodable>(_ value: Value, version: Int64?) throws -> Int {
         let blobBytesBefore = blobs.blobBytesEncoded
         let json = String(decoding: try blobs.encoder.encode(value), as: UTF8.self)
         let size = json.utf8.count + blobs.blobBytesEncoded - blobBytesBefore
+        var position = 0
         if let version {
+            position = Int(
+                try connection.scalarInt("SELECT position FROM version WHERE id = ?", [.integer(version)]) ?? 0)
             try connection.execute("DELETE FROM checkpoint WHERE version_id = ?", [.integer(version)])
         } else {
             try connection.execute(
                 "DELETE FROM checkpoint WHERE history_id = ? AND version_id IS NULL", [.integer(historyID)])
         }
         try connection.execute(
-            "INSERT INTO checkpoint (history_id, version_id, value, created_at) VALUES (?, ?, ?, ?)",
-            [.integer(historyID), version.map { .integer($0) } ?? .null, .text(json), .real(Self.now())])
+            "INSERT INTO checkpoint (history_id, version_id, value, created_at, digest) VALUES (?, ?, ?, ?, ?)",
+            [
+                .integer(historyID), version.map { .integer($0) } ?? .null, .text(json), .real(Self.now()),
+                .integer(Self.digest(position: position, json)),
+            ])
         return size
     }
 
@@ -212,17 +261,35 @@ struct HistoryRows {
     func bestCheckpoint() throws -> (position: Int, json: String)? {
         let applied = try connection.query(
             """
-            SELECT v.position, c.value FROM version v JOIN checkpoint c ON c.version_id = v.id
+            SELECT v.position, c.value, \(hasSchema2 ? "c.digest" : "NULL") FROM version v JOIN checkpoint c ON c.version_id = v.id
             WHERE v.history_id = ? AND v.is_undone = 0 ORDER BY v.position DESC LIMIT 1
             """, [.integer(historyID)]
-        ) { (position: Int(try $0.requiredInt64(0)), json: $0.text(1) ?? "") }
+        ) { try Self.checkedCheckpoint(position: Int(try $0.requiredInt64(0)), json: $0.text(1), digest: $0.int64(2)) }
         if let applied = applied.first { return applied }
         return try baseCheckpoint().map { (0, $0) }
     }
 
+    /// The base value's JSON: the value before every version kept.
     func baseCheckpoint() throws -> String? {
-        try connection.scalarText(
-            "SELECT value FROM checkpoint WHERE history_id = ? AND version_id IS NULL", [.integer(historyID)])
+        try connection.query(
+            "SELECT value, \(digestColumn) FROM checkpoint WHERE history_id = ? AND version_id IS NULL",
+            [.integer(historyID)]
+        ) { try Self.checkedCheckpoint(position: 0, json: $0.text(0), digest: $0.int64(1)).json }.first
+    }
+
+    /// A checkpoint read back, checked against its digest.
+    private static func checkedCheckpoint(position: Int, json: String?, digest: Int64?) throws -> (
+        position: Int, json: String
+    ) {
+        let json = json ?? ""
+        if let digest, digest != Self.digest(position: position, json) {
+            throw KeepsakeError.damaged(
+                history: "",
+                reason: position == 0
+                    ? "its base value does not match its digest"
+                    : "the checkpoint of version \(position) does not match its digest")
+        }
+        return (position, json)
     }
 
     /// Applied versions after `position`, oldest first.

@@ -38,9 +38,13 @@ extension KeepsakeStore {
         _ name: String, of type: Value.Type = Value.self, initialValue: @autoclosure () -> Value,
         maximumVersions: Int? = 1_000
     ) throws(KeepsakeError) -> KeepsakeHistory<Value> {
-        let storage = try KeepsakeHistoryStorage(
-            store: self, name: name, initialValue: initialValue, maximumVersions: maximumVersions)
-        return KeepsakeHistory(storage: storage, keyPath: \.self, object: nil, errorMode: .throwing)
+        do {
+            let storage = try KeepsakeHistoryStorage(
+                store: self, name: name, initialValue: initialValue, maximumVersions: maximumVersions)
+            return KeepsakeHistory(storage: storage, keyPath: \.self, object: nil, errorMode: .throwing)
+        } catch {
+            throw KeepsakeHistoryStorage<Value>.naming(error, history: name)
+        }
     }
 }
 
@@ -61,11 +65,11 @@ extension HistoryStorage where Value: Codable {
     ///   ``ReversionError/storage(_:)`` carrying a ``KeepsakeError``.
     public static func keepsake(_ store: KeepsakeStore, history name: String) -> Self {
         Self { initialValue, maximumVersions throws(ReversionError) in
-            do {
+            do throws(KeepsakeError) {
                 return try KeepsakeHistoryStorage(
                     store: store, name: name, initialValue: initialValue, maximumVersions: maximumVersions)
             } catch {
-                throw .storage(StorageFailure(error))
+                throw .storage(StorageFailure(KeepsakeHistoryStorage<Value>.naming(error, history: name)))
             }
         }
     }
@@ -88,12 +92,12 @@ extension HistoryStorage where Value: Codable {
         path: String, history name: String, options: KeepsakeStore.Options = KeepsakeStore.Options()
     ) -> Self {
         Self { initialValue, maximumVersions throws(ReversionError) in
-            do {
+            do throws(KeepsakeError) {
                 let store = try KeepsakeStore(path: path, options: options)
                 return try KeepsakeHistoryStorage(
                     store: store, name: name, initialValue: initialValue, maximumVersions: maximumVersions)
             } catch {
-                throw .storage(StorageFailure(error))
+                throw .storage(StorageFailure(KeepsakeHistoryStorage<Value>.naming(error, history: name)))
             }
         }
     }

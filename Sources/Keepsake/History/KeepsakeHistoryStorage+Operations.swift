@@ -81,6 +81,9 @@ extension KeepsakeHistoryStorage {
     {
         do {
             return try reversion.records(encoder: rows.blobs.encoder)
+        } catch .storage(let failure) {
+            // Writing a blob failed (a full disk): the store's own error.
+            throw failure.error
         } catch {
             throw KeepsakeError.reversion(history: history, version: nil, error: error)
         }
@@ -165,7 +168,7 @@ extension KeepsakeHistoryStorage {
     func pruneIfNeeded(_ rows: HistoryRows, total: Int, force: Bool) throws -> Bool {
         guard let limit else { return false }
         let slack = force ? 0 : max(16, limit / 8)
-        guard total > limit + slack else { return false }
+        guard total - limit > slack else { return false }
         var excess = total - limit
         let oldest = try rows.versions(scope: 0, undone: false, limit: excess)
         if !oldest.isEmpty {

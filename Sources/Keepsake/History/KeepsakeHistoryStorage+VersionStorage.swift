@@ -66,11 +66,20 @@ extension KeepsakeHistoryStorage: VersionStorage {
     func durably<T>(_ operation: () throws(KeepsakeError) -> T) throws(ReversionError) -> T {
         do {
             return try operation()
-        } catch .reversion(let history, let version, let error) where history.isEmpty {
-            throw .storage(
-                StorageFailure(KeepsakeError.reversion(history: name, version: version, error: error)))
         } catch {
-            throw .storage(StorageFailure(error))
+            throw .storage(StorageFailure(Self.naming(error, history: name)))
+        }
+    }
+
+    /// `error` with the history's name filled in where the rows that raised it did not know it.
+    static func naming(_ error: KeepsakeError, history name: String) -> KeepsakeError {
+        switch error {
+        case .reversion(let history, let version, let error) where history.isEmpty:
+            .reversion(history: name, version: version, error: error)
+        case .damaged(let history, let reason) where history.isEmpty:
+            .damaged(history: name, reason: reason)
+        default:
+            error
         }
     }
 }

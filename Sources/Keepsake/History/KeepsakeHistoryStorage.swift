@@ -134,6 +134,14 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
                 )
             }.first
             guard let row else { return nil }
+            // Every stored number is range-checked before any arithmetic is done with it.
+            let numbers = [
+                ("revision", Int(row.revision)), ("undo_count", row.counts.undo), ("redo_count", row.counts.redo),
+                ("version_count", row.counts.total), ("maximum_versions", row.limit ?? 1),
+            ]
+            for (field, number) in numbers where !(0...HistoryRows.largestNumber).contains(number) {
+                throw KeepsakeError.damaged(history: name, reason: "its \(field) is \(number), out of range")
+            }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: row.id)
             guard let checkpoint = try rows.bestCheckpoint() else {
                 throw KeepsakeError.undecodableValue(
@@ -176,7 +184,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
     ) throws -> Reversion<Value> {
         do {
             return try Reversion(
-                records: try rows.records(of: version.id), resolvingAgainst: value, inverted: inverted,
+                records: try rows.records(of: version), resolvingAgainst: value, inverted: inverted,
                 decoder: rows.blobs.decoder)
         } catch let error as ReversionError {
             throw KeepsakeError.reversion(history: history, version: version.position, error: error)

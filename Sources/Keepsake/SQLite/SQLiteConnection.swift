@@ -23,6 +23,9 @@ public final class SQLiteConnection {
     let handle: OpaquePointer
     /// The file's path, or `:memory:`.
     public let path: String
+    /// The Keepsake schema version of the store this connection reads: older than the current
+    /// one only for a store opened read-only, whose readers then leave out what it lacks.
+    var schemaVersion = Int.max
     private var statements: [String: SQLiteStatement] = [:]
     private var isClosed = false
 
@@ -32,18 +35,29 @@ public final class SQLiteConnection {
     ///   - path: A file path, or `":memory:"` for a private in-memory database.
     ///   - readOnly: Open without write access; the file must exist.
     ///   - create: Create the file when it is missing (ignored when `readOnly`).
+    ///   - immutable: With `readOnly`, open with SQLite's `immutable` flag: no lock, no `-wal` or
+    ///     `-shm` file, so it works on read-only media and leaves the folder as it was. Only for a
+    ///     file nothing is writing to.
     ///   - busyTimeout: How long a statement waits for another connection's lock before failing
     ///     with ``SQLiteError/Code/busy``.
     /// - Throws: ``SQLiteError`` when the file cannot be opened.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/uri.html#uriimmutable
     public init(
-        path: String, readOnly: Bool = false, create: Bool = true, busyTimeout: Duration = .seconds(5)
+        path: String, readOnly: Bool = false, create: Bool = true, immutable: Bool = false,
+        busyTimeout: Duration = .seconds(5)
     )
         throws(SQLiteError)
     {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        var name = path
+        if readOnly, immutable, path != ":memory:" {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+        }
         var handle: OpaquePointer?
-        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        let result = sqlite3_open_v2(name, &handle, flags, nil)
         guard result == SQLITE_OK, let handle else {
             let message =
                 handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
@@ -225,3 +239,19 @@ public final class SQLiteConnection {
 
 @available(*, unavailable)
 extension SQLiteConnection: Sendable {}
+
+extension SQLiteConnection {
+    /// `path` with the characters a `file:` URI gives a meaning to escaped.
+    static func uriEscaped(_ path: String) -> String {
+        var escaped = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x20, 0x7F...:
+                escaped += String(format: "%%%02X", byte)
+            default:
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return escaped
+    }
+}

@@ -24,17 +24,26 @@ enum Schema {
         path: String, readOnly: Bool, synchronous: SQLiteConnection.Synchronous, busyTimeout: Duration
     ) throws(KeepsakeError) -> SQLiteConnection {
         try checkFile(path: path, readOnly: readOnly)
-        if !readOnly, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
-            try create(path: path, synchronous: synchronous, busyTimeout: busyTimeout)
+        if !readOnly, path != ":memory:" {
+            removeCreationLeftovers(of: path)
+            if !FileManager.default.fileExists(atPath: path) {
+                try create(path: path, synchronous: synchronous, busyTimeout: busyTimeout)
+            }
         }
+        // A store with no write-ahead log beside it has no writer (a connection in WAL mode
+        // keeps the log while it is open): read it as an immutable file, so that nothing is
+        // created beside it and read-only media work. With a log, read through it.
+        let immutable = readOnly && !FileManager.default.fileExists(atPath: path + "-wal")
         let connection: SQLiteConnection
         do {
-            connection = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout)
+            connection = try SQLiteConnection(
+                path: path, readOnly: readOnly, immutable: immutable, busyTimeout: busyTimeout)
         } catch {
             throw .cannotOpen(path: path, reason: error.message)
         }
         do {
             let version = try checkIdentity(connection, path: path, readOnly: readOnly)
+            connection.schemaVersion = readOnly ? version : currentVersion
             if !readOnly {
                 try connection.enableWAL(synchronous: synchronous)
                 try migrate(connection, from: version)
@@ -83,6 +92,22 @@ enum Schema {
         }
     }
 
+    /// Removes the files a creation interrupted by a crash left beside `path`
+    /// (`<path>.creating-<pid>-<uuid>` and its `-wal`, `-shm`, `-journal`), when their process is
+    /// gone; a creation still running in another process is left alone.
+    static func removeCreationLeftovers(of path: String) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let prefix = url.lastPathComponent + ".creating-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) else { continue }
+            if pid == ProcessInfo.processInfo.processIdentifier { continue }
+            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+    }
+
     /// Checks that can be made before SQLite opens the file.
     private static func checkFile(path: String, readOnly: Bool) throws(KeepsakeError) {
         guard path != ":memory:" else { return }
@@ -113,7 +138,13 @@ enum Schema {
         }
         let pageSize = bigEndian(16, 2) == 1 ? 65_536 : bigEndian(16, 2)
         let pageCount = bigEndian(28, 4)
-        if bigEndian(24, 4) == bigEndian(92, 4), pageCount > 0, pageCount * pageSize > size {
+        // In WAL mode the file can be shorter than its header says while the log holds the
+        // pages: a checkpoint writes page 1 first and grows the file page by page, and a crash
+        // or a full disk can stop it there. SQLite reads such a store whole, through the log,
+        // so only a file with no log beside it is judged truncated by its size.
+        let logSize =
+            (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        if bigEndian(24, 4) == bigEndian(92, 4), pageCount > 0, pageCount * pageSize > size, logSize == 0 {
             throw .notAStore(
                 path: path, reason: "it is truncated (\(size) bytes, the header says \(pageCount * pageSize))"
             )
@@ -132,13 +163,8 @@ enum Schema {
             if version > currentVersion {
                 throw KeepsakeError.newerSchema(path: path, version: version, supported: currentVersion)
             }
-            if readOnly, version < currentVersion {
-                throw KeepsakeError.cannotOpen(
-                    path: path,
-                    reason:
-                        "it has schema version \(version) and needs upgrading to \(currentVersion); open it for writing once"
-                )
-            }
+            // An older schema is read as it is when opened read-only; every reader handles the
+            // tables it lacks. Opening it for writing upgrades it.
         case 0 where objects == 0:
             if readOnly { throw KeepsakeError.notAStore(path: path, reason: "the database is empty") }
         case 0:

@@ -114,14 +114,26 @@ final class BlobCoding: @unchecked Sendable {
         return connection.lastInsertRowID
     }
 
+    /// The bytes of blob `id`, checked against the size and digest stored with them: damaged
+    /// bytes are an error, never a wrong value.
     private func load(_ id: Int64, codingPath: [any CodingKey]) throws -> Data {
         guard
-            let data = try connection.query(
-                "SELECT bytes FROM blob WHERE id = ?", [.integer(id)], row: { $0.blob(0) }
-            ).first ?? nil
+            let row = try connection.query(
+                "SELECT bytes, size, digest FROM blob WHERE id = ?", [.integer(id)],
+                row: { (bytes: $0.blob(0), size: $0.int64(1), digest: $0.text(2)) }
+            ).first
         else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: codingPath, debugDescription: "Missing blob \(id)"))
+        }
+        let data = row.bytes ?? Data()
+        guard row.size == Int64(data.count), row.digest == Self.digest(data) else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath,
+                    debugDescription:
+                        "Blob \(id) is damaged: \(data.count) bytes whose digest does not match the stored size and digest"
+                ))
         }
         return data
     }

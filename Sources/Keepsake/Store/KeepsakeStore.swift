@@ -126,6 +126,7 @@ public final class KeepsakeStore: Sendable {
                 """
                 DELETE FROM blob WHERE id NOT IN (
                     SELECT j.value FROM change, json_tree(change.patch) AS j WHERE j.key = '$blob'
+                    UNION SELECT j.value FROM pending_change, json_tree(pending_change.patch) AS j WHERE j.key = '$blob'
                     UNION SELECT j.value FROM checkpoint, json_tree(checkpoint.value) AS j WHERE j.key = '$blob'
                     UNION SELECT j.value FROM snapshot_property, json_tree(snapshot_property.value) AS j
                         WHERE j.key IN ('$blob', '$json')

@@ -78,7 +78,8 @@ extension ArrayPatch: Codable where Element: Codable {
             zip(entries, entries.dropFirst()).allSatisfy { $0.offset < $1.offset }
                 && entries.allSatisfy { $0.offset >= 0 && $0.offset < count }
         }
-        guard oldCount >= 0, newCount >= 0, oldCount - removals.count + insertions.count == newCount,
+        // Differences of non-negative numbers only, so that no stored count can overflow.
+        guard oldCount >= 0, newCount >= 0, oldCount - removals.count == newCount - insertions.count,
             fits(removals, oldCount), fits(insertions, newCount)
         else {
             throw DecodingError.dataCorrupted(

@@ -59,9 +59,12 @@ extension Reversion {
             do {
                 return ChangeRecord(
                     path: change.path, kind: type(of: patch).kind,
-                    payload: try RecordCoding.encoder.encode(encodable))
-            } catch {
+                    payload: try encoder.encode(encodable))
+            } catch is EncodingError {
                 throw .notEncodable(path: change.path, type: "\(type(of: patch).valueTypeName)")
+            } catch {
+                // The encoder's own strategy failed (a store's blob table, say): not the value.
+                throw .storage(StorageFailure(error))
             }
         }
     }

@@ -40,12 +40,12 @@ public enum ReversionError: Error, Hashable, Sendable {
 /// ```
 public struct StorageFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// The storage's own error.
-    public let error: any Error & Sendable
+    public let error: any Error
 
     /// Wraps a storage's error.
     ///
     /// - Parameter error: What the storage threw.
-    public init(_ error: any Error & Sendable) {
+    public init(_ error: any Error) {
         self.error = error
     }
 

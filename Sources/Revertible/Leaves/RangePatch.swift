@@ -121,7 +121,10 @@ extension RangePatch: Codable where Value: Codable {
         newDigest = try Self.digest(container, .newDigest)
         let oldLength = old.withPatchableBytes(\.count)
         let newLength = new.withPatchableBytes(\.count)
-        guard offset >= 0, offset + oldLength <= oldCount, offset + newLength <= newCount,
+        // Written so that no stored number, however large, can overflow: counts and lengths are
+        // checked non-negative first, and only differences of non-negative numbers are taken.
+        guard offset >= 0, oldCount >= 0, newCount >= 0, oldLength <= oldCount, newLength <= newCount,
+            offset <= oldCount - oldLength, offset <= newCount - newLength,
             oldCount - oldLength == newCount - newLength
         else {
             throw DecodingError.dataCorrupted(
