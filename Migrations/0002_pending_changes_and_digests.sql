@@ -21,10 +21,12 @@ CREATE TABLE pending_change (
 -- belongs, checked whenever the row is read, so that a damaged byte, an edited value or rows
 -- moved to another version give an error instead of a wrong value. A change's digest covers
 -- its version's position, its ordinal, path, kind and patch; a checkpoint's covers the
--- position of its version (0 for the base value) and its JSON. Rows written before schema 2
--- have none, and are read unchecked.
+-- position of its version (0 for the base value) and its JSON; a snapshot property's covers
+-- its snapshot's namespace and name, its path and its stored value. Rows written before
+-- schema 2 have none, and are read unchecked.
 ALTER TABLE change ADD COLUMN digest INTEGER;
 ALTER TABLE checkpoint ADD COLUMN digest INTEGER;
+ALTER TABLE snapshot_property ADD COLUMN digest INTEGER;
 
 -- The format of a version's change records and of a snapshot's property values, so that a
 -- later release can tell old records from new: 1 for everything written so far.

@@ -78,9 +78,13 @@ import Testing
         ) {
             try open(store)
         }
-        try store.database.read { try $0.execute("UPDATE change SET path = 'status', digest = NULL WHERE path = 'state'") }
+        try store.database.read {
+            try $0.execute("UPDATE change SET path = 'status', digest = NULL WHERE path = 'state'")
+        }
         try open(store).writeCheckpoint()
-        try store.database.read { try $0.execute("UPDATE change SET path = 'state', digest = NULL WHERE path = 'status'") }
+        try store.database.read {
+            try $0.execute("UPDATE change SET path = 'state', digest = NULL WHERE path = 'status'")
+        }
         let reopened = try open(store)
         let before = try Snapshot(reopened)
         #expect(
@@ -115,7 +119,8 @@ import Testing
         let store = try KeepsakeStore(path: path)
         try store.database.read {
             try $0.execute(
-                #"UPDATE change SET patch = '{"new":"yes","old":false}', digest = NULL WHERE path = 'items[id: 1].done'"#)
+                #"UPDATE change SET patch = '{"new":"yes","old":false}', digest = NULL WHERE path = 'items[id: 1].done'"#
+            )
         }
         let reopened = try open(store)
         #expect {

@@ -83,7 +83,9 @@ struct HistoryRows {
             "SELECT ordinal, path, kind, patch, \(digestColumn) FROM change WHERE version_id = ? ORDER BY ordinal",
             [.integer(version.id)]
         ) { row in
-            let (ordinal, path, kind, patch) = (row.int64(0) ?? 0, row.text(1) ?? "", row.text(2) ?? "", row.text(3) ?? "")
+            let (ordinal, path, kind, patch) = (
+                row.int64(0) ?? 0, row.text(1) ?? "", row.text(2) ?? "", row.text(3) ?? ""
+            )
             if let stored = row.int64(4),
                 stored != Self.digest(position: version.position, ordinal: ordinal, path, kind, patch)
             {
@@ -93,7 +95,8 @@ struct HistoryRows {
                         "change \(ordinal) of version \(version.position) (at \(path.isEmpty ? "(root)" : path)) does not match its digest"
                 )
             }
-            return ChangeRecord(path: try PathDescriptor(parsing: path), kind: kind, payload: Data(patch.utf8))
+            return ChangeRecord(
+                path: try PathDescriptor(parsing: path), kind: kind, payload: Data(patch.utf8))
         }
     }
 
@@ -103,7 +106,8 @@ struct HistoryRows {
         var text = "\(position)\u{0}"
         if let ordinal { text += "\(ordinal)\u{0}" }
         for part in parts { text += part + "\u{0}" }
-        let digest = text.utf8.withContiguousStorageIfAvailable { StableDigest.of(UnsafeRawBufferPointer($0)) }
+        let digest =
+            text.utf8.withContiguousStorageIfAvailable { StableDigest.of(UnsafeRawBufferPointer($0)) }
             ?? Array(text.utf8).withUnsafeBytes { StableDigest.of($0) }
         return Int64(bitPattern: digest)
     }
@@ -115,7 +119,8 @@ struct HistoryRows {
                 "SELECT max(position) FROM version WHERE history_id = ?", [.integer(historyID)]) ?? 0)
         // The next version takes the position after it: a damaged number must not overflow.
         guard highest <= Self.largestNumber else {
-            throw KeepsakeError.damaged(history: "", reason: "a version's position is \(highest), out of range")
+            throw KeepsakeError.damaged(
+                history: "", reason: "a version's position is \(highest), out of range")
         }
         return highest
     }
@@ -143,9 +148,11 @@ struct HistoryRows {
             try connection.execute(
                 "INSERT INTO change (version_id, ordinal, path, kind, patch, digest) VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    .integer(versionID), .integer(Int64(ordinal)), .text(path), .text(record.kind), .text(patch),
+                    .integer(versionID), .integer(Int64(ordinal)), .text(path), .text(record.kind),
+                    .text(patch),
                     .integer(
-                        Self.digest(position: Int(position), ordinal: Int64(ordinal), path, record.kind, patch)),
+                        Self.digest(
+                            position: Int(position), ordinal: Int64(ordinal), path, record.kind, patch)),
                 ])
         }
         return (versionID, bytes)
@@ -242,7 +249,8 @@ struct HistoryRows {
         var position = 0
         if let version {
             position = Int(
-                try connection.scalarInt("SELECT position FROM version WHERE id = ?", [.integer(version)]) ?? 0)
+                try connection.scalarInt("SELECT position FROM version WHERE id = ?", [.integer(version)])
+                    ?? 0)
             try connection.execute("DELETE FROM checkpoint WHERE version_id = ?", [.integer(version)])
         } else {
             try connection.execute(
@@ -264,7 +272,10 @@ struct HistoryRows {
             SELECT v.position, c.value, \(hasSchema2 ? "c.digest" : "NULL") FROM version v JOIN checkpoint c ON c.version_id = v.id
             WHERE v.history_id = ? AND v.is_undone = 0 ORDER BY v.position DESC LIMIT 1
             """, [.integer(historyID)]
-        ) { try Self.checkedCheckpoint(position: Int(try $0.requiredInt64(0)), json: $0.text(1), digest: $0.int64(2)) }
+        ) {
+            try Self.checkedCheckpoint(
+                position: Int(try $0.requiredInt64(0)), json: $0.text(1), digest: $0.int64(2))
+        }
         if let applied = applied.first { return applied }
         return try baseCheckpoint().map { (0, $0) }
     }

@@ -207,6 +207,14 @@ extension KeepsakeHistoryStorage {
         let (value, counts) = try transact { rows in
             var value = start
             let versions = try rows.versions(scope: level, undone: !undo, newestFirst: undo, limit: steps)
+            // The stack sizes stored with the history promised these versions.
+            guard versions.count == steps else {
+                throw KeepsakeError.damaged(
+                    history: name,
+                    reason:
+                        "its stored \(undo ? "undo" : "redo") count promises \(steps) more versions than its rows hold"
+                )
+            }
             for version in versions {
                 try Self.apply(rows, version, to: &value, inverted: !undo, history: name)
             }

@@ -136,7 +136,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
             guard let row else { return nil }
             // Every stored number is range-checked before any arithmetic is done with it.
             let numbers = [
-                ("revision", Int(row.revision)), ("undo_count", row.counts.undo), ("redo_count", row.counts.redo),
+                ("revision", Int(row.revision)), ("undo_count", row.counts.undo),
+                ("redo_count", row.counts.redo),
                 ("version_count", row.counts.total), ("maximum_versions", row.limit ?? 1),
             ]
             for (field, number) in numbers where !(0...HistoryRows.largestNumber).contains(number) {

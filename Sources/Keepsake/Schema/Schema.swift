@@ -163,8 +163,8 @@ enum Schema {
             if version > currentVersion {
                 throw KeepsakeError.newerSchema(path: path, version: version, supported: currentVersion)
             }
-            // An older schema is read as it is when opened read-only; every reader handles the
-            // tables it lacks. Opening it for writing upgrades it.
+        // An older schema is read as it is when opened read-only; every reader handles the
+        // tables it lacks. Opening it for writing upgrades it.
         case 0 where objects == 0:
             if readOnly { throw KeepsakeError.notAStore(path: path, reason: "the database is empty") }
         case 0:

@@ -71,9 +71,14 @@ public struct Caretaker: Sendable {
         return try store.read { connection, blobs in
             guard let id = try Self.id(connection, namespace, name) else { return nil }
             let rows = try connection.query(
-                "SELECT path, value FROM snapshot_property WHERE snapshot_id = ? ORDER BY path",
+                "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property WHERE snapshot_id = ? ORDER BY path",
                 [.integer(id)]
-            ) { (path: $0.text(0) ?? "", json: try blobs.resolvedText($0.text(1) ?? "null")) }
+            ) {
+                (
+                    path: $0.text(0) ?? "",
+                    json: try Self.checkedJSON($0, blobs, namespace: namespace, name: name)
+                )
+            }
             return try SnapshotCoding.value(Value.self, from: rows, name: name, decoder: blobs.decoder)
         }
     }
@@ -118,11 +123,13 @@ public struct Caretaker: Sendable {
         let namespace = self.namespace(for: Value.self)
         return try store.read { connection, blobs in
             guard let id = try Self.id(connection, namespace, name),
-                let stored = try connection.scalarText(
-                    "SELECT value FROM snapshot_property WHERE snapshot_id = ? AND path = ?",
-                    [.integer(id), .text(path.description)])
+                let json = try connection.query(
+                    "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property "
+                        + "WHERE snapshot_id = ? AND path = ?",
+                    [.integer(id), .text(path.description)],
+                    row: { try Self.checkedJSON($0, blobs, namespace: namespace, name: name) }
+                ).first
             else { return nil }
-            let json = try blobs.resolvedText(stored)
             do {
                 return try blobs.decoder.decode(Property.self, from: Data(json.utf8))
             } catch {

@@ -253,9 +253,13 @@ extension Caretaker {
                 ])
             let id = connection.lastInsertRowID
             for (path, json) in rows {
+                let stored = try blobs.storedText(json)
                 try connection.execute(
-                    "INSERT INTO snapshot_property (snapshot_id, path, value) VALUES (?, ?, ?)",
-                    [.integer(id), .text(path.description), .text(try blobs.storedText(json))])
+                    "INSERT INTO snapshot_property (snapshot_id, path, value, digest) VALUES (?, ?, ?, ?)",
+                    [
+                        .integer(id), .text(path.description), .text(stored),
+                        .integer(Self.digest(namespace, name, path.description, stored)),
+                    ])
             }
         }
     }
@@ -267,10 +271,12 @@ extension Caretaker {
         return try store.read { connection, blobs in
             guard let id = try Caretaker.id(connection, namespace, name) else { return nil }
             let rows = try connection.query(
-                "SELECT path, value FROM snapshot_property WHERE snapshot_id = ?", [.integer(id)]
+                "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property WHERE snapshot_id = ?",
+                [.integer(id)]
             ) { row -> (String, String) in
                 let path = try PathDescriptor(parsing: row.text(0) ?? "")
-                let json = try blobs.inliningBlobs(in: try blobs.resolvedText(row.text(1) ?? "null"))
+                let json = try Self.checkedJSON(
+                    row, blobs, namespace: namespace, name: name, inliningBlobs: true)
                 guard case .property(let property)? = path.components.first else {
                     return (row.text(0) ?? "", json)
                 }
@@ -281,6 +287,39 @@ extension Caretaker {
                 rows: Dictionary(rows, uniquingKeysWith: { first, _ in first }),
                 decoder: ChangeRecord.makeDecoder(),
                 name: name)
+        }
+    }
+
+    /// The digest of a stored snapshot property: it covers where the row belongs.
+    static func digest(_ namespace: String, _ name: String, _ path: String, _ stored: String) -> Int64 {
+        HistoryRows.digest(position: 0, namespace, name, path, stored)
+    }
+
+    /// The digest column in queries, or `NULL` in a store of schema 1 opened read-only.
+    static func digestColumn(_ connection: SQLiteConnection) -> String {
+        connection.schemaVersion >= 2 ? "digest" : "NULL"
+    }
+
+    /// The JSON of a `SELECT path, value, digest FROM snapshot_property` row, checked against
+    /// its digest, with large text (and, when asked, blobs) resolved: a damaged row or a
+    /// missing blob is ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` naming it.
+    static func checkedJSON(
+        _ row: SQLiteStatement, _ blobs: BlobCoding, namespace: String, name: String,
+        inliningBlobs: Bool = false
+    ) throws -> String {
+        let (path, stored) = (row.text(0) ?? "", row.text(1) ?? "null")
+        let descriptor = (try? PathDescriptor(parsing: path)) ?? []
+        if let digest = row.int64(2), digest != Self.digest(namespace, name, path, stored) {
+            throw KeepsakeError.undecodableSnapshot(
+                name: name, path: descriptor,
+                reason: "the stored property does not match its digest: it is damaged")
+        }
+        do {
+            let json = try blobs.resolvedText(stored)
+            return inliningBlobs ? try blobs.inliningBlobs(in: json) : json
+        } catch {
+            throw KeepsakeError.undecodableSnapshot(
+                name: name, path: descriptor, reason: "\(error)")
         }
     }
 }

@@ -208,71 +208,86 @@ extension KeepsakeStore {
                         == Int64(Schema.applicationID),
                     problems: ["the file is corrupt; the history checks were skipped"])
             }
-            let foreignKeys = try connection.query("PRAGMA foreign_key_check") {
-                "\($0.text(0) ?? "") row \($0.int64(1) ?? 0)"
-            }
-            problems += foreignKeys.map { "foreign key violation in \($0)" }
-            let checks: [(String, String)] = [
-                (
-                    "SELECT h.name FROM history h WHERE (SELECT count(*) FROM scope WHERE history_id = h.id) != "
-                        + "(SELECT coalesce(max(level), -1) + 1 FROM scope WHERE history_id = h.id) "
-                        + "OR NOT EXISTS (SELECT 1 FROM scope WHERE history_id = h.id AND level = 0)",
-                    "history %@: its scope levels are not 0…n"
-                ),
-                (
-                    "SELECT h.name FROM history h JOIN version v ON v.history_id = h.id "
-                        + "WHERE v.scope_level >= (SELECT count(*) FROM scope WHERE history_id = h.id) GROUP BY h.id",
-                    "history %@: a version belongs to a scope that does not exist"
-                ),
-                (
-                    "SELECT h.name FROM history h JOIN version a ON a.history_id = h.id AND a.is_undone = 0 "
-                        + "JOIN version u ON u.history_id = h.id AND u.is_undone = 1 AND u.scope_level = a.scope_level "
-                        + "WHERE a.position > u.position GROUP BY h.id",
-                    "history %@: an applied version comes after an undone one in the same scope"
-                ),
-                (
-                    "SELECT h.name FROM history h WHERE h.version_count != "
-                        + "(SELECT count(*) FROM version WHERE history_id = h.id) "
-                        + "OR h.undo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
-                        + "AND v.is_undone = 0 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id)) "
-                        + "OR h.redo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
-                        + "AND v.is_undone = 1 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id))",
-                    "history %@: its stored stack sizes do not match its versions"
-                ),
-                (
-                    "SELECT h.name FROM history h WHERE NOT EXISTS "
-                        + "(SELECT 1 FROM checkpoint WHERE history_id = h.id AND version_id IS NULL)",
-                    "history %@: it has no base value"
-                ),
-                (
-                    "SELECT h.name || ', version ' || v.position FROM change c JOIN version v ON v.id = c.version_id "
-                        + "JOIN history h ON h.id = v.history_id WHERE NOT json_valid(c.patch) GROUP BY v.id",
-                    "history %@: a change holds invalid JSON"
-                ),
-                (
-                    "SELECT h.name FROM checkpoint c JOIN history h ON h.id = c.history_id WHERE NOT json_valid(c.value) "
-                        + "GROUP BY h.id",
-                    "history %@: a checkpoint holds invalid JSON"
-                ),
-                (
-                    "SELECT DISTINCT j.value FROM change, json_tree(change.patch) AS j WHERE j.key = '$blob' "
-                        + "AND j.value NOT IN (SELECT id FROM blob)",
-                    "blob %@ is referred to but missing"
-                ),
-            ]
-            for (sql, message) in checks {
-                for subject in try connection.query(sql, row: { $0.text(0) ?? "?" }) {
-                    problems.append(message.replacingOccurrences(of: "%@", with: subject))
+            // Each check reports what it finds; one that cannot even run (damage SQLite trips
+            // over, such as malformed JSON) is a problem too, never a thrown error.
+            func check(_ what: String, _ body: () throws -> [String]) {
+                do {
+                    problems += try body()
+                } catch {
+                    problems.append("\(what) could not be checked: \(error)")
                 }
             }
-            let paths = try connection.query(
-                "SELECT DISTINCT h.name, v.position, c.path FROM change c JOIN version v ON v.id = c.version_id "
-                    + "JOIN history h ON h.id = v.history_id"
-            ) { (history: $0.text(0) ?? "", version: $0.int64(1) ?? 0, path: $0.text(2) ?? "") }
-            for entry in paths where (try? PathDescriptor(parsing: entry.path)) == nil {
-                problems.append(
-                    "history \(entry.history), version \(entry.version): the path \(entry.path.debugDescription) does not parse"
-                )
+            check("foreign keys") {
+                try connection.query("PRAGMA foreign_key_check") {
+                    "foreign key violation in \($0.text(0) ?? "") row \($0.int64(1) ?? 0)"
+                }
+            }
+            for (sql, message) in Self.verificationQueries(hasSchema2: connection.schemaVersion >= 2) {
+                check(message.replacingOccurrences(of: "%@", with: "…")) {
+                    try connection.query(sql) {
+                        message.replacingOccurrences(of: "%@", with: $0.text(0) ?? "?")
+                    }
+                }
+            }
+            check("paths and digests of changes") {
+                let hasDigests = connection.schemaVersion >= 2
+                return try connection.query(
+                    "SELECT h.name, v.position, c.ordinal, c.path, c.kind, c.patch, \(hasDigests ? "c.digest" : "NULL") "
+                        + "FROM change c JOIN version v ON v.id = c.version_id JOIN history h ON h.id = v.history_id"
+                ) { row -> String? in
+                    let (history, position, ordinal) = (
+                        row.text(0) ?? "", row.int64(1) ?? 0, row.int64(2) ?? 0
+                    )
+                    let (path, kind, patch) = (row.text(3) ?? "", row.text(4) ?? "", row.text(5) ?? "")
+                    if (try? PathDescriptor(parsing: path)) == nil {
+                        return
+                            "history \(history), version \(position): the path \(path.debugDescription) does not parse"
+                    }
+                    if let digest = row.int64(6), (0...Int64(HistoryRows.largestNumber)).contains(position),
+                        digest
+                            != HistoryRows.digest(
+                                position: Int(position), ordinal: ordinal, path, kind, patch)
+                    {
+                        return
+                            "history \(history), version \(position): change \(ordinal) does not match its digest"
+                    }
+                    return nil
+                }.compactMap { $0 }
+            }
+            check("digests of checkpoints") {
+                guard connection.schemaVersion >= 2 else { return [] }
+                return try connection.query(
+                    "SELECT h.name, coalesce(v.position, 0), c.value, c.digest FROM checkpoint c "
+                        + "JOIN history h ON h.id = c.history_id LEFT JOIN version v ON v.id = c.version_id"
+                ) { row -> String? in
+                    let (history, position) = (row.text(0) ?? "", row.int64(1) ?? 0)
+                    guard let digest = row.int64(3),
+                        (0...Int64(HistoryRows.largestNumber)).contains(position),
+                        digest != HistoryRows.digest(position: Int(position), row.text(2) ?? "")
+                    else { return nil }
+                    return position == 0
+                        ? "history \(history): its base value does not match its digest"
+                        : "history \(history), version \(position): its checkpoint does not match its digest"
+                }.compactMap { $0 }
+            }
+            check("blobs") {
+                try connection.query("SELECT id, size, digest, bytes FROM blob") { row -> String? in
+                    let bytes = row.blob(3) ?? Data()
+                    guard row.int64(1) != Int64(bytes.count) || row.text(2) != BlobCoding.digest(bytes) else {
+                        return nil
+                    }
+                    return "blob \(row.int64(0) ?? 0): its bytes do not match their stored size and digest"
+                }.compactMap { $0 }
+            }
+            check("tags") {
+                try connection.query(
+                    "SELECT h.name, v.position, v.tag FROM version v JOIN history h ON h.id = v.history_id "
+                        + "WHERE v.tag IS NOT NULL UNION ALL SELECT h.name, 0, s.base_tag FROM scope s "
+                        + "JOIN history h ON h.id = s.history_id WHERE s.base_tag IS NOT NULL"
+                ) { row -> String? in
+                    guard VersionTag(json: row.text(2) ?? "") == nil else { return nil }
+                    return "history \(row.text(0) ?? ""), version \(row.int64(1) ?? 0): its tag is not JSON"
+                }.compactMap { $0 }
             }
             return Verification(
                 integrity: integrity,
@@ -281,5 +296,91 @@ extension KeepsakeStore {
                     == Int64(Schema.applicationID),
                 problems: problems)
         }
+    }
+
+    /// The structural checks of ``verify()``: SQL listing what is wrong, and how to say it.
+    static func verificationQueries(hasSchema2: Bool) -> [(String, String)] {
+        let largest = HistoryRows.largestNumber
+        var queries: [(String, String)] = [
+            (
+                "SELECT h.name FROM history h WHERE (SELECT count(*) FROM scope WHERE history_id = h.id) != "
+                    + "(SELECT coalesce(max(level), -1) + 1 FROM scope WHERE history_id = h.id) "
+                    + "OR NOT EXISTS (SELECT 1 FROM scope WHERE history_id = h.id AND level = 0)",
+                "history %@: its scope levels are not 0…n"
+            ),
+            (
+                "SELECT h.name FROM history h JOIN version v ON v.history_id = h.id "
+                    + "WHERE v.scope_level >= (SELECT count(*) FROM scope WHERE history_id = h.id) GROUP BY h.id",
+                "history %@: a version belongs to a scope that does not exist"
+            ),
+            // Both orders are checked on per-scope extremes, in one pass over the versions.
+            (
+                "SELECT h.name FROM history h JOIN (SELECT history_id, "
+                    + "max(CASE WHEN is_undone = 0 THEN position END) AS applied, "
+                    + "min(CASE WHEN is_undone = 1 THEN position END) AS undone "
+                    + "FROM version GROUP BY history_id, scope_level) s ON s.history_id = h.id "
+                    + "WHERE s.applied > s.undone GROUP BY h.id",
+                "history %@: an applied version comes after an undone one in the same scope"
+            ),
+            (
+                "WITH s AS (SELECT history_id, scope_level, min(position) AS low, max(position) AS high "
+                    + "FROM version GROUP BY history_id, scope_level) "
+                    + "SELECT h.name FROM s AS outer_scope JOIN s AS inner_scope "
+                    + "ON inner_scope.history_id = outer_scope.history_id "
+                    + "AND outer_scope.scope_level < inner_scope.scope_level "
+                    + "JOIN history h ON h.id = outer_scope.history_id "
+                    + "WHERE outer_scope.high > inner_scope.low GROUP BY h.id",
+                "history %@: a version of an outer scope comes after one of an inner scope"
+            ),
+            (
+                "SELECT h.name FROM history h WHERE h.version_count != "
+                    + "(SELECT count(*) FROM version WHERE history_id = h.id) "
+                    + "OR h.undo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
+                    + "AND v.is_undone = 0 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id)) "
+                    + "OR h.redo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
+                    + "AND v.is_undone = 1 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id))",
+                "history %@: its stored stack sizes do not match its versions"
+            ),
+            (
+                "SELECT h.name FROM history h WHERE h.revision NOT BETWEEN 0 AND \(largest) "
+                    + "OR coalesce(h.maximum_versions, 1) NOT BETWEEN 1 AND \(largest) "
+                    + "OR EXISTS (SELECT 1 FROM version WHERE history_id = h.id AND position NOT BETWEEN 1 AND \(largest))",
+                "history %@: a stored number is out of range"
+            ),
+            (
+                "SELECT h.name FROM history h WHERE NOT EXISTS "
+                    + "(SELECT 1 FROM checkpoint WHERE history_id = h.id AND version_id IS NULL)",
+                "history %@: it has no base value"
+            ),
+            (
+                "SELECT h.name || ', version ' || v.position FROM change c JOIN version v ON v.id = c.version_id "
+                    + "JOIN history h ON h.id = v.history_id WHERE NOT json_valid(c.patch) GROUP BY v.id",
+                "history %@: a change holds invalid JSON"
+            ),
+            (
+                "SELECT h.name FROM checkpoint c JOIN history h ON h.id = c.history_id WHERE NOT json_valid(c.value) "
+                    + "GROUP BY h.id",
+                "history %@: a checkpoint holds invalid JSON"
+            ),
+            (
+                "SELECT DISTINCT j.value FROM (SELECT patch FROM change WHERE json_valid(patch)) AS c, "
+                    + "json_tree(c.patch) AS j WHERE j.key = '$blob' AND j.value NOT IN (SELECT id FROM blob)",
+                "blob %@ is referred to but missing"
+            ),
+            (
+                "SELECT DISTINCT j.value FROM (SELECT value FROM checkpoint WHERE json_valid(value)) AS c, "
+                    + "json_tree(c.value) AS j WHERE j.key = '$blob' AND j.value NOT IN (SELECT id FROM blob)",
+                "blob %@ is referred to by a checkpoint but missing"
+            ),
+        ]
+        if hasSchema2 {
+            queries.append(
+                (
+                    "SELECT h.name FROM pending_change p JOIN history h ON h.id = p.history_id "
+                        + "WHERE NOT json_valid(p.patch) GROUP BY h.id",
+                    "history %@: its held change holds invalid JSON"
+                ))
+        }
+        return queries
     }
 }

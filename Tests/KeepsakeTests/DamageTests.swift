@@ -1,0 +1,136 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// Damage to a store is caught: every value read from a damaged copy is the undamaged store's
+/// value, or reading it throws a typed error. Never a crash, never a wrong value.
+@MainActor @Suite struct DamageTests {
+    let directory = TemporaryDirectory()
+
+    /// What the undamaged store holds: every value of history "doc", newest first, and the
+    /// snapshot.
+    struct Expected {
+        var values: [Doc]
+        var snapshot: Doc
+    }
+
+    /// A store with a 40-version history (blobs of 1 KiB and more, tags) and a snapshot, its
+    /// bytes, and what reading it must give.
+    func sampleStore() throws -> (bytes: Data, expected: Expected) {
+        let path = directory.path("sample.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var generator = SeededGenerator(seed: 11)
+        var doc = history.value
+        var values = [doc]
+        for index in 0..<40 {
+            DocEdits.edit(&doc, using: &generator)
+            if index % 7 == 0 { doc.blob.append(Data(repeating: UInt8(index), count: 1_500)) }
+            try history.append(doc, tag: index % 10 == 0 ? "t\(index)" : nil)
+            if doc != values.last { values.append(doc) }
+        }
+        try Caretaker(store: store).save(doc, as: "latest")
+        store.close()
+        return (
+            try Data(contentsOf: URL(fileURLWithPath: path)),
+            Expected(values: values.reversed(), snapshot: doc)
+        )
+    }
+
+    /// What reading a damaged copy gave: every value right, or a typed error first.
+    enum Outcome: String {
+        case right, typedError, verifyReports
+    }
+
+    /// Opens `path`, reads every version newest to oldest and the snapshot; records an issue
+    /// for a wrong value or an untyped error.
+    func read(_ path: String, _ expected: Expected, _ context: String) -> Outcome {
+        do throws(KeepsakeError) {
+            let store = try KeepsakeStore(path: path)
+            let reported = try !store.verify().isOK
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            var values = [history.value]
+            // Bounded: a damaged count must not make a loop of this.
+            while history.hasUndo, values.count <= expected.values.count { values.append(try history.undo()) }
+            let snapshot = try Caretaker(store: store).restore("latest", as: Doc.self)
+            for (index, value) in values.enumerated()
+            where index >= expected.values.count || value != expected.values[index] {
+                Issue.record(
+                    "\(context): version \(expected.values.count - 1 - index) read back wrong (verify reported: \(reported))"
+                )
+                return .right
+            }
+            if values.count != expected.values.count {
+                // Fewer versions than written: only acceptable when verify says why.
+                if !reported {
+                    Issue.record(
+                        "\(context): \(values.count) of \(expected.values.count) versions, unreported")
+                }
+                return .verifyReports
+            }
+            if snapshot != expected.snapshot {
+                Issue.record("\(context): the snapshot read back wrong")
+            }
+            return reported ? .verifyReports : .right
+        } catch {
+            // Every call above throws KeepsakeError, typed: the compiler checks it.
+            return .typedError
+        }
+    }
+
+    @Test(arguments: 0..<5)
+    func flippedBytesGiveTheRightValueOrATypedError(batch: Int) throws {
+        let (original, expected) = try sampleStore()
+        var generator = SeededGenerator(seed: 0xDA4A_0000 + UInt64(batch))
+        var outcomes: [Outcome: Int] = [:]
+        for variant in 0..<60 {
+            var bytes = original
+            // Page data: past the 100-byte file header.
+            let offset = Int.random(in: 100..<bytes.count, using: &generator)
+            bytes[offset] ^= UInt8.random(in: 1...255, using: &generator)
+            let path = directory.path("flip-\(batch)-\(variant).keepsake")
+            try bytes.write(to: URL(fileURLWithPath: path))
+            outcomes[
+                read(path, expected, "batch \(batch) variant \(variant) offset \(offset)"), default: 0] += 1
+        }
+        print("flipped bytes, batch \(batch): \(outcomes)")
+    }
+
+    /// Every integer column of the store, as `(table, column)`.
+    static let integerColumns: [(String, String)] = [
+        ("history", "maximum_versions"), ("history", "revision"), ("history", "undo_count"),
+        ("history", "redo_count"), ("history", "version_count"), ("scope", "level"), ("version", "position"),
+        ("version", "scope_level"), ("version", "is_undone"), ("change", "ordinal"),
+        ("checkpoint", "version_id"),
+        ("blob", "size"), ("version", "format"),
+    ]
+
+    /// Numbers inside the stored patches, as JSON paths in `change.patch`.
+    static let patchNumbers = [
+        "$.offset", "$.oldCount", "$.newCount", "$.insertions[0].offset", "$.removals[0].offset",
+    ]
+
+    @Test(arguments: [0, -1, Int64.min, Int64.max])
+    func everyStoredIntegerAtAnExtremeGivesATypedErrorOrTheRightValue(number: Int64) throws {
+        let (original, expected) = try sampleStore()
+        var outcomes: [Outcome: Int] = [:]
+        var targets: [String] = Self.integerColumns.map { "UPDATE OR IGNORE \($0.0) SET \($0.1) = \(number)" }
+        targets += Self.patchNumbers.map {
+            "UPDATE change SET patch = json_set(patch, '\($0)', \(number)) WHERE json_type(patch, '\($0)') IS NOT NULL"
+        }
+        for (index, sql) in targets.enumerated() {
+            let path = directory.path("number-\(number)-\(index).keepsake")
+            try original.write(to: URL(fileURLWithPath: path))
+            // The shell's way in: no foreign keys, no CHECK constraints, digests left as they were.
+            let connection = try SQLiteConnection(path: path)
+            try connection.execute("PRAGMA foreign_keys = OFF")
+            try connection.execute("PRAGMA ignore_check_constraints = ON")
+            try connection.execute(sql)
+            connection.close()
+            outcomes[read(path, expected, "\(sql)"), default: 0] += 1
+        }
+        print("extreme integers \(number): \(outcomes)")
+    }
+}
