@@ -171,6 +171,22 @@ import Testing
         #expect(result.output.hasSuffix("FAILED\n"))
     }
 
+    @Test func verifyReportsMalformedJSONAndDamagedBlobsWithExitStatusOne() throws {
+        let store = try demoStore()
+        let connection = try SQLiteConnection(path: store)
+        try connection.execute(
+            "UPDATE change SET patch = '{\"old\": ' WHERE ordinal = 0 AND version_id = (SELECT min(version_id) FROM change)"
+        )
+        try connection.execute("UPDATE blob SET bytes = zeroblob(length(bytes))")
+        connection.close()
+        let result = try run("verify", store)
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.output.contains("a change holds invalid JSON"))
+        #expect(result.output.contains("does not match its digest"))
+        #expect(result.output.contains("its bytes do not match their stored size and digest"))
+        #expect(result.output.hasSuffix("FAILED\n"))
+    }
+
     @Test(arguments: [
         (["log"], Int32(64), "missing PATH and HISTORY"),
         (["show", "x", "y", "z"], 64, "VERSION must be a number, not z"),

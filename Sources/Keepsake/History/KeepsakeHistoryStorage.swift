@@ -68,7 +68,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
         (stepsSinceCheckpoint, checkpointBytes, lastPosition) = (
             state.replayed, state.checkpointBytes, state.lastPosition
         )
-        if maximumVersions != limit { try storeLimit(maximumVersions) }
+        // A read-only store keeps its stored limit: opening must not write.
+        if maximumVersions != limit, !store.options.readOnly { try storeLimit(maximumVersions) }
         if let held = state.pending, !store.options.readOnly { try recordHeldChange(held) }
     }
 

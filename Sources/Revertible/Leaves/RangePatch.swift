@@ -86,7 +86,9 @@ public struct RangePatch<Value: RangePatchable>: LeafPatch {
         return value.withPatchableBytes { bytes -> String? in
             guard bytes.count == count else { return "expected \(count) bytes, found \(bytes.count)" }
             let sliceMatches = slice.withPatchableBytes { expected in
-                bytes[offset..<offset + expected.count].elementsEqual(expected)
+                // memcmp, not a generic element loop: the slice can be megabytes.
+                expected.isEmpty
+                    || memcmp(bytes.baseAddress! + offset, expected.baseAddress!, expected.count) == 0
             }
             guard sliceMatches else { return "the bytes at \(offset) differ" }
             if let digest, StableDigest.of(bytes) != digest { return "the content digest differs" }

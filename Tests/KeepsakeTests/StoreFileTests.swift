@@ -1,0 +1,191 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A small file system of our own, mounted for one test: a full disk, read-only media.
+final class TemporaryMount {
+    let path: String
+
+    /// Mounts a tmpfs of `size` (such as `"2m"`); `nil` where this machine does not allow it.
+    init?(size: String) {
+        path =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "keepsake-mount-\(UUID().uuidString)"
+            )
+            .path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        guard Self.mount(["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path]) else {
+            try? FileManager.default.removeItem(atPath: path)
+            return nil
+        }
+    }
+
+    func remountReadOnly() -> Bool { Self.mount(["-o", "remount,ro", path]) }
+
+    deinit {
+        _ = Self.run("/bin/umount", [path])
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    static func mount(_ arguments: [String]) -> Bool { run("/bin/mount", arguments) }
+
+    static func run(_ tool: String, _ arguments: [String]) -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: tool) else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    /// Whether tmpfs can be mounted here (root in a namespace that allows it).
+    static let isAvailable: Bool = TemporaryMount(size: "1m") != nil
+}
+
+/// The store file in its surroundings: read-only opens, read-only media, a full disk,
+/// leftovers of a crash, large values in changes, missing blobs.
+@MainActor @Suite struct StoreFileTests {
+    let directory = TemporaryDirectory()
+
+    func names(in folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+
+    func writeStore(at path: String) throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "written"
+        try history.append(doc)
+        try Caretaker(store: history.durableStorage!.store).save(doc, as: "saved")
+    }
+
+    @Test func aReadOnlyOpenLeavesTheFolderAsItWas() throws {
+        let path = directory.path("closed.keepsake")
+        try writeStore(at: path)
+        let before = try names(in: directory.url.path)
+        #expect(before == ["closed.keepsake"])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try store.history("doc", initialValue: Doc.empty).value.title == "written")
+        #expect(try store.verify().isOK)
+        store.close()
+        #expect(try names(in: directory.url.path) == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+    }
+
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))
+    func aStoreOnReadOnlyMediaReadsAndRefusesWritesWithATypedError() throws {
+        let mount = try #require(TemporaryMount(size: "4m"))
+        let path = mount.path + "/media.keepsake"
+        try writeStore(at: path)
+        #expect(mount.remountReadOnly())
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try store.history("doc", initialValue: Doc.empty).value.title == "written")
+        #expect(try Caretaker(store: store).restore("saved", as: Doc.self)?.title == "written")
+        #expect(try store.verify().isOK)
+        #expect(try names(in: mount.path) == ["media.keepsake"])
+        #expect(throws: KeepsakeError.self) { try KeepsakeStore(path: path) }
+    }
+
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))
+    func aFullDiskFailsTheWriteTypedAndTheStoreReopensWithEverythingCommitted() throws {
+        let mount = try #require(TemporaryMount(size: "3m"))
+        let path = mount.path + "/full.keepsake"
+        let filler = mount.path + "/filler"
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        // Most of the disk taken, so that the log and the checkpoints run out of room.
+        try Data(count: 2 * 1024 * 1024).write(to: URL(fileURLWithPath: filler))
+        var committed = [history.value]
+        var failure: KeepsakeError?
+        for n in 1...200 {
+            var doc = history.value
+            doc.title = "version \(n)"
+            doc.blob = Data(repeating: UInt8(n), count: 20_000)
+            do {
+                try history.append(doc)
+                committed.append(doc)
+            } catch {
+                failure = error
+                break
+            }
+        }
+        guard case .sqlite(let error) = try #require(failure) else {
+            Issue.record("expected a SQLite error, got \(String(describing: failure))")
+            return
+        }
+        #expect(error.code == .full || error.code == .ioError, "\(error)")
+        // Nothing moved: memory is still the last committed version.
+        #expect(history.value == committed.last && history.versionCount == committed.count - 1)
+        store.close()
+        try FileManager.default.removeItem(atPath: filler)
+
+        let reopened = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(reopened.value == committed.last)
+        for expected in committed.dropLast().reversed() {
+            #expect(try reopened.undo() == expected)
+        }
+        #expect(try KeepsakeStore(path: path).verify().problems == [])
+        print("full disk: \(committed.count - 1) versions committed before \(error.code)")
+    }
+
+    @Test func leftoversOfAnInterruptedCreationAreRemovedByTheNextOpen() throws {
+        let path = directory.path("new.keepsake")
+        // A process that no longer exists (pids are below 2^22 on Linux).
+        let stale = path + ".creating-4194303-\(UUID().uuidString)"
+        let alive = path + ".creating-\(getppid())-\(UUID().uuidString)"
+        for file in [stale, stale + "-wal", stale + "-shm", stale + "-journal", alive] {
+            #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        }
+        _ = try KeepsakeStore(path: path)
+        let left = try names(in: directory.url.path).filter { $0.contains(".creating-") }
+        #expect(left == [URL(fileURLWithPath: alive).lastPathComponent])
+    }
+
+    @Test func largeDataInAChangeGoesToTheBlobTable() throws {
+        let path = directory.path("blobs.keepsake")
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.blob = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try history.append(doc)
+        doc.blob = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 11) })
+        try history.append(doc)
+        let store = history.durableStorage!.store
+        let patchBytes = try store.database.read {
+            try $0.scalarInt("SELECT max(length(patch)) FROM change WHERE path = 'blob'")
+        }
+        #expect((patchBytes ?? .max) < 1_024)
+        #expect(try history.undo().blob == Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
+        #expect(try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty).value == history.value)
+    }
+
+    @Test func aSnapshotWhoseBlobIsMissingNamesTheProperty() throws {
+        let path = directory.path("missing.keepsake")
+        let store = try KeepsakeStore(path: path)
+        var doc = Doc.empty
+        doc.blob = Data(repeating: 9, count: 4_096)
+        try Caretaker(store: store).save(doc, as: "v1")
+        try store.database.read {
+            try $0.execute("PRAGMA foreign_keys = OFF")
+            try $0.execute("DELETE FROM blob")
+        }
+        #expect {
+            try Caretaker(store: store).restore("v1", as: Doc.self)
+        } throws: { error in
+            guard case .undecodableSnapshot(let name, let path, _) = error as? KeepsakeError else {
+                return false
+            }
+            return name == "v1" && path == [.property("blob")]
+        }
+    }
+}
