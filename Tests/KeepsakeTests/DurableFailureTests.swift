@@ -57,7 +57,7 @@ import Testing
         try history.checkInvariants()
     }
 
-    @Test func aRenamedPathNamesHistoryVersionAndPathAndTheRestStillWorks() throws {
+    @Test func aPathToAMissingElementNamesHistoryVersionAndPathAndTheRestStillWorks() throws {
         let history = try open()
         var doc = history.value
         doc.title = "one"
@@ -68,28 +68,33 @@ import Testing
         try store.database.read {
             // Digests cleared, as a store written before them: only the path is in question here
             // (an edited row that keeps its digest is damage, tested in HostileInputTests).
-            try $0.execute("UPDATE change SET path = 'state', digest = NULL WHERE path = 'status'")
+            try $0.execute(
+                "UPDATE change SET path = 'items[id: 5].done', digest = NULL WHERE path = 'status'")
         }
         // Opening replays the versions after the last checkpoint: the stale one fails the open,
         // with the same typed error, and nothing is deleted.
         #expect(
             throws: KeepsakeError.reversion(
-                history: "doc", version: 2, error: .pathNotFound(path: [.property("state")], type: "Doc"))
+                history: "doc", version: 2,
+                error: .pathNotFound(path: [.property("items"), .id("5"), .property("done")], type: "Doc"))
         ) {
             try open(store)
         }
         try store.database.read {
-            try $0.execute("UPDATE change SET path = 'status', digest = NULL WHERE path = 'state'")
+            try $0.execute(
+                "UPDATE change SET path = 'status', digest = NULL WHERE path = 'items[id: 5].done'")
         }
         try open(store).writeCheckpoint()
         try store.database.read {
-            try $0.execute("UPDATE change SET path = 'state', digest = NULL WHERE path = 'status'")
+            try $0.execute(
+                "UPDATE change SET path = 'items[id: 5].done', digest = NULL WHERE path = 'status'")
         }
         let reopened = try open(store)
         let before = try Snapshot(reopened)
         #expect(
             throws: KeepsakeError.reversion(
-                history: "doc", version: 2, error: .pathNotFound(path: [.property("state")], type: "Doc"))
+                history: "doc", version: 2,
+                error: .pathNotFound(path: [.property("items"), .id("5"), .property("done")], type: "Doc"))
         ) {
             try reopened.undo()
         }

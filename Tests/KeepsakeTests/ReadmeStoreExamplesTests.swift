@@ -23,6 +23,23 @@ enum Readme {
         var strokes: [Stroke] = []
     }
 
+    struct Memo: Versionable, Equatable, Codable {
+        var name: String  // stored as "title" by the first release
+        var words: String  // stored as an Int
+        var pinned = false  // new: no code
+
+        static let propertyEvolution: [PropertyEvolution] = [
+            .renamed("title", to: "name"),
+            .converted("words", from: Int.self) { "\($0) words" },
+        ]
+    }
+
+    /// The first release's memo.
+    struct OldMemo: Versionable, Equatable, Codable {
+        var title: String
+        var words: Int
+    }
+
     @Observable final class DrawingModel {
         var drawing = Drawing()
     }
@@ -39,6 +56,17 @@ enum Readme {
 
 @MainActor @Suite struct ReadmeStoreExamplesTests {
     let directory = TemporaryDirectory()
+
+    @Test func theChangingYourModelExample() throws {
+        let path = directory.path("memo.keepsake")
+        let old = try KeepsakeStore(path: path).history(
+            "memo", initialValue: Readme.OldMemo(title: "", words: 0))
+        try old.append(Readme.OldMemo(title: "Draft", words: 120))
+        let memo = try KeepsakeStore(path: path).history(
+            "memo", initialValue: Readme.Memo(name: "", words: "", pinned: true))
+        #expect(memo.value == Readme.Memo(name: "Draft", words: "120 words", pinned: true))
+        #expect(try memo.undo() == Readme.Memo(name: "", words: "0 words", pinned: true))
+    }
 
     @Test func theObservableModelExample() async throws {
         typealias DrawingModel = Readme.DrawingModel

@@ -20,10 +20,20 @@ import Testing
         #expect(activity == original)
     }
 
-    @Test func aRenamedPropertyIsNotFound() {
+    @Test func aChangeToAPropertyTheTypeNoLongerHasIsSkipped() throws {
         let record = ChangeRecord(path: [.property("fullName")], kind: "text", payload: Data("{}".utf8))
-        #expect(throws: ReversionError.pathNotFound(path: [.property("fullName")], type: "User")) {
-            try Reversion<User>(records: [record], resolvingAgainst: User(name: "", imageData: Data()))
+        let reversion = try Reversion<User>(
+            records: [record], resolvingAgainst: User(name: "", imageData: Data()))
+        #expect(reversion.paths == [])
+    }
+
+    @Test func aPathToAMissingElementIsNotFound() {
+        let path: PathDescriptor = [
+            .property("childActivities"), .id(#""00000000-0000-0000-0000-000000000009""#), .property("title"),
+        ]
+        let record = ChangeRecord(path: path, kind: "text", payload: Data("{}".utf8))
+        #expect(throws: ReversionError.pathNotFound(path: path, type: "Activity")) {
+            try Reversion<Activity>(records: [record], resolvingAgainst: Activity.mock(0))
         }
     }
 

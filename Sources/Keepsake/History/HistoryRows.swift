@@ -240,6 +240,41 @@ struct HistoryRows {
 
     // MARK: Checkpoints
 
+    /// A stored whole value (a checkpoint) as today's `Value`: what it lacks (properties added
+    /// since) is filled from `template`, renamed and converted properties are read as declared.
+    func decodeStored<Value: Versionable & Codable>(
+        _ json: String, history name: String, template: () -> Value?
+    ) throws -> Value {
+        do {
+            return try EvolvingDecoding.decode(
+                Value.self, from: Data(json.utf8),
+                template: { template().flatMap { try? ChangeRecord.makeEncoder().encode($0) } },
+                decoder: blobs.decoder)
+        } catch let error as KeepsakeError {
+            throw error
+        } catch {
+            throw KeepsakeError.undecodableValue(history: name, reason: Self.describe(error))
+        }
+    }
+
+    /// A decoding error as a sentence that says where.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        let context: DecodingError.Context?
+        switch error {
+        case .typeMismatch(_, let found), .valueNotFound(_, let found), .keyNotFound(_, let found),
+            .dataCorrupted(let found):
+            context = found
+        @unknown default:
+            context = nil
+        }
+        var path = (context?.codingPath ?? []).map(\.stringValue)
+        if case .keyNotFound(let key, _) = error { path.append(key.stringValue) }
+        let place = path.isEmpty ? "" : " (at \(path.joined(separator: ".")))"
+        if case .keyNotFound = error { return "no stored value and none from the app\(place)" }
+        return (context?.debugDescription ?? "\(error)") + place
+    }
+
     /// Stores `value` whole, as the value right after `version` (the base value when `nil`);
     /// returns its size, blobs included.
     func writeCheckpoint<Value: Encodable>(_ value: Value, version: Int64?) throws -> Int {

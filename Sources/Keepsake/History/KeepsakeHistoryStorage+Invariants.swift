@@ -30,7 +30,7 @@ extension KeepsakeHistoryStorage {
                 try Self.apply(rows, version, to: &value, inverted: false, history: name)
             }
             guard let base = try rows.baseCheckpoint() else { throw fail("no base value") }
-            let stored = try blobs.decoder.decode(Value.self, from: Data(base.utf8))
+            let stored: Value = try rows.decodeStored(base, history: name) { current }
             guard value.reversion(to: stored) == nil else {
                 throw fail("undoing every version does not reach the base")
             }

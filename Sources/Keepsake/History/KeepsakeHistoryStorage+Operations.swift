@@ -176,12 +176,7 @@ extension KeepsakeHistoryStorage {
                 throw KeepsakeError.undecodableValue(
                     history: name, reason: "the store holds no base value for it")
             }
-            var base: Value
-            do {
-                base = try rows.blobs.decoder.decode(Value.self, from: Data(json.utf8))
-            } catch {
-                throw KeepsakeError.undecodableValue(history: name, reason: "\(error)")
-            }
+            var base: Value = try rows.decodeStored(json, history: name) { current }
             for version in oldest {
                 try Self.apply(rows, version, to: &base, inverted: true, history: name)
                 try rows.connection.execute("DELETE FROM version WHERE id = ?", [.integer(version.id)])

@@ -57,6 +57,12 @@ extension KeepsakeHistoryStorage: VersionStorage {
         try durably { () throws(KeepsakeError) in try holdDurably(value) }
     }
 
+    /// Stores the current value whole when versions were added since the last checkpoint.
+    public func close() throws(ReversionError) {
+        guard stepsSinceCheckpoint > 0 else { return }
+        try durably { () throws(KeepsakeError) in try writeCheckpoint() }
+    }
+
     public func checkInvariants() throws(ReversionError) {
         try durably { () throws(KeepsakeError) in try checkStoredInvariants() }
     }

@@ -49,7 +49,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
         self.name = name
         // Read first (no write lock); create under the write lock only if still missing, since
         // another process may create the same history in between.
-        var state = try Self.load(name, from: store)
+        var state = try Self.load(name, from: store, initialValue: initialValue)
         if state == nil,
             let created = try Self.create(name, in: store, initialValue: initialValue, limit: maximumVersions)
         {
@@ -57,7 +57,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
             (revision, level, undoCount, redoCount, total, limit) = (0, 0, 0, 0, 0, maximumVersions)
             return
         }
-        if state == nil { state = try Self.load(name, from: store) }
+        if state == nil { state = try Self.load(name, from: store, initialValue: initialValue) }
         guard let state else {
             throw .undecodableValue(history: name, reason: "the history vanished while it was being opened")
         }
@@ -117,7 +117,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
 
     /// Reads the current value and the stack sizes of history `name`, or `nil` when there is
     /// none: one checkpoint and the changes after it, and the sizes stored on the history row.
-    private static func load(_ name: String, from store: KeepsakeStore) throws(KeepsakeError) -> LoadedState?
+    private static func load(_ name: String, from store: KeepsakeStore, initialValue: () -> Value)
+        throws(KeepsakeError) -> LoadedState?
     {
         try store.read { connection, blobs in
             let row = try connection.query(
@@ -149,12 +150,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
                 throw KeepsakeError.undecodableValue(
                     history: name, reason: "the store holds no checkpoint for it")
             }
-            var value: Value
-            do {
-                value = try blobs.decoder.decode(Value.self, from: Data(checkpoint.json.utf8))
-            } catch {
-                throw KeepsakeError.undecodableValue(history: name, reason: "\(error)")
-            }
+            var value: Value = try rows.decodeStored(checkpoint.json, history: name, template: initialValue)
             let replay = try rows.appliedVersions(after: checkpoint.position)
             for version in replay {
                 try Self.apply(rows, version, to: &value, inverted: true, history: name)

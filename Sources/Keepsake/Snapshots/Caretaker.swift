@@ -67,6 +67,32 @@ public struct Caretaker: Sendable {
     public func restore<Value: Decodable>(_ name: String, as type: Value.Type = Value.self)
         throws(KeepsakeError) -> Value?
     {
+        try restore(name, as: type, template: { nil })
+    }
+
+    /// The value saved under `name`, with what it lacks — properties added to `Value` since it
+    /// was saved — taken from `template`, or `nil` when there is no such snapshot.
+    ///
+    /// ```swift
+    /// // Doc gained `var pinned = false` since "v1" was saved:
+    /// let doc = try caretaker.restore("v1", as: Doc.self, fillingMissingFrom: Doc())
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The snapshot's name.
+    ///   - type: The value type (usually inferred).
+    ///   - template: A value of today's type whose properties fill those the snapshot lacks.
+    /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` naming the property that
+    ///   does not decode; nothing is deleted.
+    public func restore<Value: Codable>(
+        _ name: String, as type: Value.Type = Value.self, fillingMissingFrom template: Value
+    ) throws(KeepsakeError) -> Value? {
+        try restore(name, as: type, template: { try? ChangeRecord.makeEncoder().encode(template) })
+    }
+
+    private func restore<Value: Decodable>(_ name: String, as type: Value.Type, template: () -> Data?)
+        throws(KeepsakeError) -> Value?
+    {
         let namespace = self.namespace(for: Value.self)
         return try store.read { connection, blobs in
             guard let id = try Self.id(connection, namespace, name) else { return nil }
@@ -79,7 +105,8 @@ public struct Caretaker: Sendable {
                     json: try Self.checkedJSON($0, blobs, namespace: namespace, name: name)
                 )
             }
-            return try SnapshotCoding.value(Value.self, from: rows, name: name, decoder: blobs.decoder)
+            return try SnapshotCoding.value(
+                Value.self, from: rows, name: name, decoder: blobs.decoder, template: template)
         }
     }
 
@@ -211,10 +238,11 @@ extension Caretaker {
     /// - Throws: ``KeepsakeError/snapshotNotFound(namespace:name:)``, or another ``KeepsakeError``
     ///   (a failed append included, in the controller's throwing modes; in its assigning modes
     ///   that error goes to its ``VersioningController/error``).
-    public func restore<Root, Value: Decodable, Failure>(
+    public func restore<Root, Value: Codable, Failure>(
         _ name: String, into controller: VersioningController<Root, Value, Failure>
     ) throws(KeepsakeError) {
-        guard let value = try restore(name, as: Value.self) else {
+        // Properties added since the snapshot keep the controller's current values.
+        guard let value = try restore(name, as: Value.self, fillingMissingFrom: controller.value) else {
             throw .snapshotNotFound(namespace: namespace(for: Value.self), name: name)
         }
         do {

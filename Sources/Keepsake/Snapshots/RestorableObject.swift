@@ -17,11 +17,19 @@ import Foundation
 public protocol RestorableObject: AnyObject {
     /// Properties to include that cannot carry ``Restorable``, such as computed properties.
     @ReferenceBuilder<Self> var references: [Reference<Self>] { get }
+
+    /// How the marked properties changed since snapshots were taken: renames, and new types
+    /// with a conversion from the old (see `PropertyEvolution`). None by default. A property
+    /// added since keeps its value when an older snapshot is restored; one removed is skipped.
+    static var propertyEvolution: [PropertyEvolution] { get }
 }
 
 extension RestorableObject {
     /// No references by default.
     public var references: [Reference<Self>] { [] }
+
+    /// No renamed or converted properties.
+    public static var propertyEvolution: [PropertyEvolution] { [] }
 
     /// Saves the marked properties and references under `key`, replacing an earlier snapshot
     /// with that key.
@@ -53,9 +61,15 @@ extension RestorableObject {
     public func restore(withKey key: String, from caretaker: Caretaker) throws(KeepsakeError) {
         let stored = try properties(withKey: key, from: caretaker)
         var assignments: [() -> Void] = []
+        let evolution = Self.propertyEvolution
         for (name, property) in restorableProperties {
-            guard let json = stored.json(name) else { continue }
-            assignments.append(try Self.decoding(key, name) { try property.prepare(json, stored.decoder) })
+            guard let json = stored.json(name) ?? evolution.storedName(of: name).flatMap(stored.json) else {
+                continue  // added since the snapshot: it keeps its value
+            }
+            assignments.append(
+                try Self.decoding(key, name) {
+                    try property.prepare(json, stored.decoder, conversion: evolution.conversion(for: name))
+                })
         }
         for reference in references {
             guard let json = stored.json(reference.name), let restore = reference.restore else { continue }
@@ -130,15 +144,34 @@ public final class Restorable<Value: Codable>: RestorableProperty {
         String(decoding: try encoder.encode(wrappedValue), as: UTF8.self)
     }
 
-    func prepare(_ json: String, _ decoder: JSONDecoder) throws -> () -> Void {
-        let value = try decoder.decode(Value.self, from: Data(json.utf8))
+    func prepare(_ json: String, _ decoder: JSONDecoder, conversion: PropertyEvolution.Conversion?) throws
+        -> () -> Void
+    {
+        let value: Value
+        do {
+            // What the stored value lacks (properties added since) keeps today's values.
+            let current = wrappedValue
+            value = try EvolvingDecoding.decode(
+                Value.self, from: Data(json.utf8),
+                template: { try? ChangeRecord.makeEncoder().encode(current) },
+                decoder: decoder)
+        } catch {
+            guard let conversion else { throw error }
+            let node = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
+            guard
+                let converted = try conversion.convert(EvolvingDecoding.decoder(for: node, base: decoder))
+                    as? Value
+            else { throw error }
+            value = converted
+        }
         return { self.wrappedValue = value }
     }
 }
 
 protocol RestorableProperty: AnyObject {
     func json(_ encoder: JSONEncoder) throws -> String
-    func prepare(_ json: String, _ decoder: JSONDecoder) throws -> () -> Void
+    func prepare(_ json: String, _ decoder: JSONDecoder, conversion: PropertyEvolution.Conversion?) throws
+        -> () -> Void
 }
 
 /// A property of `Owner` included in its snapshots by name, such as a computed property.

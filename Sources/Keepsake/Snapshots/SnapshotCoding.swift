@@ -1,4 +1,5 @@
 import Foundation
+import Revertible
 
 /// Splits a value's JSON into one row per top-level property, and joins rows back.
 ///
@@ -28,8 +29,11 @@ enum SnapshotCoding {
         }
     }
 
+    /// Joins the rows into a `Value`; what they lack (properties added since) comes from
+    /// `template`, renamed and converted properties are read as the type declares.
     static func value<Value: Decodable>(
-        _ type: Value.Type, from rows: [(path: String, json: String)], name: String, decoder: JSONDecoder
+        _ type: Value.Type, from rows: [(path: String, json: String)], name: String, decoder: JSONDecoder,
+        template: () -> Data? = { nil }
     ) throws -> Value {
         let json: String
         if rows.count == 1, rows[0].path.isEmpty {
@@ -51,7 +55,8 @@ enum SnapshotCoding {
             json = object + "}"
         }
         do {
-            return try decoder.decode(Value.self, from: Data(json.utf8))
+            return try EvolvingDecoding.decode(
+                Value.self, from: Data(json.utf8), template: template, decoder: decoder)
         } catch let error as DecodingError {
             throw KeepsakeError.undecodableSnapshot(
                 name: name, path: path(of: error), reason: describe(error))

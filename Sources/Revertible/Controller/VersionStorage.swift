@@ -70,10 +70,16 @@ public protocol VersionStorage<Value>: AnyObject {
     /// Checks the storage's invariants: every undo step reverts, every redo step redoes, and
     /// wherever the versions are kept agrees with memory.
     func checkInvariants() throws(ReversionError)
+
+    /// Called by ``VersioningController/close()`` once everything pending is recorded: a
+    /// durable storage stores the current value whole, so that the next open reads it and
+    /// replays nothing.
+    func close() throws(ReversionError)
 }
 
 extension VersionStorage {
     public func holdPending(_ value: Value?) throws(ReversionError) {}
+    public func close() throws(ReversionError) {}
 }
 
 /// Which storage a ``VersioningController`` keeps its versions in, and how to open it.

@@ -99,7 +99,8 @@ extension VersioningController {
 
     /// Records every pending change, then stops recording: debouncing is turned off and
     /// changes to an observed root are no longer appended. Call it when a document closes or
-    /// the app quits.
+    /// the app quits. A durable storage also stores the current value whole, so that the next
+    /// open — perhaps by an updated app whose model changed — reads it and replays nothing.
     ///
     /// A change held back by debouncing is also in a durable store as it is held, so if the
     /// process ends without `close()` — even by `kill -9` — the next open records it as a
@@ -108,7 +109,10 @@ extension VersioningController {
     /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode; nothing is stopped then,
     ///   and the change stays held.
     public func close() throws(Failure) {
-        try flush()
+        try perform { () throws(ReversionError) in
+            try recordPending()
+            try storage.close()
+        }
         debouncer = nil
         observedChange = nil
     }

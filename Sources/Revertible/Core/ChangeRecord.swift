@@ -97,6 +97,8 @@ extension Reversion {
             switch resolver.result {
             case .success(let node)?: changes.append(Change(path: record.path, node: node))
             case .failure(let error)?: throw error
+            // A property removed from the type since: its change no longer has a place.
+            case nil where resolver.namesRemovedProperty: continue
             case nil: throw .pathNotFound(path: record.path, type: "\(Root.self)")
             }
         }

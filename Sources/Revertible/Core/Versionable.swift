@@ -56,6 +56,15 @@ public protocol Versionable: Revertible {
     ///
     /// - Parameter reverter: The reverter to register properties with.
     func addReversions(into reverter: inout some Reverter<Self>)
+
+    /// How this type's properties changed since data was stored: renames, and new types with
+    /// a conversion from the old. None by default. See ``PropertyEvolution``.
+    static var propertyEvolution: [PropertyEvolution] { get }
+}
+
+extension Versionable {
+    /// No renamed or converted properties.
+    public static var propertyEvolution: [PropertyEvolution] { [] }
 }
 
 extension Versionable {

@@ -7,20 +7,45 @@ struct ResolvingReverter<Root>: Reverter {
     let remaining: ArraySlice<PathComponent>
     let record: ChangeRecord
     let decoder: JSONDecoder
+    /// Renamed and converted properties of `Root`.
+    let evolution: [PropertyEvolution]
     private(set) var result: Result<any EditNode<Root>, ReversionError>?
+    /// Whether a registration took the next component (even if what follows was not found).
+    private var tookNextComponent = false
+    /// Whether the path leads, here or below, to a property its type no longer has.
+    private var reachedRemovedProperty = false
 
     init(value: Root, remaining: ArraySlice<PathComponent>, record: ChangeRecord, decoder: JSONDecoder) {
         self.value = value
-        self.remaining = remaining
         self.record = record
         self.decoder = decoder
+        let evolution = (Root.self as? any Versionable.Type)?.propertyEvolution ?? []
+        self.evolution = evolution
+        // A property stored under an old name is looked up under its new one.
+        if case .property(let stored)? = remaining.first, let current = evolution.currentName(of: stored) {
+            self.remaining = [.property(current)] + remaining.dropFirst()
+        } else {
+            self.remaining = remaining
+        }
+    }
+
+    /// Whether the stored path names a property that `Root` (or a type below it) no longer
+    /// has: such a change is skipped, since the property is gone. A struct's name is judged
+    /// against its stored properties, so a path into another enum case is still an error.
+    var namesRemovedProperty: Bool {
+        guard result == nil else { return false }
+        if reachedRemovedProperty { return true }
+        guard !tookNextComponent, case .property(let name)? = remaining.first else { return false }
+        let table = FieldTable<Root>.shared
+        return table.hasStoredProperties && !table.names.values.contains(name)
     }
 
     /// The components left after `component`, or `nil` when `component` is not the next one.
-    private func rest(after component: PathComponent?) -> ArraySlice<PathComponent>? {
+    private mutating func rest(after component: PathComponent?) -> ArraySlice<PathComponent>? {
         guard result == nil else { return nil }
         guard let component else { return remaining }
         guard remaining.first == component else { return nil }
+        tookNextComponent = true
         return remaining.dropFirst()
     }
 
@@ -34,6 +59,8 @@ struct ResolvingReverter<Root>: Reverter {
         childValue.addReversions(into: &child)
         if let found = child.result {
             result = found.map { lift($0, through: keyPath) }
+        } else if child.namesRemovedProperty {
+            reachedRemovedProperty = true
         }
     }
 
@@ -41,14 +68,18 @@ struct ResolvingReverter<Root>: Reverter {
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {
         guard let rest = rest(after: component), rest.isEmpty else { return }
-        result = decode(Replacement<Value>.self).map { lift($0, through: keyPath) }
+        result = converted(decode(Replacement<Value>.self), component) { old, new in
+            PatchNode(patch: Replacement(old: old, new: new))
+        }.map { lift($0, through: keyPath) }
     }
 
     mutating func appendLeafReversion<Value: VersionableLeaf>(
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {
         guard let rest = rest(after: component), rest.isEmpty else { return }
-        result = decode(Value.Patch.self).map { lift($0, through: keyPath) }
+        result = converted(decode(Value.Patch.self), component) { old, new in
+            PatchNode(patch: Value.patch(from: old, to: new))
+        }.map { lift($0, through: keyPath) }
     }
 
     mutating func appendElementReversions<Value: VersionableCollection>(
@@ -69,6 +100,49 @@ struct ResolvingReverter<Root>: Reverter {
         element.addReversions(into: &child)
         if let found = child.result {
             result = found.map { lift(ElementNode<Value>(key: key, inner: $0), through: keyPath) }
+        } else if child.namesRemovedProperty {
+            reachedRemovedProperty = true
+        }
+    }
+
+    /// `decoded`, or — when it failed and `Root` declares a conversion for the property at
+    /// `component` — the stored whole-value change read as the old type and converted.
+    private func converted<Value>(
+        _ decoded: Result<any EditNode<Value>, ReversionError>, _ component: PathComponent?,
+        node: (Value, Value) -> any EditNode<Value>
+    ) -> Result<any EditNode<Value>, ReversionError> {
+        guard case .failure = decoded, case .property(let name)? = component,
+            let conversion = evolution.conversion(for: name)
+        else { return decoded }
+        guard record.kind == "replace",
+            let sides = try? JSONSerialization.jsonObject(with: record.payload) as? [String: Any],
+            let old = sides["old"], let new = sides["new"]
+        else {
+            return .failure(
+                .undecodable(
+                    path: record.path, type: "\(Value.self)",
+                    reason:
+                        "stored as a \"\(record.kind)\" change of \(conversion.oldType), which only a whole-value change can be converted from"
+                ))
+        }
+        do {
+            guard
+                let oldValue = try conversion.convert(EvolvingDecoding.decoder(for: old, base: decoder))
+                    as? Value,
+                let newValue = try conversion.convert(EvolvingDecoding.decoder(for: new, base: decoder))
+                    as? Value
+            else {
+                return .failure(
+                    .undecodable(
+                        path: record.path, type: "\(Value.self)",
+                        reason: "the conversion from \(conversion.oldType) does not give a \(Value.self)"))
+            }
+            return .success(node(oldValue, newValue))
+        } catch {
+            return .failure(
+                .undecodable(
+                    path: record.path, type: "\(Value.self)",
+                    reason: "as \(conversion.oldType): \(RecordCoding.describe(error))"))
         }
     }
 

@@ -1,0 +1,305 @@
+public import Foundation
+
+/// Decodes JSON stored by an earlier version of a model into today's type.
+///
+/// Stored data is merged over what the app provides: a key missing from the stored JSON (a
+/// property added since) takes its value from the app's `template` at the same place; an
+/// extra key (a property removed since) is ignored; a property declared renamed or converted
+/// in ``Versionable/propertyEvolution`` is read from its old name or old type.
+///
+/// Stored JSON that decodes as it is takes the standard decoder alone: the tree walk below only
+/// runs for data that needs it.
+public enum EvolvingDecoding {
+    /// Decodes `stored` as a `T`, filling what it lacks from `template`.
+    ///
+    /// - Parameters:
+    ///   - type: Today's type.
+    ///   - stored: The stored JSON.
+    ///   - template: JSON of a value the app provides (such as a history's initial value), from
+    ///     which properties added since are filled; `nil` for none. Only asked for when the
+    ///     stored JSON does not decode as it is.
+    ///   - decoder: The decoder for leaf values (its strategies for `Data`, dates and floats).
+    /// - Throws: The `DecodingError` of the first value that cannot be decoded or filled.
+    public static func decode<T: Decodable>(
+        _ type: T.Type, from stored: Data, template: () -> Data?, decoder: JSONDecoder
+    ) throws -> T {
+        let declares = ((T.self as? any Versionable.Type)?.propertyEvolution.isEmpty) == false
+        if !declares, let value = try? decoder.decode(T.self, from: stored) { return value }
+        let node = try JSONSerialization.jsonObject(with: stored, options: .fragmentsAllowed)
+        let templateNode = try template().map {
+            try JSONSerialization.jsonObject(with: $0, options: .fragmentsAllowed)
+        }
+        do {
+            return try TypeBeingDecoded.with(T.self) {
+                try TreeDecoder(node: node, template: templateNode, codingPath: [], base: decoder).decode(
+                    T.self)
+            }
+        } catch {
+            // The standard decoder's error names the place as precisely and reads as users
+            // expect; report it when it failed too.
+            if !declares { _ = try decoder.decode(T.self, from: stored) }
+            throw error
+        }
+    }
+}
+
+extension EvolvingDecoding {
+    /// A decoder over one parsed JSON value, for conversions of stored changes.
+    package static func decoder(for node: Any, base: JSONDecoder) -> any Decoder {
+        TreeDecoder(node: node, template: nil, codingPath: [], base: base)
+    }
+}
+
+/// A decoder over a parsed JSON tree, with the app's template tree beside it.
+private struct TreeDecoder: Decoder {
+    let node: Any
+    let template: Any?
+    let codingPath: [any CodingKey]
+    let base: JSONDecoder
+    var userInfo: [CodingUserInfoKey: Any] { base.userInfo }
+
+    /// Decodes a `T` here: leaves through the standard decoder, everything else through its
+    /// own `init(from:)` on this tree, with its declared evolution.
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if Self.isLeaf(T.self) || node is NSNull {
+            let data = try JSONSerialization.data(withJSONObject: node, options: .fragmentsAllowed)
+            do {
+                return try base.decode(T.self, from: data)
+            } catch let error as DecodingError {
+                throw Self.relocated(error, to: codingPath)
+            }
+        }
+        return try T(from: self)
+    }
+
+    static func isLeaf(_ type: Any.Type) -> Bool {
+        type == String.self || type == Bool.self || type == Int.self || type == Double.self
+            || type == Float.self
+            || type == Int8.self || type == Int16.self || type == Int32.self || type == Int64.self
+            || type == UInt.self || type == UInt8.self || type == UInt16.self || type == UInt32.self
+            || type == UInt64.self || type == Data.self || type == Date.self || type == URL.self
+            || type == UUID.self || type == Decimal.self
+    }
+
+    /// `error` with the path of this tree in front of the path it names.
+    static func relocated(_ error: DecodingError, to path: [any CodingKey]) -> DecodingError {
+        func moved(_ context: DecodingError.Context) -> DecodingError.Context {
+            .init(codingPath: path + context.codingPath, debugDescription: context.debugDescription)
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return .typeMismatch(type, moved(context))
+        case .valueNotFound(let type, let context): return .valueNotFound(type, moved(context))
+        case .keyNotFound(let key, let context): return .keyNotFound(key, moved(context))
+        case .dataCorrupted(let context): return .dataCorrupted(moved(context))
+        @unknown default: return error
+        }
+    }
+
+    func child(_ node: Any, template: Any?, key: any CodingKey) -> TreeDecoder {
+        TreeDecoder(node: node, template: template, codingPath: codingPath + [key], base: base)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard let object = node as? [String: Any] else {
+            throw DecodingError.typeMismatch(
+                [String: Any].self, .init(codingPath: codingPath, debugDescription: "Expected an object"))
+        }
+        return KeyedDecodingContainer(
+            KeyedTree<Key>(decoder: self, object: object, template: template as? [String: Any], evolution: [])
+        )
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard let array = node as? [Any] else {
+            throw DecodingError.typeMismatch(
+                [Any].self, .init(codingPath: codingPath, debugDescription: "Expected an array"))
+        }
+        // The app's first element stands in for what stored elements lack.
+        return UnkeyedTree(decoder: self, array: array, elementTemplate: (template as? [Any])?.first)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleTree(decoder: self) }
+}
+
+/// What a type's `init(from:)` sees in place of an object: the stored keys, renamed ones
+/// under their new names, and the template's keys for what is missing.
+private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: TreeDecoder
+    let object: [String: Any]
+    let template: [String: Any]?
+    let evolution: [PropertyEvolution]
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    init(
+        decoder: TreeDecoder, object: [String: Any], template: [String: Any]?, evolution: [PropertyEvolution]
+    ) {
+        self.decoder = decoder
+        self.object = object
+        self.template = template
+        // The evolution of the type being decoded: the keyed container is asked for by its
+        // `init(from:)`, so its type is the one whose tree this is.
+        self.evolution = evolution.isEmpty ? TypeBeingDecoded.evolution : evolution
+    }
+
+    var allKeys: [Key] {
+        object.keys.compactMap { Key(stringValue: evolution.currentName(of: $0) ?? $0) }
+    }
+
+    /// The stored node for `key`, under its current name or the one it was stored under.
+    func stored(_ key: Key) -> Any? {
+        if let node = object[key.stringValue] { return node }
+        return evolution.storedName(of: key.stringValue).flatMap { object[$0] }
+    }
+
+    func contains(_ key: Key) -> Bool { stored(key) != nil || template?[key.stringValue] != nil }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        guard let node = stored(key) ?? template?[key.stringValue] else {
+            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value"))
+        }
+        return node is NSNull
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        let templateNode = template?[key.stringValue]
+        guard let node = stored(key) else {
+            guard let templateNode else {
+                throw DecodingError.keyNotFound(
+                    key,
+                    .init(codingPath: codingPath, debugDescription: "No stored value, and none from the app"))
+            }
+            // Added since the data was stored: the app's value.
+            return try TypeBeingDecoded.with(T.self) {
+                try decoder.child(templateNode, template: nil, key: key).decode(T.self)
+            }
+        }
+        let child = decoder.child(node, template: templateNode, key: key)
+        do {
+            return try TypeBeingDecoded.with(T.self) { try child.decode(T.self) }
+        } catch {
+            guard let conversion = evolution.conversion(for: key.stringValue) else { throw error }
+            guard let converted = try conversion.convert(child) as? T else {
+                throw DecodingError.typeMismatch(
+                    T.self,
+                    .init(
+                        codingPath: child.codingPath,
+                        debugDescription:
+                            "The conversion from \(conversion.oldType) does not give a \(T.self)"))
+            }
+            return converted
+        }
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        try childDecoder(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try childDecoder(key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        decoder.child(object["super"] ?? NSNull(), template: template?["super"], key: AnyKey("super"))
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder { try childDecoder(key) }
+
+    private func childDecoder(_ key: Key) throws -> TreeDecoder {
+        guard let node = stored(key) ?? template?[key.stringValue] else {
+            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value"))
+        }
+        return decoder.child(node, template: template?[key.stringValue], key: key)
+    }
+}
+
+/// The elements of a stored array.
+private struct UnkeyedTree: UnkeyedDecodingContainer {
+    let decoder: TreeDecoder
+    let array: [Any]
+    let elementTemplate: Any?
+    var currentIndex = 0
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var count: Int? { array.count }
+    var isAtEnd: Bool { currentIndex >= array.count }
+
+    init(decoder: TreeDecoder, array: [Any], elementTemplate: Any?) {
+        self.decoder = decoder
+        self.array = array
+        self.elementTemplate = elementTemplate
+    }
+
+    private mutating func next() throws -> TreeDecoder {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(
+                Any.self, .init(codingPath: codingPath, debugDescription: "No more elements"))
+        }
+        defer { currentIndex += 1 }
+        return decoder.child(array[currentIndex], template: elementTemplate, key: AnyKey(index: currentIndex))
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd, array[currentIndex] is NSNull else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let child = try next()
+        return try TypeBeingDecoded.with(T.self) { try child.decode(T.self) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        try next().container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try next().unkeyedContainer()
+    }
+
+    mutating func superDecoder() throws -> any Decoder { try next() }
+}
+
+/// A single stored value.
+private struct SingleTree: SingleValueDecodingContainer {
+    let decoder: TreeDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    func decodeNil() -> Bool { decoder.node is NSNull }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try TypeBeingDecoded.with(T.self) { try decoder.decode(T.self) }
+    }
+}
+
+/// A coding key made up on the spot (array indices, `super`).
+private struct AnyKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(_ string: String) {
+        stringValue = string
+        intValue = nil
+    }
+
+    init(index: Int) {
+        stringValue = "Index \(index)"
+        intValue = index
+    }
+
+    init?(stringValue: String) { self.init(stringValue) }
+    init?(intValue: Int) { self.init(index: intValue) }
+}
+
+/// The evolution declared by the type whose `init(from:)` is running on this thread, so that
+/// the keyed container it asks for can read renamed and converted properties.
+private enum TypeBeingDecoded {
+    @TaskLocal static var evolution: [PropertyEvolution] = []
+
+    static func with<T, R>(_ type: T.Type, _ body: () throws -> R) rethrows -> R {
+        try $evolution.withValue((T.self as? any Versionable.Type)?.propertyEvolution ?? [], operation: body)
+    }
+}

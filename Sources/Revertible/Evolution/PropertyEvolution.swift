@@ -1,0 +1,92 @@
+import Foundation
+
+/// How a property of a ``Versionable`` type changed since data was stored: a rename, or a new
+/// type with a conversion from the old one. Declared once, in
+/// ``Versionable/propertyEvolution``, it serves every stored form: change records (their
+/// paths), history checkpoints and snapshots (their JSON).
+///
+/// ```swift
+/// struct Doc: Versionable, Codable {
+///     var name: String        // stored as "title" by earlier versions of the app
+///     var count: String       // stored as an Int
+///
+///     static let propertyEvolution: [PropertyEvolution] = [
+///         .renamed("title", to: "name"),
+///         .converted("count", from: Int.self) { String($0) },
+///     ]
+/// }
+/// ```
+///
+/// Changes that need no declaration: a new property with a default value (the stored value is
+/// used where there is one, the app's value where not), a removed property (its stored changes
+/// are skipped), a new enum case, a property made optional.
+public struct PropertyEvolution: @unchecked Sendable {
+    enum Kind {
+        case renamed(old: String, new: String)
+        case converted(name: String, conversion: Conversion)
+    }
+
+    // Unchecked because a conversion closure captures the old type's metatype; it only
+    // decodes with it and calls the caller's `@Sendable` function.
+    package struct Conversion {
+        package let oldType: String
+        /// Decodes the old stored form and converts it.
+        package let convert: (any Decoder) throws -> Any
+    }
+
+    let kind: Kind
+
+    /// The property now called `new` was stored as `old`.
+    ///
+    /// - Parameters:
+    ///   - old: The name earlier data uses.
+    ///   - new: The property's name now.
+    public static func renamed(_ old: String, to new: String) -> Self {
+        Self(kind: .renamed(old: old, new: new))
+    }
+
+    /// The property `name` was stored as an `Old`; `convert` makes today's value of one.
+    ///
+    /// - Parameters:
+    ///   - name: The property's name now (after any rename).
+    ///   - oldType: The type earlier data holds.
+    ///   - convert: Turns an old value into a new one.
+    public static func converted<Old: Decodable, New>(
+        _ name: String, from oldType: Old.Type, _ convert: @escaping @Sendable (Old) throws -> New
+    ) -> Self {
+        Self(
+            kind: .converted(
+                name: name,
+                conversion: Conversion(oldType: "\(Old.self)") { decoder in
+                    try convert(try Old(from: decoder))
+                }))
+    }
+}
+
+extension Array where Element == PropertyEvolution {
+    /// The current name of a property stored as `stored`, or `nil` when it was not renamed.
+    package func currentName(of stored: String) -> String? {
+        for evolution in self {
+            if case .renamed(let old, let new) = evolution.kind, old == stored { return new }
+        }
+        return nil
+    }
+
+    /// The name stored data used for the property now called `current`, if it was renamed.
+    package func storedName(of current: String) -> String? {
+        for evolution in self {
+            if case .renamed(let old, let new) = evolution.kind, new == current { return old }
+        }
+        return nil
+    }
+
+    /// The conversion declared for the property now called `name`.
+    package func conversion(for name: String) -> PropertyEvolution.Conversion? {
+        for evolution in self {
+            if case .converted(let converted, let conversion) = evolution.kind, converted == name {
+                return conversion
+            }
+        }
+        return nil
+    }
+}

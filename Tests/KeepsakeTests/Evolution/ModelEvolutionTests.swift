@@ -1,0 +1,344 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+/// The model an app shipped first. Its stores are written in a child process, as the old app
+/// would have, then reopened by each changed model below.
+enum OldApp {
+    enum Kind: String, Codable, VersionableLeaf { case a, b }
+
+    struct Doc: Versionable, Equatable, Codable {
+        var title: String
+        var count: Int
+        var tags: [String]
+        var note: String
+        var kind: Kind
+    }
+
+    /// The versions the old app recorded, oldest first.
+    static let versions: [Doc] = {
+        var doc = Doc(title: "", count: 0, tags: [], note: "", kind: .a)
+        var versions = [doc]
+        func record(_ change: (inout Doc) -> Void) {
+            change(&doc)
+            versions.append(doc)
+        }
+        record { $0.title = "Draft" }
+        record { $0.count = 3 }
+        record { $0.tags = ["x"] }
+        record { $0.note = "n1" }
+        record { $0.kind = .b }
+        record {
+            $0.title = "Final"
+            $0.count = 5
+        }
+        record { $0.tags = ["x", "y"] }
+        record { $0.note = "n2" }
+        return versions
+    }()
+
+    /// Writes history "doc" (every version), history "other", and snapshot "v4"; `closing`
+    /// closes the history, which stores a checkpoint, as an app closing a document does.
+    static func write(path: String, closing: Bool) throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: versions[0])
+        for version in versions.dropFirst() { try history.append(version) }
+        try store.history("other", initialValue: versions[3]).append(versions[4])
+        try Caretaker(store: store).save(versions[4], as: "v4")
+        if closing { try history.close() }
+    }
+}
+
+/// What each kind of model change does to a store the old app wrote.
+@MainActor @Suite struct ModelEvolutionTests {
+    let directory = TemporaryDirectory()
+
+    /// A store written by the old app in a child process.
+    func oldStore(closing: Bool) async throws -> String {
+        let path = directory.path("old-\(closing).keepsake")
+        await #expect(processExitsWith: .success) { [path = path as String, closing = closing as Bool] in
+            try OldApp.write(path: path, closing: closing)
+        }
+        return path
+    }
+
+    /// Snapshot namespaces are type names, and the models here are different types; in an app
+    /// update the type keeps its name. Moves the old app's snapshots to `Value`'s namespace,
+    /// digests included.
+    func moveSnapshots<Value>(at path: String, to _: Value.Type) throws {
+        let store = try KeepsakeStore(path: path)
+        let namespace = Caretaker(store: store).namespace(for: Value.self)
+        try store.database.write { connection in
+            try connection.execute("UPDATE snapshot SET namespace = ?", [.text(namespace)])
+            let rows = try connection.query(
+                "SELECT p.snapshot_id, p.path, p.value, s.name FROM snapshot_property p JOIN snapshot s ON s.id = p.snapshot_id"
+            ) { (id: $0.int64(0)!, path: $0.text(1)!, value: $0.text(2)!, name: $0.text(3)!) }
+            for row in rows {
+                try connection.execute(
+                    "UPDATE snapshot_property SET digest = ? WHERE snapshot_id = ? AND path = ?",
+                    [
+                        .integer(Caretaker.digest(namespace, row.name, row.path, row.value)),
+                        .integer(row.id),
+                        .text(row.path),
+                    ])
+            }
+        }
+    }
+
+    /// Opens history "doc" with today's `Value`, then checks the value, every undo back to the
+    /// start and every redo to the end against `expected` (oldest first).
+    func expectHistory<Value: Versionable & Codable & Equatable>(
+        at path: String, initialValue: Value, expected: [Value]
+    ) throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: initialValue)
+        #expect(history.value == expected.last)
+        #expect(history.versionCount == expected.count - 1)
+        for value in expected.dropLast().reversed() { #expect(try history.undo() == value) }
+        #expect(!history.hasUndo)
+        for value in expected.dropFirst() { #expect(try history.redo() == value) }
+        try history.checkInvariants()
+    }
+
+    // MARK: No code
+
+    enum Added {
+        struct Doc: Versionable, Equatable, Codable {
+            var title: String
+            var count: Int
+            var tags: [String]
+            var note: String
+            var kind: OldApp.Kind
+            var pinned = false
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func anAddedPropertyTakesTheAppsValueWhereNothingIsStored(closing: Bool) async throws {
+        let path = try await oldStore(closing: closing)
+        let initial = Added.Doc(title: "", count: 0, tags: [], note: "", kind: .a, pinned: true)
+        let expected = OldApp.versions.map {
+            Added.Doc(
+                title: $0.title, count: $0.count, tags: $0.tags, note: $0.note, kind: $0.kind, pinned: true)
+        }
+        try expectHistory(at: path, initialValue: initial, expected: expected)
+        try moveSnapshots(at: path, to: Added.Doc.self)
+        let store = try KeepsakeStore(path: path)
+        #expect(
+            try Caretaker(store: store).restore("v4", as: Added.Doc.self, fillingMissingFrom: initial)
+                == expected[4])
+        // Without a value to fill it from, the snapshot names what it lacks.
+        #expect {
+            try Caretaker(store: store).restore("v4", as: Added.Doc.self)
+        } throws: { error in
+            guard case .undecodableSnapshot("v4", let path, _) = error as? KeepsakeError else { return false }
+            return path == [.property("pinned")]
+        }
+    }
+
+    enum Removed {
+        struct Doc: Versionable, Equatable, Codable {
+            var title: String
+            var tags: [String]
+            var note: String
+            var kind: OldApp.Kind
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aRemovedPropertysChangesAreSkippedAndEveryOtherOneStillUndoes(closing: Bool) async throws {
+        let path = try await oldStore(closing: closing)
+        let expected = OldApp.versions.map {
+            Removed.Doc(title: $0.title, tags: $0.tags, note: $0.note, kind: $0.kind)
+        }
+        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        try moveSnapshots(at: path, to: Removed.Doc.self)
+        #expect(
+            try Caretaker(store: KeepsakeStore(path: path)).restore("v4", as: Removed.Doc.self) == expected[4]
+        )
+    }
+
+    enum AddedCase {
+        enum Kind: String, Codable, VersionableLeaf { case a, b, c }
+
+        struct Doc: Versionable, Equatable, Codable {
+            var title: String
+            var count: Int
+            var tags: [String]
+            var note: String
+            var kind: Kind
+        }
+    }
+
+    @Test func anAddedEnumCaseNeedsNothing() async throws {
+        let path = try await oldStore(closing: false)
+        let expected = OldApp.versions.map {
+            AddedCase.Doc(
+                title: $0.title, count: $0.count, tags: $0.tags, note: $0.note,
+                kind: .init(rawValue: $0.kind.rawValue)!)
+        }
+        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
+        var doc = history.value
+        doc.kind = .c
+        try history.append(doc)
+        #expect(try history.undo() == expected.last)
+    }
+
+    enum MadeOptional {
+        struct Doc: Versionable, Equatable, Codable {
+            var title: String
+            var count: Int
+            var tags: [String]
+            var note: String?
+            var kind: OldApp.Kind
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aPropertyMadeOptionalReadsItsStoredValuesAndChanges(closing: Bool) async throws {
+        let path = try await oldStore(closing: closing)
+        let expected = OldApp.versions.map {
+            MadeOptional.Doc(title: $0.title, count: $0.count, tags: $0.tags, note: $0.note, kind: $0.kind)
+        }
+        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+    }
+
+    // MARK: One declaration
+
+    enum Renamed {
+        struct Doc: Versionable, Equatable, Codable {
+            var name: String
+            var count: Int
+            var tags: [String]
+            var note: String
+            var kind: OldApp.Kind
+
+            static let propertyEvolution: [PropertyEvolution] = [.renamed("title", to: "name")]
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aRenamedPropertyIsReadUnderItsOldNameEverywhere(closing: Bool) async throws {
+        let path = try await oldStore(closing: closing)
+        let expected = OldApp.versions.map {
+            Renamed.Doc(name: $0.title, count: $0.count, tags: $0.tags, note: $0.note, kind: $0.kind)
+        }
+        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        try moveSnapshots(at: path, to: Renamed.Doc.self)
+        #expect(
+            try Caretaker(store: KeepsakeStore(path: path)).restore("v4", as: Renamed.Doc.self) == expected[4]
+        )
+        // New changes are stored under the new name, and still undo.
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
+        var doc = history.value
+        doc.name = "Renamed"
+        try history.append(doc)
+        let paths = try KeepsakeStore(path: path).changes(ofVersion: 9, in: "doc")?.map(\.path)
+        #expect(paths == ["name"])
+        #expect(try history.undo() == expected.last)
+    }
+
+    enum Converted {
+        struct Doc: Versionable, Equatable, Codable {
+            var title: String
+            var count: String
+            var tags: [String]
+            var note: String
+            var kind: OldApp.Kind
+
+            static let propertyEvolution: [PropertyEvolution] = [
+                .converted("count", from: Int.self) { "\($0) items" }
+            ]
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aPropertyWhoseTypeChangedIsConvertedFromItsStoredForm(closing: Bool) async throws {
+        let path = try await oldStore(closing: closing)
+        let expected = OldApp.versions.map {
+            Converted.Doc(
+                title: $0.title, count: "\($0.count) items", tags: $0.tags, note: $0.note, kind: $0.kind)
+        }
+        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        try moveSnapshots(at: path, to: Converted.Doc.self)
+        #expect(
+            try Caretaker(store: KeepsakeStore(path: path)).restore("v4", as: Converted.Doc.self)
+                == expected[4])
+    }
+
+    // MARK: Anything else
+
+    enum Incompatible {
+        struct Doc: Versionable, Equatable, Codable {
+            var title: String
+            var count: Int
+            var tags: Set<String>
+            var note: String
+            var kind: OldApp.Kind
+        }
+    }
+
+    @Test func anUndeclaredChangeFailsOnlyTheVersionsThatTouchIt() async throws {
+        let path = try await oldStore(closing: true)
+        let expected = OldApp.versions.map {
+            Incompatible.Doc(
+                title: $0.title, count: $0.count, tags: Set($0.tags), note: $0.note, kind: $0.kind)
+        }
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
+        #expect(history.value == expected[8])
+        #expect(try history.undo() == expected[7])
+        // Version 7 changed the array the model now keeps as a set: its stored change is an
+        // array's, and says so, naming history, version and path.
+        #expect {
+            try history.undo()
+        } throws: { error in
+            guard case .reversion("doc", 7, .undecodable(let path, _, _)) = error as? KeepsakeError else {
+                return false
+            }
+            return path == [.property("tags")]
+        }
+        #expect(history.value == expected[7])
+        #expect(try history.redo() == expected[8])
+        // Every other history and snapshot keep working.
+        try moveSnapshots(at: path, to: Incompatible.Doc.self)
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.history("other", initialValue: expected[0]).undo() == expected[3])
+        #expect(try Caretaker(store: store).restore("v4", as: Incompatible.Doc.self) == expected[4])
+    }
+}
+
+/// A restorable object as the old app had it, and as the new one has it.
+final class OldSettings: RestorableObject {
+    @Restorable var theme = "dark"
+    @Restorable var size = 12
+    @Restorable var beta = false
+}
+
+final class NewSettings: RestorableObject {
+    @Restorable var colorScheme = "dark"
+    @Restorable var size = "12pt"
+    @Restorable var sound = true
+
+    static let propertyEvolution: [PropertyEvolution] = [
+        .renamed("theme", to: "colorScheme"),
+        .converted("size", from: Int.self) { "\($0)pt" },
+    ]
+}
+
+extension ModelEvolutionTests {
+    @Test func restorableObjectsFollowTheSameRules() throws {
+        let path = directory.path("settings.keepsake")
+        let old = OldSettings()
+        (old.theme, old.size, old.beta) = ("light", 14, true)
+        try old.takeSnapshot(withKey: "saved", in: Caretaker(store: KeepsakeStore(path: path)))
+        try moveSnapshots(at: path, to: NewSettings.self)
+
+        let settings = NewSettings()
+        settings.sound = false
+        try settings.restore(withKey: "saved", from: Caretaker(store: KeepsakeStore(path: path)))
+        // Renamed and converted as declared; the added property keeps its value; the removed
+        // one is skipped.
+        #expect(settings.colorScheme == "light" && settings.size == "14pt" && settings.sound == false)
+    }
+}
