@@ -21,15 +21,47 @@ import Testing
         try GoldenSchema1.write(to: path)
     }
 
-    @Test func schema1StoreIsCommittedWhole() throws {
-        let url = GoldenSchema1.url
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"] != nil))
+    func writeGoldenStore2() throws {
+        let path = try #require(ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"])
+        try GoldenSchema2.write(to: path)
+    }
+
+    /// Every golden store: each holds the schema-1 script's histories and snapshots.
+    nonisolated static let stores = [GoldenSchema1.url, GoldenSchema2.url]
+
+    @Test(arguments: stores)
+    func storeIsCommittedWhole(url: URL) throws {
         #expect(FileManager.default.fileExists(atPath: url.path))
         // Closed cleanly when written: the log was checkpointed into the file and removed.
         #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
     }
 
-    @Test func schema1HistoryUndoesToTheStartAndRedoesToTheEnd() throws {
-        let store = try KeepsakeStore(path: try copy(of: GoldenSchema1.url))
+    @Test func schema2HeldChangeBecomesAVersionOnOpen() throws {
+        let path = try copy(of: GoldenSchema2.url)
+        let history = try KeepsakeStore(path: path).history("typing", initialValue: GoldenDocument.initial)
+        #expect(history.value.title == GoldenSchema2.heldTitle)
+        #expect(history.versionCount == 2)
+        #expect(try history.undo().title == "Recorded")
+        #expect(try history.undo() == GoldenDocument.initial)
+        #expect(try KeepsakeStore(path: path).verify().problems == [])
+    }
+
+    @Test func schema1OpensReadOnlyAsItIsAndUpgradesWhenWritten() throws {
+        let path = try copy(of: GoldenSchema1.url)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let readOnly = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try readOnly.summary().schemaVersion == 1)
+        #expect(try readOnly.verify().problems == [])
+        #expect(try readOnly.history("golden", initialValue: GoldenDocument.initial).value.count == 143)
+        readOnly.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        #expect(try KeepsakeStore(path: path).summary().schemaVersion == Schema.currentVersion)
+    }
+
+    @Test(arguments: stores)
+    func historyUndoesToTheStartAndRedoesToTheEnd(url: URL) throws {
+        let store = try KeepsakeStore(path: try copy(of: url))
         let golden = GoldenSchema1.golden
         let history = try store.history("golden", initialValue: GoldenDocument.initial)
         let top = GoldenSchema1.goldenAppends - GoldenSchema1.goldenUndone
@@ -57,8 +89,9 @@ import Testing
         try history.checkInvariants()
     }
 
-    @Test func schema1HistoryHasSeveralCheckpointsAndBlobs() throws {
-        let store = try KeepsakeStore(path: try copy(of: GoldenSchema1.url))
+    @Test(arguments: stores)
+    func historyHasSeveralCheckpointsAndBlobs(url: URL) throws {
+        let store = try KeepsakeStore(path: try copy(of: url))
         try store.read { connection, _ in
             let checkpoints = try connection.scalarInt(
                 "SELECT count(*) FROM checkpoint JOIN history h ON h.id = history_id WHERE h.name = 'golden'")
@@ -67,8 +100,9 @@ import Testing
         }
     }
 
-    @Test func schema1PrunedHistoryKeepsItsNewestVersions() throws {
-        let store = try KeepsakeStore(path: try copy(of: GoldenSchema1.url))
+    @Test(arguments: stores)
+    func prunedHistoryKeepsItsNewestVersions(url: URL) throws {
+        let store = try KeepsakeStore(path: try copy(of: url))
         let limited = GoldenSchema1.limited
         let history = try store.history(
             "limited", initialValue: GoldenDocument.initial, maximumVersions: GoldenSchema1.limitedMaximum)
@@ -84,8 +118,9 @@ import Testing
         try history.checkInvariants()
     }
 
-    @Test func schema1ScopesReopenWhereTheyWereLeft() throws {
-        let store = try KeepsakeStore(path: try copy(of: GoldenSchema1.url))
+    @Test(arguments: stores)
+    func scopesReopenWhereTheyWereLeft(url: URL) throws {
+        let store = try KeepsakeStore(path: try copy(of: url))
         let scoped = GoldenSchema1.scoped
         let history = try store.history("scoped", initialValue: GoldenDocument.initial)
         #expect(history.scopeLevel == 1)
@@ -103,8 +138,9 @@ import Testing
         try history.checkInvariants()
     }
 
-    @Test func schema1SnapshotsRestore() throws {
-        let store = try KeepsakeStore(path: try copy(of: GoldenSchema1.url))
+    @Test(arguments: stores)
+    func snapshotsRestore(url: URL) throws {
+        let store = try KeepsakeStore(path: try copy(of: url))
         let golden = GoldenSchema1.golden
         #expect(try Caretaker(store: store).restore("v100", as: GoldenDocument.self) == golden[100])
         #expect(

@@ -1,0 +1,36 @@
+import Foundation
+import Keepsake
+import TestSupport
+
+// The golden store of schema 2: `schema-2.keepsake`, written once by the release that brought
+// schema 2 (held changes, digests, record formats) and committed; never regenerated. It holds
+// what the schema-1 store holds, written by the same frozen script, plus a history whose
+// debounced change was held (written as it was held) and never recorded.
+
+enum GoldenSchema2 {
+    nonisolated static var url: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "schema-2.keepsake")
+    }
+
+    /// The title typed into history "typing" and left held.
+    static let heldTitle = "Typed, and held when the app stopped"
+
+    /// Writes the golden store: run once, with
+    /// `KEEPSAKE_WRITE_GOLDEN_2=/tmp/schema-2.keepsake swift test --filter writeGoldenStore2`.
+    @MainActor static func write(to path: String) throws {
+        try GoldenSchema1.write(to: path)
+        let store = try KeepsakeStore(path: path)
+        let typing = try store.history("typing", initialValue: GoldenDocument.initial)
+        var doc = typing.value
+        doc.title = "Recorded"
+        try typing.append(doc)
+        typing.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        doc.title = ""
+        for character in heldTitle {
+            doc.title.append(character)
+            try typing.append(doc)
+        }
+        store.close()
+    }
+}
