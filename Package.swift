@@ -35,7 +35,9 @@ let package = Package(
         // The allocator's byte count (glibc's mallinfo2), which Swift's Glibc module does not expose.
         .target(name: "CBenchSupport"),
         // What the test targets share: a seeded generator, a manual clock, a full-copy history model.
-        .target(name: "TestSupport", path: "Tests/Support", swiftSettings: strictSettings),
+        .target(
+            name: "TestSupport", dependencies: ["Revertible"], path: "Tests/Support",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "RevertibleTests", dependencies: ["Revertible", "TestSupport"],
             swiftSettings: strictSettings),

@@ -1,5 +1,6 @@
 import Foundation
 import Revertible
+import TestSupport
 import Testing
 
 /// Every leaf type out of the box: unchanged makes no reversion; changed reverts exactly and

@@ -1,5 +1,6 @@
 import Foundation
 import Revertible
+import TestSupport
 import Testing
 
 // The README's Swift examples, compiled. `readmeExamplesAreTheseExamples` fails when the

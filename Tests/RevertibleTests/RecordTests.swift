@@ -1,5 +1,6 @@
 import Foundation
 import Revertible
+import TestSupport
 import Testing
 
 /// Reversions as records, and every way reading them back can fail.

@@ -1,5 +1,6 @@
 import Foundation
 import Revertible
+import TestSupport
 import Testing
 
 /// The reversion examples of the seed documents, with exact values.

@@ -1,20 +1,34 @@
 import Foundation
+import Keepsake
 import Observation
-import Revertible
 import TestSupport
 import Testing
 
-/// The VersioningController examples of the seed README, with exact values.
+/// The VersioningController examples of the seed README, with exact values, against both
+/// storages: in memory, and a history in a store file.
 @MainActor @Suite struct ControllerSeedTests {
     static let dueDate = Date(timeIntervalSince1970: 1_700_000_000)
+    let directory = TemporaryDirectory()
 
     struct Model {
-        @Versioned var activity = Activity(
-            id: UUID(uuid: Activity.uuid(0)), title: "Title", priority: .low, childActivities: [])
+        @Versioned var activity: Activity
+
+        init(_ storage: HistoryStorage<Activity>) {
+            _activity = Versioned(
+                wrappedValue: Activity(
+                    id: UUID(uuid: Activity.uuid(0)), title: "Title", priority: .low, childActivities: []),
+                storage: storage)
+        }
     }
 
-    @Test func undoAndRedoWalkTheVersionsInOrder() {
-        let model = Model()
+    /// The storage of one test case.
+    func storage<Value: Versionable & Codable>(_ kind: StorageKind) throws -> HistoryStorage<Value> {
+        try kind.storage(path: directory.path("seed.keepsake"), history: "seed")
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func undoAndRedoWalkTheVersionsInOrder(kind: StorageKind) throws {
+        let model = Model(try storage(kind))
         model.activity.title = "New title"
         model.activity.priority = .high(dueDate: Self.dueDate, reason: "Important reason")
         model.activity.childActivities.append(.mock(1))
@@ -32,8 +46,9 @@ import Testing
         #expect(throws: Never.self) { try model.$activity.checkInvariants() }
     }
 
-    @Test func aTransactionIsUndoneByOneUndo() {
-        let model = Model()
+    @Test(arguments: StorageKind.allCases)
+    func aTransactionIsUndoneByOneUndo(kind: StorageKind) throws {
+        let model = Model(try storage(kind))
         model.$activity.setWithTransaction { activity in
             activity.title = "New title"
             activity.priority = .medium(dueDate: nil)
@@ -45,8 +60,9 @@ import Testing
         #expect(!model.$activity.hasUndo)
     }
 
-    @Test func aPoppedScopeIsOneVersionOfItsParent() {
-        let model = Model()
+    @Test(arguments: StorageKind.allCases)
+    func aPoppedScopeIsOneVersionOfItsParent(kind: StorageKind) throws {
+        let model = Model(try storage(kind))
         model.activity.title = "New title"
         model.$activity.pushNewScope()
         #expect(model.$activity.scopeLevel == 1)
@@ -72,8 +88,9 @@ import Testing
         #expect(model.activity.title == "Title")
     }
 
-    @Test func undoAndPopDiscardsTheScope() {
-        let model = Model()
+    @Test(arguments: StorageKind.allCases)
+    func undoAndPopDiscardsTheScope(kind: StorageKind) throws {
+        let model = Model(try storage(kind))
         model.$activity.pushNewScope()
         model.activity.title = "Scratch"
         model.activity.title = "Scratch 2"
@@ -83,8 +100,9 @@ import Testing
         #expect(!model.$activity.hasUndo && !model.$activity.hasRedo)
     }
 
-    @Test func tagsAreWaypointsWithinTheScope() {
-        let model = Model()
+    @Test(arguments: StorageKind.allCases)
+    func tagsAreWaypointsWithinTheScope(kind: StorageKind) throws {
+        let model = Model(try storage(kind))
         model.$activity.tag("original")
         model.activity.title = "New title"
         model.activity.priority = .medium(dueDate: nil)
@@ -108,9 +126,10 @@ import Testing
         #expect(model.activity.childActivities.count == 3)
     }
 
-    @Test func directKeyPathAndReferenceTrackingAgree() throws {
+    @Test(arguments: StorageKind.allCases)
+    func directKeyPathAndReferenceTrackingAgree(kind: StorageKind) throws {
         var activity = Activity.mock(0)
-        let direct = VersioningController(activity)
+        let direct = try VersioningController(activity, storage: try storage(kind))
         activity.title = "New title"
         try direct.append(activity)
         try direct.undo(&activity)
@@ -126,7 +145,9 @@ import Testing
 
         final class ViewModel { var activity = Activity.mock(0) }
         let viewModel = ViewModel()
-        let byReference = VersioningController(on: viewModel, at: \.activity)
+        let byReference = try VersioningController(
+            on: viewModel, at: \.activity,
+            storage: try kind.storage(path: directory.path("reference.keepsake"), history: "reference"))
         viewModel.activity.title = "New title"
         try byReference.appendCurrentVersion()
         try byReference.undo()
@@ -135,9 +156,10 @@ import Testing
         #expect(viewModel.activity.title == "New title")
     }
 
-    @Test func debouncedTypingIsUndoneInOneStep() async {
+    @Test(arguments: StorageKind.allCases)
+    func debouncedTypingIsUndoneInOneStep(kind: StorageKind) async throws {
         let clock = ManualClock()
-        let model = Model()
+        let model = Model(try storage(kind))
         model.$activity.withDebouncing(clock: clock, interval: .milliseconds(500))
         model.activity.title = ""
         for character in "New title" {
@@ -151,9 +173,11 @@ import Testing
         #expect(model.activity.title == "Title")
     }
 
-    @Test func observedRootsAreAppendedWithoutCallingAppend() async throws {
-        let model = ObservedModel()
-        let controller = VersioningController(observing: model, at: \.activity)
+    @Test(arguments: StorageKind.allCases)
+    func observedRootsAreAppendedWithoutCallingAppend(kind: StorageKind) async throws {
+        let model = ObservedActivity()
+        let controller = try VersioningController(
+            observing: model, at: \.activity, storage: try storage(kind))
         model.activity.title = "New title"
         #expect(await settle { controller.hasUndo })
         model.activity.priority = .medium(dueDate: nil)
@@ -169,6 +193,6 @@ import Testing
     }
 }
 
-@Observable final class ObservedModel {
+@Observable final class ObservedActivity {
     var activity = Activity.mock(0)
 }
