@@ -32,11 +32,18 @@ struct Arguments {
         }
     }
 
-    /// The positional arguments, exactly `count` of them.
-    func expect(_ count: Int, _ names: String) throws -> [String] {
-        guard positionals.count == count else {
-            throw UsageError(
-                positionals.count < count ? "missing \(names)" : "unexpected argument \(positionals[count])")
+    /// The positional arguments, exactly as many as `names`; a usage error names the missing
+    /// ones.
+    func expect(_ names: String...) throws -> [String] {
+        guard positionals.count == names.count else {
+            if positionals.count > names.count {
+                throw UsageError("unexpected argument \(positionals[names.count])")
+            }
+            let missing = Array(names[positionals.count...])
+            let list =
+                missing.count == 1
+                ? missing[0] : missing.dropLast().joined(separator: ", ") + " and " + missing.last!
+            throw UsageError("missing \(list)")
         }
         return positionals
     }

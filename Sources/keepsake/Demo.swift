@@ -42,7 +42,7 @@ enum Demo {
             """,
         options: ["--store", "--second-process"]
     ) { arguments in
-        _ = try arguments.expect(0, "")
+        _ = try arguments.expect()
         let path =
             arguments.options["--store"] ?? FileManager.default.currentDirectoryPath
             + "/keepsake-demo.keepsake"
@@ -72,7 +72,8 @@ enum Demo {
         let note = try store.history(history, initialValue: DemoNote.first)
         var value = note.value
         print("Process 1 (pid \(getpid())) edits a note that carries a 256 KiB attachment:")
-        print("  start: \(value.line)")
+        try note.tag("start")
+        print("  tag(\"start\"): \(value.line)")
         func step(_ label: String, tag: String? = nil, _ edit: (inout DemoNote) -> Void) throws {
             edit(&value)
             try note.append(value, tag: tag)
@@ -82,7 +83,6 @@ enum Demo {
             }
             print("  \(label)\n      \(try bytes(of: version, store))")
         }
-        try note.tag("start")
         try step("title → \"Groceries for Sunday\"") { $0.title = "Groceries for Sunday" }
         try step("bread checked") { $0.items[1].done = true }
         try step("eggs added") { $0.items.append(.init(id: 3, text: "Eggs", done: false)) }

@@ -22,6 +22,15 @@ enum Inspection {
         return formatter.string(from: date)
     }
 
+    /// "No history named …", listing the ones the store has.
+    static func unknownHistory(_ name: String, in store: KeepsakeStore) throws -> ToolFailure {
+        let names = try store.historyNames()
+        let known =
+            names.isEmpty ? "it has none" : "it has " + names.map { "\"\($0)\"" }.joined(separator: ", ")
+        return ToolFailure(
+            message: "no history named \"\(name)\" in \(store.path); \(known)", status: ExitStatus.notFound)
+    }
+
     static func size(_ bytes: Int) -> String {
         bytes < 1024
             ? "\(bytes) bytes"
@@ -37,7 +46,7 @@ enum Inspection {
             "usage: keepsake inspect PATH [--json]\n  Lists histories (versions, undo/redo depth, scope, tags), snapshots, schema version, file size.",
         flags: ["--json"]
     ) { arguments in
-        let path = try arguments.expect(1, "PATH")[0]
+        let path = try arguments.expect("PATH")[0]
         let summary = try open(path).summary()
         if arguments.flags.contains("--json") {
             try printJSON(summary)
@@ -63,14 +72,13 @@ enum Inspection {
 
     static let log = Command(
         usage:
-            "usage: keepsake log PATH HISTORY [--json]\n  The history's versions, oldest first: version, date, scope, state, tag, changed paths.",
+            "usage: keepsake log PATH HISTORY [--json]\n  The history's versions, oldest first: version, date, scope, state, tag, changed paths.\n  Version 0 is the base value, the one before every version kept, with its tag.",
         flags: ["--json"]
     ) { arguments in
-        let positionals = try arguments.expect(2, "PATH and HISTORY")
-        guard let timeline = try open(positionals[0]).timeline(of: positionals[1]) else {
-            throw ToolFailure(
-                message: "no history named \"\(positionals[1])\" in \(positionals[0])",
-                status: ExitStatus.notFound)
+        let positionals = try arguments.expect("PATH", "HISTORY")
+        let store = try open(positionals[0])
+        guard let timeline = try store.timeline(of: positionals[1]) else {
+            throw try unknownHistory(positionals[1], in: store)
         }
         if arguments.flags.contains("--json") {
             try printJSON(timeline)
@@ -78,6 +86,12 @@ enum Inspection {
         }
         print("version  date                 scope  state    tag          changed paths")
         for version in timeline {
+            guard version.version > 0 else {
+                print(
+                    pad("      0", 9) + pad(date(version.date), 21) + pad("0", 7) + pad("base", 9)
+                        + pad(version.tag ?? "", 13) + "(the value before every version kept)")
+                continue
+            }
             print(
                 pad(
                     String(repeating: " ", count: max(0, 7 - String(version.version).count))
@@ -94,21 +108,34 @@ enum Inspection {
             "usage: keepsake show PATH HISTORY VERSION [--json]\n  Each change of the version: its path, kind and patch as JSON.",
         flags: ["--json"]
     ) { arguments in
-        let positionals = try arguments.expect(3, "PATH, HISTORY and VERSION")
+        let positionals = try arguments.expect("PATH", "HISTORY", "VERSION")
         guard let version = Int(positionals[2]) else {
             throw UsageError("VERSION must be a number, not \(positionals[2])")
         }
         let store = try open(positionals[0])
         guard let changes = try store.changes(ofVersion: version, in: positionals[1]) else {
-            let known = try store.timeline(of: positionals[1]) != nil
-            let what =
-                known
-                ? "no version \(version) in history \"\(positionals[1])\""
-                : "no history named \"\(positionals[1])\""
-            throw ToolFailure(message: "\(what) in \(positionals[0])", status: ExitStatus.notFound)
+            guard let timeline = try store.timeline(of: positionals[1]) else {
+                throw try unknownHistory(positionals[1], in: store)
+            }
+            let versions = timeline.map(\.version).filter { $0 > 0 }
+            throw ToolFailure(
+                message: "no version \(version) in history \"\(positionals[1])\" of \(positionals[0]); "
+                    + (versions.isEmpty
+                        ? "it has none" : "it has versions \(versions.first!)…\(versions.last!)"),
+                status: ExitStatus.notFound)
         }
         if arguments.flags.contains("--json") {
-            try printJSON(changes)
+            // Each patch as the JSON object it is, not as a string holding JSON.
+            let objects = changes.map { change -> [String: Any] in
+                let patch =
+                    (try? JSONSerialization.jsonObject(
+                        with: Data(change.patch.utf8), options: .fragmentsAllowed))
+                    ?? change.patch
+                return ["path": change.path, "kind": change.kind, "patch": patch]
+            }
+            let data = try JSONSerialization.data(
+                withJSONObject: objects, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            print(String(decoding: data, as: UTF8.self))
             return ExitStatus.success
         }
         print(
@@ -126,7 +153,7 @@ enum Inspection {
             "usage: keepsake snapshots PATH [--json]\n  The named snapshots: namespace, name, type, properties, date.",
         flags: ["--json"]
     ) { arguments in
-        let path = try arguments.expect(1, "PATH")[0]
+        let path = try arguments.expect("PATH")[0]
         let snapshots = try Caretaker(store: open(path)).snapshots()
         if arguments.flags.contains("--json") {
             try printJSON(snapshots)
@@ -149,7 +176,7 @@ enum Inspection {
             """,
         flags: ["--json"]
     ) { arguments in
-        let path = try arguments.expect(1, "PATH")[0]
+        let path = try arguments.expect("PATH")[0]
         let result = try open(path).verify()
         if arguments.flags.contains("--json") {
             try printJSON(result)

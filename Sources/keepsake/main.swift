@@ -14,8 +14,9 @@ let help = """
       snapshots PATH                   the named snapshots
       verify PATH                      integrity, schema, application id, history invariants
 
-    Every command takes --help. inspect, log, show and snapshots take --json. Only demo
-    writes; the others open the store read-only.
+    Every command takes --help; inspect, log, show, snapshots and verify take --json.
+    keepsake --version prints the version. Only demo writes; the others open the store
+    read-only.
 
     exit status: 0 success · 1 verify found problems · 2 unknown history, version or snapshot ·
     64 usage error · 65 not a Keepsake store (or a newer schema, or corrupt) · 66 cannot open
@@ -31,15 +32,32 @@ let commands: [String: Command] = [
     "verify": Inspection.verify,
 ]
 
-func fail(_ message: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data("keepsake: \(message)\n".utf8))
+/// The tool's version, and the store schema it writes.
+let version = "keepsake 0.2.0 (store schema \(KeepsakeStore.schemaVersion))"
+
+/// Writes `keepsake: <message>.` — one sentence, ending in one period — and what follows it
+/// (a usage text) to standard error, and exits with `status`.
+func fail(_ message: String, then details: String? = nil, status: Int32) -> Never {
+    var sentence = message
+    while sentence.hasSuffix(".") { sentence.removeLast() }
+    var text = "keepsake: \(sentence).\n"
+    if let details { text += details + "\n" }
+    FileHandle.standardError.write(Data(text.utf8))
     exit(status)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {
+guard let name = arguments.first else {
+    // Usage errors, this one included, go to standard error.
+    fail("missing a command", then: help, status: ExitStatus.usage)
+}
+if ["--help", "-h", "help"].contains(name) {
     print(help)
-    exit(arguments.isEmpty ? ExitStatus.usage : ExitStatus.success)
+    exit(ExitStatus.success)
+}
+if name == "--version" {
+    print(version)
+    exit(ExitStatus.success)
 }
 guard let command = commands[name] else {
     fail("unknown command '\(name)'; see 'keepsake --help'", status: ExitStatus.usage)
@@ -53,7 +71,7 @@ do {
     let parsed = try Arguments(rest, flags: command.flags, options: command.options)
     exit(try command.run(parsed))
 } catch let error as UsageError {
-    fail("\(error.message)\n\(command.usage)", status: ExitStatus.usage)
+    fail(error.message, then: command.usage, status: ExitStatus.usage)
 } catch let error as ToolFailure {
     fail(error.message, status: error.status)
 } catch let error as KeepsakeError {

@@ -81,13 +81,14 @@ import Testing
         // Read the store: the first process's last change (version 7, the title) is undone.
         let timeline = try KeepsakeStore(path: store, options: .init(readOnly: true)).timeline(
             of: "demo-note")!
-        #expect(timeline.map(\.undone) == [false, false, false, false, false, false, true])
+        // Version 0, the base, first.
+        #expect(timeline.map(\.undone) == [false, false, false, false, false, false, false, true])
         #expect(timeline.last?.paths == ["title"])
         // Running it again replaces the earlier demo's history.
         #expect(try run("demo", "--store", store).status == 0)
         #expect(
             try KeepsakeStore(path: store, options: .init(readOnly: true)).timeline(of: "demo-note")?.count
-                == 7)
+                == 8)
     }
 
     @Test func theDemoWritesToTheCurrentDirectoryByDefault() throws {
@@ -108,10 +109,13 @@ import Testing
         #expect(inspect.output.contains("approved  keepsake.DemoNote  4 properties"))
         let log = try run("log", store, "demo-note")
         let lines = log.output.split(separator: "\n")
-        #expect(lines.count == 8)
+        #expect(lines.count == 9)
         #expect(lines[0].hasPrefix("version  date"))
-        #expect(lines[6].hasSuffix("0      applied  checked      items[id: 1].done, items[id: 3].done"))
-        #expect(lines[7].hasSuffix("0      undone                title"))
+        // Version 0, the base, with the tag the demo's first process set on it.
+        #expect(lines[1].hasPrefix("      0  "))
+        #expect(lines[1].hasSuffix("0      base     start        (the value before every version kept)"))
+        #expect(lines[7].hasSuffix("0      applied  checked      items[id: 1].done, items[id: 3].done"))
+        #expect(lines[8].hasSuffix("0      undone                title"))
         let show = try run("show", store, "demo-note", "4")
         #expect(
             show.output
@@ -133,11 +137,16 @@ import Testing
         let timeline = try decoder.decode(
             [KeepsakeStore.VersionSummary].self,
             from: Data(try run("log", store, "demo-note", "--json").output.utf8))
-        #expect(timeline.map(\.version) == Array(1...7))
-        let changes = try decoder.decode(
-            [KeepsakeStore.ChangeSummary].self,
-            from: Data(try run("show", store, "demo-note", "1", "--json").output.utf8))
-        #expect(changes.map(\.path) == ["title"])
+        #expect(timeline.map(\.version) == Array(0...7))
+        #expect(timeline[0].tag == "start")
+        // Patches are JSON objects in the output, not strings holding JSON.
+        let changes =
+            try JSONSerialization.jsonObject(
+                with: Data(try run("show", store, "demo-note", "1", "--json").output.utf8))
+            as? [[String: Any]]
+        #expect(changes?.map { $0["path"] as? String } == ["title"])
+        let patch = try #require(changes?.first?["patch"] as? [String: Any])
+        #expect(patch["old"] as? String == "Groceries" && patch["new"] as? String == "Groceries for Sunday")
         let snapshots = try decoder.decode(
             [SnapshotInfo].self, from: Data(try run("snapshots", store, "--json").output.utf8))
         #expect(snapshots.map(\.name) == ["approved"])
@@ -188,7 +197,9 @@ import Testing
     }
 
     @Test(arguments: [
-        (["log"], Int32(64), "missing PATH and HISTORY"),
+        (["log"], Int32(64), "keepsake: missing PATH and HISTORY.\nusage: keepsake log"),
+        (["log", "demo.keepsake"], 64, "keepsake: missing HISTORY.\n"),
+        ([], 64, "keepsake: missing a command.\n"),
         (["show", "x", "y", "z"], 64, "VERSION must be a number, not z"),
         (["inspect", "a", "b"], 64, "unexpected argument b"),
         (["inspect", "--color"], 64, "unknown option --color"),
@@ -198,8 +209,14 @@ import Testing
         (["inspect", "notes.txt"], 65, "is not a Keepsake store: it is not a SQLite database"),
         (["inspect", "other.db"], 65, "it is a SQLite database of another application"),
         (["inspect", "newer.keepsake"], 65, "was written by a newer Keepsake"),
-        (["log", "demo.keepsake", "nope"], 2, "no history named \"nope\""),
-        (["show", "demo.keepsake", "demo-note", "99"], 2, "no version 99 in history \"demo-note\""),
+        (
+            ["log", "demo.keepsake", "nope"], 2,
+            "no history named \"nope\" in demo.keepsake; it has \"demo-note\".\n"
+        ),
+        (
+            ["show", "demo.keepsake", "demo-note", "99"], 2,
+            "no version 99 in history \"demo-note\" of demo.keepsake; it has versions 1…7.\n"
+        ),
     ])
     func errorsHaveAClearMessageAndExitStatus(arguments: [String], status: Int32, message: String) throws {
         _ = try demoStore()
@@ -215,11 +232,20 @@ import Testing
         #expect(result.status == status, "\(result.error)")
         #expect(result.error.contains(message), "\(result.error)")
         #expect(!result.error.contains("Fatal error") && result.output.isEmpty)
+        // One sentence, ending in one period.
+        #expect(result.error.hasPrefix("keepsake: ") && !result.error.contains(".."), "\(result.error)")
+    }
+
+    @Test func versionIsPrinted() throws {
+        let result = try run("--version")
+        #expect(result.status == 0 && result.error.isEmpty)
+        #expect(result.output == "keepsake 0.2.0 (store schema \(KeepsakeStore.schemaVersion))\n")
     }
 
     @Test func everyCommandHasHelp() throws {
         let top = try run("--help")
         #expect(top.status == 0 && top.output.contains("exit status"))
+        #expect(top.output.contains("inspect, log, show, snapshots and verify take --json"))
         for command in ["demo", "inspect", "log", "show", "snapshots", "verify"] {
             let result = try run(command, "--help")
             #expect(result.status == 0)

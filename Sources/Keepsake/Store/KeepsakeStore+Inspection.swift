@@ -41,7 +41,7 @@ extension KeepsakeStore {
 
     /// One version of a history's timeline.
     public struct VersionSummary: Codable, Sendable, Equatable {
-        /// The version's number (its position in the history).
+        /// The version's number (its position in the history); 0 for the base value.
         public var version: Int
         /// When it was written.
         public var date: Date
@@ -135,7 +135,8 @@ extension KeepsakeStore {
         }
     }
 
-    /// A history's versions, oldest first.
+    /// A history's versions, oldest first, starting with version 0: the base value (before every
+    /// version kept), with its tag.
     ///
     /// - Parameter history: The history's name.
     /// - Returns: The timeline, or `nil` when there is no such history.
@@ -146,22 +147,37 @@ extension KeepsakeStore {
             else {
                 return nil
             }
-            return try connection.query(
-                """
-                SELECT v.position, v.created_at, v.tag, v.scope_level, v.is_undone,
-                       (SELECT json_group_array(path) FROM (SELECT path FROM change WHERE version_id = v.id ORDER BY ordinal))
-                FROM version v WHERE v.history_id = ? ORDER BY v.position
-                """, [.integer(id)]
+            // Version 0 is the base: the value before every version kept, with the tag of the
+            // root scope's first version.
+            let base = try connection.query(
+                "SELECT h.created_at, s.base_tag FROM history h JOIN scope s ON s.history_id = h.id AND s.level = 0 "
+                    + "WHERE h.id = ?", [.integer(id)]
             ) { row in
-                let paths =
-                    (try? JSONDecoder().decode([String].self, from: Data((row.text(5) ?? "[]").utf8))) ?? []
-                return VersionSummary(
-                    version: Int(row.int64(0) ?? 0), date: Date(timeIntervalSince1970: row.double(1) ?? 0),
-                    tag: try HistoryRows.decodeTag(row.text(2), version: Int(row.int64(0) ?? 0))?.description,
-                    scopeLevel: Int(row.int64(3) ?? 0),
-                    undone: row.int64(4) == 1,
-                    paths: paths)
+                VersionSummary(
+                    version: 0, date: Date(timeIntervalSince1970: row.double(0) ?? 0),
+                    tag: try HistoryRows.decodeTag(row.text(1), version: nil)?.description, scopeLevel: 0,
+                    undone: false, paths: [])
             }
+            return try base
+                + connection.query(
+                    """
+                    SELECT v.position, v.created_at, v.tag, v.scope_level, v.is_undone,
+                           (SELECT json_group_array(path) FROM (SELECT path FROM change WHERE version_id = v.id ORDER BY ordinal))
+                    FROM version v WHERE v.history_id = ? ORDER BY v.position
+                    """, [.integer(id)]
+                ) { row in
+                    let paths =
+                        (try? JSONDecoder().decode([String].self, from: Data((row.text(5) ?? "[]").utf8)))
+                        ?? []
+                    return VersionSummary(
+                        version: Int(row.int64(0) ?? 0),
+                        date: Date(timeIntervalSince1970: row.double(1) ?? 0),
+                        tag: try HistoryRows.decodeTag(row.text(2), version: Int(row.int64(0) ?? 0))?
+                            .description,
+                        scopeLevel: Int(row.int64(3) ?? 0),
+                        undone: row.int64(4) == 1,
+                        paths: paths)
+                }
         }
     }
 

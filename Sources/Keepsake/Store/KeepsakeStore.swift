@@ -42,6 +42,10 @@ public final class KeepsakeStore: Sendable {
         }
     }
 
+    /// The schema version this code writes (stores of older ones are upgraded when opened for
+    /// writing; newer ones are refused).
+    public static var schemaVersion: Int { Schema.currentVersion }
+
     /// The file's path, or `:memory:`.
     public let path: String
     /// The options the store was opened with.
