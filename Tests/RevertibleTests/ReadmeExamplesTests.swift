@@ -119,15 +119,24 @@ struct Editor {
             try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
             + String(contentsOf: storeExamples, encoding: .utf8)
         let sourceLines = Set(source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
-        let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map {
+        // The DocC articles' examples are held to the same rule.
+        var articles = ""
+        for module in ["Revertible", "Keepsake"] {
+            let catalog = root.appendingPathComponent("Sources/\(module)/\(module).docc")
+            for name in try FileManager.default.contentsOfDirectory(atPath: catalog.path)
+            where name.hasSuffix(".md") {
+                articles += try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8)
+            }
+        }
+        let blocks = (readme + articles).components(separatedBy: "```swift\n").dropFirst().map {
             $0.components(separatedBy: "```")[0]
         }
-        #expect(blocks.count >= 5)
+        #expect(blocks.count >= 10)
         for block in blocks {
             for line in block.split(separator: "\n") {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 if !sourceLines.contains(trimmed) {
-                    Issue.record("README line not compiled by ReadmeExamplesTests: \(trimmed)")
+                    Issue.record("README or DocC line not compiled by the README tests: \(trimmed)")
                 }
             }
         }

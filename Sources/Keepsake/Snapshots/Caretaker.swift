@@ -141,6 +141,7 @@ public struct Caretaker: Sendable {
     ///   - path: The property's path (its name, for a top-level property).
     ///   - name: The snapshot's name.
     ///   - type: The snapshot's value type, which selects the namespace.
+    ///   - propertyType: The property's type (usually inferred).
     /// - Returns: The property's value, or `nil` when the snapshot or property is missing.
     /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)``.
     public func value<Property: Decodable, Value>(

@@ -127,7 +127,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     ///
     /// - Parameters:
     ///   - value: The first version.
-    ///   - errorMode: ``VersioningErrorMode/throwing`` or ``VersioningErrorMode/assignToController``.
+    ///   - errorMode: `.throwing` or ``VersioningErrorMode/assignToController``.
     ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
     public convenience init(
         _ value: Value, errorMode: VersioningErrorMode<Root, Failure>,

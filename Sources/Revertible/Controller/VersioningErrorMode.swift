@@ -1,6 +1,7 @@
 /// How a ``VersioningController`` reports a ``ReversionError``.
 ///
-/// - ``throwing``: operations throw (`Failure == ReversionError`).
+/// - `throwing`: operations throw (`Failure == ReversionError`); `throwing(_:)` throws an
+///   error type of your own.
 /// - ``assignToController``: operations never throw; the error is stored in
 ///   ``VersioningController/error`` (`Failure == Never`).
 /// - ``assign(to:)``: operations never throw; the error is written to a property of a

@@ -32,7 +32,7 @@ public struct ChangeRecord: Hashable, Sendable, Codable {
 }
 
 extension Reversion {
-    /// The reversion's changes as records, in the order ``init(records:resolvingAgainst:)``
+    /// The reversion's changes as records, in the order ``init(records:resolvingAgainst:inverted:decoder:)``
     /// expects.
     ///
     /// An inverse reversion is recorded as its forward changes; keep ``isInverted`` beside them.
@@ -79,10 +79,11 @@ extension Reversion {
     ///   - value: A current value of `Root`, used to walk its registrations (and to find
     ///     elements by key). It is not modified.
     ///   - inverted: Whether the records belong to an inverse reversion.
+    ///   - decoder: The JSON decoder for patches, matching the encoder that wrote them.
     /// - Throws: ``ReversionError/pathNotFound(path:type:)`` when a path names no tracked
     ///   location of `value`, ``ReversionError/undecodable(path:type:reason:)`` when a patch
-    ///   does not decode as the type found there.
-    ///   - decoder: The JSON decoder for patches, matching the encoder that wrote them.
+    ///   does not decode as the type found there. A change to a property the type no longer has
+    ///   (one removed since it was stored) is skipped.
     public init(
         records: [ChangeRecord], resolvingAgainst value: Root, inverted: Bool = false,
         decoder: JSONDecoder = ChangeRecord.makeDecoder()
