@@ -133,7 +133,7 @@ import Testing
             KeepsakeStore.Summary.self, from: Data(try run("inspect", store, "--json").output.utf8))
         #expect(summary.histories.map(\.name) == ["demo-note"])
         #expect(summary.histories[0].undoDepth == 6 && summary.histories[0].redoDepth == 1)
-        #expect(summary.schemaVersion == 2)
+        #expect(summary.schemaVersion == KeepsakeStore.schemaVersion)
         let timeline = try decoder.decode(
             [KeepsakeStore.VersionSummary].self,
             from: Data(try run("log", store, "demo-note", "--json").output.utf8))

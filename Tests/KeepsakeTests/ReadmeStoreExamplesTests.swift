@@ -117,6 +117,10 @@ enum Readme {
         #expect(caretaker.beforeTrip as Note? == note)
         #expect(
             try caretaker.value(at: "title", in: "beforeTrip", of: Note.self, as: String.self) == "Groceries")
+
+        // A second history, so that the README's queries must filter by name.
+        let other = try store.history("note-7", initialValue: Note(title: "Other", body: "", tags: []))
+        try other.append(Note(title: "Other", body: "", tags: ["x"]))
     }
 
     @Test func theReadmeQueriesPrintWhatTheReadmeSays() throws {
@@ -133,7 +137,7 @@ enum Readme {
             else { return nil }
             return (parts[0], String(parts[2].dropFirst("text\n".count)))
         }
-        #expect(pairs.count >= 4)
+        #expect(pairs.count >= 5)
         for (query, expected) in pairs {
             let output = try Self.sqlite3(path, query)
             #expect(output == expected, "query:\n\(query)")

@@ -21,6 +21,7 @@ import Testing
         try GoldenSchema1.write(to: path)
     }
 
+    /// Writes schema 2's (and, by the same script, schema 3's) golden store, once.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"] != nil))
     func writeGoldenStore2() throws {
         let path = try #require(ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"])
@@ -28,7 +29,7 @@ import Testing
     }
 
     /// Every golden store: each holds the schema-1 script's histories and snapshots.
-    nonisolated static let stores = [GoldenSchema1.url, GoldenSchema2.url]
+    nonisolated static let stores = [GoldenSchema1.url, GoldenSchema2.url, GoldenSchema3.url]
 
     @Test(arguments: stores)
     func storeIsCommittedWhole(url: URL) throws {
@@ -37,8 +38,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
     }
 
-    @Test func schema2HeldChangeBecomesAVersionOnOpen() throws {
-        let path = try copy(of: GoldenSchema2.url)
+    @Test(arguments: [GoldenSchema2.url, GoldenSchema3.url])
+    func heldChangeBecomesAVersionOnOpen(url: URL) throws {
+        let path = try copy(of: url)
         let history = try KeepsakeStore(path: path).history("typing", initialValue: GoldenDocument.initial)
         #expect(history.value.title == GoldenSchema2.heldTitle)
         #expect(history.versionCount == 2)
