@@ -148,6 +148,39 @@ enum Inspection {
         return ExitStatus.success
     }
 
+    static let value = Command(
+        usage: """
+            usage: keepsake value PATH HISTORY [VERSION]
+              The history's value at VERSION (the current version when left out; 0 is the base),
+              as JSON, computed from the stored base value and changes alone. Data is base64.
+            """
+    ) { arguments in
+        let positionals = arguments.positionals
+        guard positionals.count == 2 || positionals.count == 3 else {
+            _ = try arguments.expect("PATH", "HISTORY")
+            throw UsageError("unexpected argument \(positionals[3])")
+        }
+        var version: Int?
+        if positionals.count == 3 {
+            guard let number = Int(positionals[2]), number >= 0 else {
+                throw UsageError("VERSION must be a number, not \(positionals[2])")
+            }
+            version = number
+        }
+        let store = try open(positionals[0])
+        guard let json = try store.valueJSON(ofHistory: positionals[1], atVersion: version) else {
+            guard let timeline = try store.timeline(of: positionals[1]) else {
+                throw try unknownHistory(positionals[1], in: store)
+            }
+            throw ToolFailure(
+                message: "no version \(version ?? 0) in history \"\(positionals[1])\" of \(positionals[0]); "
+                    + "it has versions 0…\(timeline.last?.version ?? 0)",
+                status: ExitStatus.notFound)
+        }
+        print(json)
+        return ExitStatus.success
+    }
+
     static let snapshots = Command(
         usage:
             "usage: keepsake snapshots PATH [--json]\n  The named snapshots: namespace, name, type, properties, date.",

@@ -11,6 +11,7 @@ let help = """
       inspect PATH                     histories, snapshots, schema version, file size
       log PATH HISTORY                 a history's timeline: version, date, scope, tag, paths
       show PATH HISTORY VERSION        one version's changes, with their values as JSON
+      value PATH HISTORY [VERSION]     the history's value at a version, as JSON
       snapshots PATH                   the named snapshots
       verify PATH                      integrity, schema, application id, history invariants
 
@@ -29,6 +30,7 @@ let commands: [String: Command] = [
     "log": Inspection.log,
     "show": Inspection.show,
     "snapshots": Inspection.snapshots,
+    "value": Inspection.value,
     "verify": Inspection.verify,
 ]
 

@@ -236,6 +236,20 @@ import Testing
         #expect(result.error.hasPrefix("keepsake: ") && !result.error.contains(".."), "\(result.error)")
     }
 
+    @Test func valuePrintsAVersionsValueAsJSON() throws {
+        let store = try demoStore()
+        let first = try run("value", store, "demo-note", "1")
+        #expect(first.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(first.output.utf8)) as? [String: Any]
+        #expect(
+            object?["title"] as? String == "Groceries for Sunday" && object?["status"] as? String == "draft")
+        let base = try JSONSerialization.jsonObject(
+            with: Data(try run("value", store, "demo-note", "0").output.utf8))
+        #expect((base as? [String: Any])?["title"] as? String == "Groceries")
+        let missing = try run("value", store, "demo-note", "42")
+        #expect(missing.status == 2 && missing.error.contains("no version 42") && missing.output.isEmpty)
+    }
+
     @Test func versionIsPrinted() throws {
         let result = try run("--version")
         #expect(result.status == 0 && result.error.isEmpty)
@@ -246,7 +260,7 @@ import Testing
         let top = try run("--help")
         #expect(top.status == 0 && top.output.contains("exit status"))
         #expect(top.output.contains("inspect, log, show, snapshots and verify take --json"))
-        for command in ["demo", "inspect", "log", "show", "snapshots", "verify"] {
+        for command in ["demo", "inspect", "log", "show", "snapshots", "value", "verify"] {
             let result = try run(command, "--help")
             #expect(result.status == 0)
             #expect(result.output.hasPrefix("usage: keepsake \(command)"))

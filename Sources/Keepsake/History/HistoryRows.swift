@@ -13,6 +13,10 @@ struct HistoryRows {
         let position: Int
         let tag: VersionTag?
 
+        init(id: Int64, position: Int, tag: VersionTag? = nil) {
+            (self.id, self.position, self.tag) = (id, position, tag)
+        }
+
         /// Reads `SELECT id, position, tag FROM version …`.
         init(row: SQLiteStatement) throws {
             id = try row.requiredInt64(0)
