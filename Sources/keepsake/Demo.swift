@@ -151,8 +151,8 @@ enum Demo {
         print("Look inside the store with the sqlite3 shell:")
         print("  sqlite3 \(path) \\")
         print(
-            "    \"SELECT v.position, v.is_undone, json_extract(v.tag, '$'), c.path FROM version v "
-                + "JOIN change c ON c.version_id = v.id ORDER BY v.position;\"")
+            "    \"SELECT version, state, tag, paths FROM timeline WHERE history = '\(history)' ORDER BY version;\""
+        )
         print("Or with this tool: swift run keepsake log \(path) \(history)")
     }
 }
