@@ -19,6 +19,21 @@ enum Measure {
         return samples.sorted()[samples.count / 2]
     }
 
+    /// The 50th and 99th percentiles and the maximum of some durations.
+    struct Percentiles {
+        var p50: Duration
+        var p99: Duration
+        var max: Duration
+
+        init(_ samples: [Duration]) {
+            let sorted = samples.sorted()
+            func at(_ fraction: Double) -> Duration {
+                sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded(.up)))]
+            }
+            (p50, p99, max) = (at(0.5), at(0.99), sorted[sorted.count - 1])
+        }
+    }
+
     /// The median of `runs` runs of `body`.
     static func median(runs: Int, _ body: () throws -> Void) rethrows -> Duration {
         try median(runs: runs, setup: {}, measure: { _ in try body() })
