@@ -51,6 +51,7 @@ import Testing
         return store
     }
 
+    /// How many operations a killed writer reported as committed: the lines of its log.
     static func reportedCount(_ log: String) -> Int {
         (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
     }

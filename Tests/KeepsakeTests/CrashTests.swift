@@ -80,7 +80,7 @@ import Testing
                 output.write(Data("\(step)\n".utf8))  // after the commit returned
             }
         }
-        let reported = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
+        let reported = CheckpointCrashTests.reportedCount(log)
         guard FileManager.default.fileExists(atPath: path) else {
             #expect(reported == 0)
             return

@@ -257,26 +257,8 @@ struct HistoryRows {
         } catch let error as KeepsakeError {
             throw error
         } catch {
-            throw KeepsakeError.undecodableValue(history: name, reason: Self.describe(error))
+            throw KeepsakeError.undecodableValue(history: name, reason: RecordCoding.describe(error))
         }
-    }
-
-    /// A decoding error as a sentence that says where.
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        let context: DecodingError.Context?
-        switch error {
-        case .typeMismatch(_, let found), .valueNotFound(_, let found), .keyNotFound(_, let found),
-            .dataCorrupted(let found):
-            context = found
-        @unknown default:
-            context = nil
-        }
-        var path = (context?.codingPath ?? []).map(\.stringValue)
-        if case .keyNotFound(let key, _) = error { path.append(key.stringValue) }
-        let place = path.isEmpty ? "" : " (at \(path.joined(separator: ".")))"
-        if case .keyNotFound = error { return "no stored value and none from the app\(place)" }
-        return (context?.debugDescription ?? "\(error)") + place
     }
 
     /// Stores `value` whole, as the value right after `version` (the base value when `nil`);

@@ -132,15 +132,18 @@ extension LeafPatch {
 }
 
 /// The JSON settings every record uses, in one place.
-enum RecordCoding {
+package enum RecordCoding {
     static let encoder = ChangeRecord.makeEncoder()
     static let decoder = ChangeRecord.makeDecoder()
 
-    static func describe(_ error: any Error) -> String {
+    /// A decoding error as a sentence that says where (a missing key's own name included).
+    package static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
-            let location = context.codingPath.map(\.stringValue).joined(separator: ".")
+            var path = context.codingPath
+            if case DecodingError.keyNotFound(let key, _) = error { path.append(key) }
+            let location = path.map(\.stringValue).joined(separator: ".")
             guard !location.isEmpty else { return context.debugDescription }
             return "\(context.debugDescription) (at \(location))"
         default:
