@@ -39,6 +39,9 @@ public enum KeepsakeError: Error, Hashable, Sendable {
     /// The snapshot's property at `path` does not decode as the requested type (the type
     /// changed since it was saved); nothing was deleted.
     case undecodableSnapshot(name: String, path: PathDescriptor, reason: String)
+    /// The path names nothing in the snapshot `name`: no such property, element, key or
+    /// position. `reason` says which step found nothing.
+    case snapshotPathNotFound(name: String, path: PathDescriptor, reason: String)
     /// The value cannot be stored as a snapshot, because it is not encodable as JSON.
     case unencodableSnapshot(name: String, reason: String)
     /// Stored data of `history` is damaged (a number out of range, rows out of order, bytes
@@ -76,6 +79,8 @@ extension KeepsakeError: CustomStringConvertible {
             "There is no snapshot \"\(name)\" in \(namespace)."
         case .undecodableSnapshot(let name, let path, let reason):
             "The snapshot \"\(name)\" does not decode at \(path.isRoot ? "(root)" : "`\(path)`"): \(reason)."
+        case .snapshotPathNotFound(let name, let path, let reason):
+            "The snapshot \"\(name)\" has no value at `\(path)`: \(reason)."
         case .unencodableSnapshot(let name, let reason):
             "The value cannot be saved as snapshot \"\(name)\": \(reason)."
         case .damaged(let history, let reason):

@@ -8,6 +8,8 @@ struct Doc: Versionable, Equatable, Codable {
         let id: Int
         var title: String
         var done: Bool
+        /// An enum with payloads, diffed by payload with no code.
+        var shape: Shape = .dot
     }
 
     enum Status: String, Codable, VersionableLeaf { case draft, review, final }
@@ -32,7 +34,7 @@ struct Doc: Versionable, Equatable, Codable {
 
 enum DocEdits {
     static func edit(_ doc: inout Doc, using generator: inout SeededGenerator) {
-        switch Int.random(in: 0..<8, using: &generator) {
+        switch Int.random(in: 0..<9, using: &generator) {
         case 0:
             doc.title = ["", "a", "héllo", "Final", String(repeating: "long ", count: 80)].randomElement(
                 using: &generator)!
@@ -65,6 +67,11 @@ enum DocEdits {
         case 6:
             doc.note =
                 Bool.random(using: &generator) ? nil : "note \(Int.random(in: 0..<3, using: &generator))"
+        case 7:
+            if !doc.items.isEmpty {
+                doc.items[Int.random(in: 0..<doc.items.count, using: &generator)].shape.edit(
+                    using: &generator)
+            }
         default: doc.items.reverse()
         }
     }

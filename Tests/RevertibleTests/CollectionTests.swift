@@ -24,7 +24,7 @@ import Testing
         #expect(
             try Self.records(reversion) == [
                 #"items[id: 3].name text {"new":"renamed","newCount":7,"offset":0,"old":"item 3","oldCount":6}"#,
-                #"items elements {"insertions":[{"element":{"done":false,"id":4,"name":"item 4","tags":[]},"offset":2}],"newCount":3,"oldCount":3,"removals":[{"element":{"done":false,"id":1,"name":"item 1","tags":[]},"offset":0}]}"#,
+                #"items elements {"insertions":[{"element":{"done":false,"id":4,"name":"item 4","shape":{"dot":{}},"tags":[]},"offset":2}],"newCount":3,"oldCount":3,"removals":[{"element":{"done":false,"id":1,"name":"item 1","shape":{"dot":{}},"tags":[]},"offset":0}]}"#,
             ])
         let changed = document
         try reversion.revert(&document)

@@ -1,5 +1,6 @@
 import Foundation
 import Revertible
+import TestSupport
 
 /// A leaf type of the user's, made diffable in one line.
 enum Color: String, Codable, VersionableLeaf {
@@ -13,6 +14,8 @@ struct Document: Versionable, Equatable, Codable {
         var name: String
         var done: Bool
         var tags: Set<String>
+        /// An enum with payloads, diffed by payload with no code.
+        var shape: Shape = .dot
     }
 
     var title: String
@@ -25,6 +28,8 @@ struct Document: Versionable, Equatable, Codable {
     var numbers: [Int]
     var scores: [String: Int]
     var nested: [String: Item]
+    /// An enum that is only `Codable`, diffed by payload too.
+    var tint: Tint = .none
     @VersionableIgnored var lastOpened: Date
 
     static let empty = Document(

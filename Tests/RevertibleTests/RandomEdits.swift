@@ -7,7 +7,7 @@ enum RandomEdits {
     static let words = ["", "a", "héllo", "wörld 👋🏽", "x", "same", String(repeating: "long text ", count: 40)]
 
     static func edit(_ document: inout Document, using generator: inout SeededGenerator) {
-        switch Int.random(in: 0..<16, using: &generator) {
+        switch Int.random(in: 0..<18, using: &generator) {
         case 0: document.title = words.randomElement(using: &generator)!
         case 1: document.title.insert(contentsOf: "+", at: document.title.startIndex)
         case 2: document.count = Int.random(in: -3...3, using: &generator)
@@ -66,6 +66,20 @@ enum RandomEdits {
                 document.nested[key]?.name += "!"
             } else {
                 document.nested[key] = nil
+            }
+        case 15:
+            if !document.items.isEmpty {
+                document.items[Int.random(in: 0..<document.items.count, using: &generator)].shape.edit(
+                    using: &generator)
+            }
+        case 16:
+            switch (document.tint, Int.random(in: 0..<3, using: &generator)) {
+            case (.rgb(let r, let g, let b), 0): document.tint = .rgb(r: r, g: g + 1, b: b)
+            case (.rgb(let r, let g, let b), 1): document.tint = .rgb(r: r + 1, g: g, b: b - 1)
+            case (.named(let name), 0): document.tint = .named(name + "!")
+            default:
+                document.tint = [.none, .rgb(r: 0, g: 0, b: 0), .named("teal")].randomElement(
+                    using: &generator)!
             }
         default:
             document.lastOpened = Date(

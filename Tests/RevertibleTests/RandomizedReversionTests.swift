@@ -11,6 +11,8 @@ import Testing
         let seed = 0x5EED_0000 + batch
         var generator = SeededGenerator(seed: seed)
         var document = Document.empty
+        // Changes recorded inside an enum's payload, which must happen (not only whole cases).
+        var payloadChanges = 0
         for step in 0..<1_000 {
             let original = document
             for _ in 0..<Int.random(in: 1...4, using: &generator) {
@@ -28,7 +30,12 @@ import Testing
             try reversion.inverse.revert(&document)
             try #require(RandomEdits.same(document, edited), "seed \(seed) step \(step): inverse")
 
-            let stored = try Reversion(records: reversion.records(), resolvingAgainst: document)
+            let records = try reversion.records()
+            payloadChanges += records.count {
+                let text = $0.path.description
+                return text.contains(".shape.") || text.hasPrefix("tint.")
+            }
+            let stored = try Reversion(records: records, resolvingAgainst: document)
             try stored.revert(&document)
             try #require(
                 RandomEdits.same(document, original), "seed \(seed) step \(step): revert from records")
@@ -36,5 +43,6 @@ import Testing
             try #require(
                 RandomEdits.same(document, edited), "seed \(seed) step \(step): inverse from records")
         }
+        #expect(payloadChanges > 20, "seed \(seed): \(payloadChanges) changes inside enum payloads")
     }
 }

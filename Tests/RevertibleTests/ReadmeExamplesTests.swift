@@ -16,6 +16,16 @@ enum Readme {
         @VersionableIgnored var lastOpened = Date(timeIntervalSince1970: 0)
     }
 
+    // README: enum Shape
+    enum Shape: Codable, Equatable, Versionable {
+        case circle(radius: Double)
+        case rect(w: Double, h: Double)
+    }
+
+    struct Sketch: Versionable, Equatable, Codable {
+        var shape: Shape
+    }
+
     // README: struct User
     struct User: Versionable {
         var name: String
@@ -107,6 +117,22 @@ struct Editor {
         user.name = "b"
         try #require(user.reversion(to: before)).revert(&user)
         #expect(user.name == "a")
+    }
+
+    @Test func enumExample() throws {
+        typealias Shape = Readme.Shape
+        var sketch = Readme.Sketch(shape: .circle(radius: 10))
+        let before = sketch
+        sketch.shape = .circle(radius: 12)
+        let reversion = try #require(sketch.reversion(to: before))
+        // [shape.circle.radius] {"new":12,"old":10}
+        #expect(reversion.paths == ["shape.circle.radius"])
+        #expect(
+            try reversion.records().map { String(decoding: $0.payload, as: UTF8.self) } == [
+                #"{"new":12,"old":10}"#
+            ])
+        sketch.shape = .rect(w: 3, h: 4)
+        #expect(sketch.reversion(to: before)?.paths == ["shape"])
     }
 
     @Test func readmeExamplesAreTheseExamples() throws {

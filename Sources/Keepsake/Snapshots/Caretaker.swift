@@ -131,38 +131,114 @@ public struct Caretaker: Sendable {
         }
     }
 
-    /// One property of a snapshot, decoded alone without reading the rest.
+    /// The value at `path` inside a snapshot, decoded alone: only the row of the top-level
+    /// property the path starts with is read.
     ///
     /// ```swift
     /// let name: String? = try caretaker.value(at: "name", in: "default", of: User.self)
+    /// let title = try caretaker.value(at: "items[id: 7].title", in: "v1", of: Doc.self, as: String.self)
     /// ```
     ///
+    /// A path into an enum's payload (`shape.circle.radius`) reads the payload's encoded form.
+    ///
     /// - Parameters:
-    ///   - path: The property's path (its name, for a top-level property).
+    ///   - path: Where the value is: a top-level property's name, or any path such as
+    ///     `items[id: 7].title`, `scores[key: "alice"]` or `points[2].x`.
     ///   - name: The snapshot's name.
     ///   - type: The snapshot's value type, which selects the namespace.
-    ///   - propertyType: The property's type (usually inferred).
-    /// - Returns: The property's value, or `nil` when the snapshot or property is missing.
-    /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)``.
-    public func value<Property: Decodable, Value>(
+    ///   - propertyType: The type of the value at `path` (usually inferred).
+    /// - Returns: The value, or `nil` when there is no snapshot called `name`, or when the path
+    ///   names an optional property that was `nil` (left out of the stored JSON; telling it
+    ///   from a property the type does not have reads the whole snapshot).
+    /// - Throws: ``KeepsakeError/snapshotPathNotFound(name:path:reason:)`` when the path names
+    ///   nothing in the snapshot (no such property, element, key or position);
+    ///   ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` when the value there does not
+    ///   decode as `propertyType`.
+    public func value<Property: Decodable, Value: Decodable>(
         at path: PathDescriptor, in name: String, of type: Value.Type,
         as propertyType: Property.Type = Property.self
     ) throws(KeepsakeError) -> Property? {
         let namespace = self.namespace(for: Value.self)
-        return try store.read { connection, blobs in
-            guard let id = try Self.id(connection, namespace, name),
-                let json = try connection.query(
-                    "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property "
-                        + "WHERE snapshot_id = ? AND path = ?",
-                    [.integer(id), .text(path.description)],
-                    row: { try Self.checkedJSON($0, blobs, namespace: namespace, name: name) }
-                ).first
-            else { return nil }
-            do {
-                return try blobs.decoder.decode(Property.self, from: Data(json.utf8))
-            } catch {
-                throw KeepsakeError.undecodableSnapshot(name: name, path: path, reason: "\(error)")
+        let found: Result<Property, JSONValue.Missing>? = try store.read { connection, blobs in
+            guard let id = try Self.id(connection, namespace, name) else { return nil }
+            let select =
+                "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property "
+                + "WHERE snapshot_id = ? AND path = ?"
+            let row = { (path: PathDescriptor) in
+                try connection.query(select, [.integer(id), .text(path.description)]) {
+                    try Self.checkedJSON($0, blobs, namespace: namespace, name: name)
+                }.first
             }
+            // A value stored as one row at the root (not an object) holds every path; otherwise
+            // the first component names the row to read.
+            let lookup: JSONValue.Lookup
+            if let json = try row([]) {
+                lookup = try Self.parsed(json, name: name, path: []).lookup(path.components[...])
+            } else if case .property(let key)? = path.components.first {
+                let top = PathDescriptor([.property(key)])
+                if let json = try row(top) {
+                    lookup = try Self.parsed(json, name: name, path: top).lookup(path.components.dropFirst())
+                } else {
+                    lookup = path.components.count == 1 ? .absent : .invalid("no \(top) in the snapshot")
+                }
+            } else if path.isRoot {
+                lookup = .found(try Self.joinedJSON(id, connection, blobs, namespace: namespace, name: name))
+            } else {
+                lookup = .invalid("\(path.components[0]) does not name a property")
+            }
+            switch lookup {
+            case .found(let json):
+                do {
+                    return .success(try blobs.decoder.decode(Property.self, from: Data(json.text.utf8)))
+                } catch {
+                    throw KeepsakeError.undecodableSnapshot(
+                        name: name, path: path, reason: RecordCoding.describe(error))
+                }
+            case .absent: return .failure(.absent)
+            case .invalid(let reason): return .failure(.invalid(reason))
+            }
+        }
+        switch found {
+        case nil: return nil
+        case .success(let value)?: return value
+        case .failure(.invalid(let reason))?:
+            throw .snapshotPathNotFound(name: name, path: path, reason: reason)
+        case .failure(.absent)?:
+            // Left out of the JSON: an optional that was nil, or no such property at all.
+            guard let whole = try restore(name, as: Value.self) else { return nil }
+            guard let value = MirrorProbe.value(at: path.components[...], in: whole), MirrorProbe.isNil(value)
+            else {
+                throw .snapshotPathNotFound(
+                    name: name, path: path, reason: "\(Value.self) has no property there")
+            }
+            return nil
+        }
+    }
+
+    /// An object snapshot's rows joined into its whole JSON.
+    private static func joinedJSON(
+        _ id: Int64, _ connection: SQLiteConnection, _ blobs: BlobCoding, namespace: String, name: String
+    ) throws -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        for (path, json) in try connection.query(
+            "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property WHERE snapshot_id = ?",
+            [.integer(id)],
+            row: { ($0.text(0) ?? "", try Self.checkedJSON($0, blobs, namespace: namespace, name: name)) })
+        {
+            guard case .property(let key)? = (try? PathDescriptor(parsing: path))?.components.first else {
+                continue
+            }
+            object[key] = try Self.parsed(json, name: name, path: [.property(key)])
+        }
+        return .object(object)
+    }
+
+    private static func parsed(_ json: String, name: String, path: PathDescriptor) throws -> JSONValue {
+        do {
+            return try JSONValue(text: json)
+        } catch {
+            throw KeepsakeError.undecodableSnapshot(
+                name: name, path: path, reason: "the stored JSON does not parse")
         }
     }
 

@@ -135,55 +135,111 @@ enum JSONValue: Equatable {
         return object[key]
     }
 
+    /// Where a path component leads inside this value.
+    enum Place {
+        /// The object's member under this key (which may be missing: a nil optional).
+        case member(String)
+        /// The array's element at this position.
+        case element(Int)
+    }
+
+    /// The place `component` names here, or why it names none.
+    func place(of component: PathComponent) throws(Failure) -> Place {
+        switch (self, component) {
+        case (.object, .property(let name)):
+            return .member(name)
+        case (.object(let object), .key(let json)):
+            // Integer keys are written as object keys too ("2"), strings as themselves.
+            let key: String? =
+                switch try? JSONValue(text: json) {
+                case .string(let key)?: key
+                case .number?: json
+                default: nil
+                }
+            guard let key, object[key] != nil else {
+                throw Failure(reason: "the dictionary has no key \(json)")
+            }
+            return .member(key)
+        case (.array(let array), .index(let index)):
+            guard array.indices.contains(index) else {
+                throw Failure(reason: "the array has no element \(index)")
+            }
+            return .element(index)
+        case (.array(let array), .id(let json)):
+            guard let id = try? JSONValue(text: json), let index = array.firstIndex(where: { $0["id"] == id })
+            else {
+                throw Failure(reason: "the array has no element with id \(json)")
+            }
+            return .element(index)
+        case (.array(let array), .key(let json)):
+            // A dictionary whose keys are not strings is stored as [key, value, key, value, …].
+            guard let key = try? JSONValue(text: json),
+                let index = stride(from: 0, to: array.count - 1, by: 2).first(where: { array[$0] == key })
+            else { throw Failure(reason: "the dictionary has no key \(json)") }
+            return .element(index + 1)
+        default:
+            throw Failure(reason: "\(component) does not name a place in the stored value")
+        }
+    }
+
+    /// What lies at a path: a value, nothing (the last step names a member its object does
+    /// not have, such as an optional left out), or no place at all.
+    enum Lookup {
+        case found(JSONValue)
+        case absent
+        case invalid(String)
+    }
+
+    /// Why nothing was found at a path: see ``Lookup``.
+    enum Missing: Error {
+        case absent
+        case invalid(String)
+    }
+
+    /// The value at `path`.
+    func lookup(_ path: ArraySlice<PathComponent>) -> Lookup {
+        guard let component = path.first else { return .found(self) }
+        do {
+            switch (self, try place(of: component)) {
+            case (.object(let object), .member(let key)):
+                guard let child = object[key] else {
+                    return path.count == 1 ? .absent : .invalid("the object has no \"\(key)\"")
+                }
+                return child.lookup(path.dropFirst())
+            case (.array(let array), .element(let index)):
+                return array[index].lookup(path.dropFirst())
+            default:
+                return .invalid("\(component) does not name a place in the stored value")
+            }
+        } catch {
+            return .invalid(error.reason)
+        }
+    }
+
     /// Applies a stored patch toward its new side at `path`.
-    mutating func apply(_ kind: String, _ patch: JSONValue, at path: ArraySlice<PathComponent>) throws {
+    mutating func apply(_ kind: String, _ patch: JSONValue, at path: ArraySlice<PathComponent>)
+        throws(Failure)
+    {
         guard let component = path.first else {
             try applyHere(kind, patch)
             return
         }
-        let rest = path.dropFirst()
-        switch (self, component) {
-        case (.object(var object), .property(let name)):
+        switch (self, try place(of: component)) {
+        case (.object(var object), .member(let key)):
             // An optional that is nil is left out of the JSON: it is null.
-            var child = object[name] ?? .null
-            try child.apply(kind, patch, at: rest)
-            object[name] = child == .null ? nil : child
+            var child = object[key] ?? .null
+            try child.apply(kind, patch, at: path.dropFirst())
+            object[key] = child == .null ? nil : child
             self = .object(object)
-        case (.object(var object), .key(let json)):
-            guard case .string(let key) = try JSONValue(text: json), var child = object[key] else {
-                throw Failure(reason: "the dictionary has no key \(json)")
-            }
-            try child.apply(kind, patch, at: rest)
-            object[key] = child
-            self = .object(object)
-        case (.array(var array), .index(let index)):
-            guard array.indices.contains(index) else {
-                throw Failure(reason: "the array has no element \(index)")
-            }
-            try array[index].apply(kind, patch, at: rest)
-            self = .array(array)
-        case (.array(var array), .id(let json)):
-            let id = try JSONValue(text: json)
-            guard let index = array.firstIndex(where: { $0["id"] == id }) else {
-                throw Failure(reason: "the array has no element with id \(json)")
-            }
-            try array[index].apply(kind, patch, at: rest)
-            self = .array(array)
-        case (.array(var array), .key(let json)):
-            // A dictionary whose keys are not strings is stored as [key, value, key, value, …].
-            let key = try JSONValue(text: json)
-            guard let index = stride(from: 0, to: array.count - 1, by: 2).first(where: { array[$0] == key })
-            else {
-                throw Failure(reason: "the dictionary has no key \(json)")
-            }
-            try array[index + 1].apply(kind, patch, at: rest)
+        case (.array(var array), .element(let index)):
+            try array[index].apply(kind, patch, at: path.dropFirst())
             self = .array(array)
         default:
             throw Failure(reason: "\(component) does not name a place in the stored value")
         }
     }
 
-    private mutating func applyHere(_ kind: String, _ patch: JSONValue) throws {
+    private mutating func applyHere(_ kind: String, _ patch: JSONValue) throws(Failure) {
         switch kind {
         case "replace":
             self = patch["new"] ?? .null

@@ -31,6 +31,21 @@ public protocol Reverter<Root> {
     mutating func appendOverwriteReversion<Value>(
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?)
 
+    /// Tracks a `Codable` value through its encoded form: while its shape is unchanged (the
+    /// same enum case, arrays of the same length), each changed part is recorded at its own path
+    /// below `component` — `kind.circle.radius` for a circle's radius — and anything else
+    /// replaces the whole value, as ``appendOverwriteReversion(at:component:)`` does.
+    ///
+    /// This is what an `Equatable & Codable` enum adopting ``Versionable`` gets with no code.
+    /// Parts are recorded only when they take fewer bytes than both whole values, and when
+    /// every change decodes on its own; otherwise the value is replaced whole.
+    ///
+    /// - Parameters:
+    ///   - keyPath: Where the value lives.
+    ///   - component: The path component naming it, or `nil` to add none.
+    mutating func appendCodableReversion<Value: Codable & Equatable>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?)
+
     /// Tracks a leaf value with its own ``VersionableLeaf/Patch``.
     ///
     /// - Parameters:

@@ -100,3 +100,22 @@ extension Versionable where Self: Equatable {
         }
     }
 }
+
+extension Versionable where Self: Equatable & Codable {
+    /// Tracks every stored `var` of a struct; a value without stored properties (an enum, for
+    /// example) is tracked through its encoded form: while the case is unchanged, only the
+    /// changed parts of its payload are recorded (`kind.circle.radius`), and a case change
+    /// overwrites it. See ``Reverter/appendCodableReversion(at:component:)``.
+    ///
+    /// ```swift
+    /// enum Shape: Codable, Equatable, Versionable {
+    ///     case circle(radius: Double)
+    ///     case rect(w: Double, h: Double)
+    /// }
+    /// ```
+    public func addReversions(into reverter: inout some Reverter<Self>) {
+        if !reverter.appendStoredPropertyReversions() {
+            reverter.appendCodableReversion(at: \.self, component: nil)
+        }
+    }
+}

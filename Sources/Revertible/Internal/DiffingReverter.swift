@@ -45,6 +45,25 @@ struct DiffingReverter<Root>: Reverter {
         emit(PathDescriptor(childPath(component)), lift(node, through: keyPath))
     }
 
+    mutating func appendCodableReversion<Value: Codable & Equatable>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
+    ) {
+        let oldValue = old[keyPath: keyPath]
+        let newValue = new[keyPath: keyPath]
+        if Equality.same(oldValue, newValue) { return }
+        let base = childPath(component)
+        guard let changes = CodedDiff.changes(from: oldValue, to: newValue) else {
+            let node = PatchNode(patch: Replacement(old: oldValue, new: newValue))
+            emit(PathDescriptor(base), lift(node, through: keyPath))
+            return
+        }
+        for change in changes {
+            let patch = CodedPatch<Value>(
+                path: change.path, sides: CodedSides(old: change.old, new: change.new))
+            emit(PathDescriptor(base + change.path), lift(PatchNode(patch: patch), through: keyPath))
+        }
+    }
+
     mutating func appendLeafReversion<Value: VersionableLeaf>(
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {

@@ -58,6 +58,11 @@ struct FieldTable<Root>: @unchecked Sendable {
         if let versionable = valueType as? any Versionable.Type {
             return versionableRegistration(versionable, name: name, keyPath: keyPath)
         }
+        if let codable = valueType as? any (Codable & Equatable).Type,
+            let registration = codableRegistration(codable, name: name, keyPath: keyPath)
+        {
+            return registration
+        }
         if let equatable = valueType as? any Equatable.Type {
             return overwriteRegistration(equatable, name: name, keyPath: keyPath)
         }
@@ -97,6 +102,18 @@ struct FieldTable<Root>: @unchecked Sendable {
     ) -> (any FieldRegistration<Root>)? {
         guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
         return OverwriteField(keyPath: keyPath, component: .property(name))
+    }
+
+    /// An enum (a type without stored properties) that is `Codable` is diffed through its
+    /// encoded form even when it is not ``Versionable``: a payload change records only the
+    /// changed parts. Structs keep whole-value replacement, which costs less to compute.
+    private static func codableRegistration<Value: Codable & Equatable>(
+        _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
+    ) -> (any FieldRegistration<Root>)? {
+        guard !FieldTable<Value>.shared.hasStoredProperties,
+            let keyPath = keyPath as? WritableKeyPath<Root, Value>
+        else { return nil }
+        return CodableField(keyPath: keyPath, component: .property(name))
     }
 
     private static func isWritable(_ keyPath: PartialKeyPath<Root>, _ valueType: Any.Type) -> Bool {
@@ -154,6 +171,14 @@ private struct OverwriteField<Root, Value: Equatable>: FieldRegistration {
     let component: PathComponent
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendOverwriteReversion(at: keyPath, component: component)
+    }
+}
+
+private struct CodableField<Root, Value: Codable & Equatable>: FieldRegistration {
+    let keyPath: WritableKeyPath<Root, Value>
+    let component: PathComponent
+    func register<R: Reverter<Root>>(into reverter: inout R) {
+        reverter.appendCodableReversion(at: keyPath, component: component)
     }
 }
 

@@ -73,6 +73,22 @@ struct ResolvingReverter<Root>: Reverter {
         }.map { lift($0, through: keyPath) }
     }
 
+    mutating func appendCodableReversion<Value: Codable & Equatable>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
+    ) {
+        guard let rest = rest(after: component) else { return }
+        guard !rest.isEmpty else {
+            // The whole value, as an overwrite records it.
+            appendOverwriteReversion(at: keyPath, component: component)
+            return
+        }
+        result = decodePatch(CodedPatch<Value>.self).map { decoded in
+            var patch = decoded
+            patch.path = Array(rest)
+            return lift(PatchNode(patch: patch), through: keyPath)
+        }
+    }
+
     mutating func appendLeafReversion<Value: VersionableLeaf>(
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {
@@ -155,6 +171,10 @@ struct ResolvingReverter<Root>: Reverter {
     private func decode<Patch: LeafPatch>(_ type: Patch.Type) -> Result<
         any EditNode<Patch.Value>, ReversionError
     > {
+        decodePatch(type).map { PatchNode(patch: $0) }
+    }
+
+    private func decodePatch<Patch: LeafPatch>(_ type: Patch.Type) -> Result<Patch, ReversionError> {
         guard record.kind == Patch.kind else {
             return .failure(
                 .undecodable(
@@ -167,8 +187,12 @@ struct ResolvingReverter<Root>: Reverter {
                     path: record.path, type: "\(Patch.Value.self)", reason: "\(Patch.self) is not Decodable"))
         }
         do {
-            let patch = try decoder.decode(decodable, from: record.payload)
-            return .success(PatchNode(patch: patch as! Patch))
+            guard let patch = try decoder.decode(decodable, from: record.payload) as? Patch else {
+                return .failure(
+                    .undecodable(
+                        path: record.path, type: "\(Patch.Value.self)", reason: "not a \(Patch.self)"))
+            }
+            return .success(patch)
         } catch {
             return .failure(
                 .undecodable(

@@ -1,0 +1,193 @@
+import Foundation
+
+/// A value's encoded form as a tree: what diffing a `Codable` value that registers no properties
+/// of its own (an enum with payloads, say) compares, part by part.
+///
+/// Numbers are kept exactly: integers as `Int64`, others as `Double`, so that an integral
+/// `Double` and the same integer compare equal whichever way a decoder read them.
+enum CodedNode: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case array([CodedNode])
+    case object([String: CodedNode])
+
+    /// A number, as an integer when it is one.
+    static func number(_ double: Double) -> CodedNode {
+        if double.rounded() == double, let integer = Int64(exactly: double) { return .integer(integer) }
+        return .double(double)
+    }
+
+    /// The tree of `value` as the records' encoder writes it, and that JSON's length in bytes.
+    static func encoding<Value: Encodable>(_ value: Value) -> (node: CodedNode, size: Int)? {
+        guard let data = try? RecordCoding.encoder.encode(value),
+            let any = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+        else { return nil }
+        return (CodedNode(any: any), data.count)
+    }
+
+    /// A `Value` decoded from this tree by the records' decoder, or `nil` when it does not decode.
+    func decoded<Value: Decodable>(as type: Value.Type) -> Value? {
+        var text = ""
+        write(into: &text)
+        return try? RecordCoding.decoder.decode(Value.self, from: Data(text.utf8))
+    }
+
+    private init(any: Any) {
+        switch any {
+        case let object as [String: Any]: self = .object(object.mapValues(CodedNode.init(any:)))
+        case let array as [Any]: self = .array(array.map(CodedNode.init(any:)))
+        case let string as String: self = .string(string)
+        case let number as NSNumber:
+            switch String(cString: number.objCType) {
+            // Booleans come back as numbers of type char.
+            case "c": self = .bool(number.boolValue)
+            case "d", "f": self = .number(number.doubleValue)
+            default: self = .integer(number.int64Value)
+            }
+        default: self = .null
+        }
+    }
+
+    /// The JSON text of this tree, keys sorted.
+    func write(into text: inout String) {
+        switch self {
+        case .null: text += "null"
+        case .bool(let bool): text += bool ? "true" : "false"
+        case .integer(let integer): text += String(integer)
+        case .double(let double): text += "\(double)"
+        case .string(let string): text += PathText.quoted(string)
+        case .array(let array):
+            text += "["
+            for (offset, element) in array.enumerated() {
+                if offset > 0 { text += "," }
+                element.write(into: &text)
+            }
+            text += "]"
+        case .object(let object):
+            text += "{"
+            for (offset, key) in object.keys.sorted().enumerated() {
+                if offset > 0 { text += "," }
+                text += PathText.quoted(key) + ":"
+                object[key]!.write(into: &text)
+            }
+            text += "}"
+        }
+    }
+
+    /// The length of ``write(into:)``'s text, without writing it.
+    var size: Int {
+        switch self {
+        case .null: 4
+        case .bool(let bool): bool ? 4 : 5
+        case .integer(let integer): String(integer).utf8.count
+        case .double(let double): "\(double)".utf8.count
+        case .string(let string): string.utf8.count + 2
+        case .array(let array): array.reduce(array.count + 1) { $0 + $1.size }
+        case .object(let object):
+            object.reduce(object.count * 2 + 1) { $0 + $1.key.utf8.count + 2 + $1.value.size }
+        }
+    }
+}
+
+extension CodedNode {
+    /// What lies at a path inside a tree.
+    enum Lookup: Equatable {
+        /// A node.
+        case found(CodedNode)
+        /// Nothing: the last component names a key its object does not have (an optional
+        /// left out of the JSON).
+        case absent
+        /// The path leads nowhere: an intermediate step is missing or of another kind.
+        case invalid(String)
+    }
+
+    /// The node at `path`.
+    func lookup(_ path: ArraySlice<PathComponent>) -> Lookup {
+        guard let component = path.first else { return .found(self) }
+        switch (self, component) {
+        case (.object(let object), .property(let key)):
+            guard let child = object[key] else {
+                return path.count == 1 ? .absent : .invalid("no \(PathText.quoted(key)) in the encoded value")
+            }
+            return child.lookup(path.dropFirst())
+        case (.array(let array), .index(let index)):
+            guard array.indices.contains(index) else {
+                return .invalid("no element \(index) in the encoded value")
+            }
+            return array[index].lookup(path.dropFirst())
+        default:
+            return .invalid("\(component) does not name a place in the encoded value")
+        }
+    }
+
+    /// Puts `node` at `path` (removes the key for `nil`); `false` when the path leads nowhere.
+    mutating func replace(at path: ArraySlice<PathComponent>, with node: CodedNode?) -> Bool {
+        guard let component = path.first else {
+            guard let node else { return false }
+            self = node
+            return true
+        }
+        switch (self, component) {
+        case (.object(var object), .property(let key)):
+            if path.count == 1 {
+                object[key] = node
+            } else {
+                guard var child = object[key], child.replace(at: path.dropFirst(), with: node) else {
+                    return false
+                }
+                object[key] = child
+            }
+            self = .object(object)
+            return true
+        case (.array(var array), .index(let index)):
+            guard array.indices.contains(index), array[index].replace(at: path.dropFirst(), with: node) else {
+                return false
+            }
+            self = .array(array)
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension CodedNode: Codable {
+    /// Decodes any JSON value.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let integer = try? container.decode(Int64.self) {
+            self = .integer(integer)
+        } else if let string = try? container.decode(String.self) {
+            // Before `Double`: a decoder reading "NaN" strings as numbers must not turn a
+            // string into one.
+            self = .string(string)
+        } else if let double = try? container.decode(Double.self) {
+            self = .number(double)
+        } else if let array = try? container.decode([CodedNode].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: CodedNode].self))
+        }
+    }
+
+    /// Encodes the JSON value the tree holds.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let bool): try container.encode(bool)
+        case .integer(let integer): try container.encode(integer)
+        case .double(let double): try container.encode(double)
+        case .string(let string): try container.encode(string)
+        case .array(let array): try container.encode(array)
+        case .object(let object): try container.encode(object)
+        }
+    }
+}

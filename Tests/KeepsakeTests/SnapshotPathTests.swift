@@ -1,0 +1,112 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// Reading one value anywhere inside a snapshot: exact values, and a typed error for a path
+/// that names nothing.
+@MainActor @Suite struct SnapshotPathTests {
+    struct Board: Codable, Equatable {
+        struct Card: Identifiable, Codable, Equatable {
+            let id: Int
+            var title: String
+            var shape: Shape
+            var due: Date?
+        }
+        var name: String
+        var cards: [Card]
+        var scores: [String: Int]
+        var byNumber: [Int: String]
+        var grid: [[Int]]
+        var owner: String?
+    }
+
+    let directory = TemporaryDirectory()
+
+    func caretakerWithBoard() throws -> Caretaker {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: directory.path("board.keepsake")))
+        let board = Board(
+            name: "Plan",
+            cards: [
+                .init(id: 7, title: "Seven", shape: .circle(radius: 2.5), due: nil),
+                .init(
+                    id: 9, title: "Nine", shape: .styled(.init(stroke: 3, fill: "red")),
+                    due: Date(timeIntervalSince1970: 60)),
+            ],
+            scores: ["alice": 3, "bob": 5], byNumber: [1: "one", 2: "two"], grid: [[1, 2], [3, 4]], owner: nil
+        )
+        try caretaker.save(board, as: "v1")
+        return caretaker
+    }
+
+    @Test func anyPathReadsTheValueThere() throws {
+        let caretaker = try caretakerWithBoard()
+        #expect(try caretaker.value(at: "name", in: "v1", of: Board.self, as: String.self) == "Plan")
+        #expect(
+            try caretaker.value(at: "cards[id: 7].title", in: "v1", of: Board.self, as: String.self)
+                == "Seven")
+        #expect(
+            try caretaker.value(at: "cards[1].title", in: "v1", of: Board.self, as: String.self) == "Nine")
+        #expect(
+            try caretaker.value(
+                at: "cards[id: 7].shape.circle.radius", in: "v1", of: Board.self, as: Double.self)
+                == 2.5)
+        #expect(
+            try caretaker.value(at: "cards[id: 9].shape", in: "v1", of: Board.self, as: Shape.self)
+                == .styled(.init(stroke: 3, fill: "red")))
+        #expect(
+            try caretaker.value(at: "cards[id: 9].due", in: "v1", of: Board.self, as: Date.self)
+                == Date(timeIntervalSince1970: 60))
+        #expect(try caretaker.value(at: #"scores[key: "bob"]"#, in: "v1", of: Board.self, as: Int.self) == 5)
+        #expect(
+            try caretaker.value(at: "byNumber[key: 2]", in: "v1", of: Board.self, as: String.self) == "two")
+        #expect(try caretaker.value(at: "grid[1][0]", in: "v1", of: Board.self, as: Int.self) == 3)
+        #expect(
+            try caretaker.value(at: "", in: "v1", of: Board.self, as: Board.self)
+                == caretaker.restore("v1", as: Board.self))
+    }
+
+    @Test func aNilOptionalReadsAsNilAndAMissingSnapshotToo() throws {
+        let caretaker = try caretakerWithBoard()
+        #expect(try caretaker.value(at: "owner", in: "v1", of: Board.self, as: String.self) == nil)
+        #expect(try caretaker.value(at: "cards[id: 7].due", in: "v1", of: Board.self, as: Date.self) == nil)
+        #expect(try caretaker.value(at: "name", in: "v2", of: Board.self, as: String.self) == nil)
+    }
+
+    @Test(arguments: [
+        ("titel", "Board has no property there"),
+        ("cards[id: 8].title", "the array has no element with id 8"),
+        ("cards[5]", "the array has no element 5"),
+        ("cards[id: 7].titel", "Board has no property there"),
+        ("cards[id: 7].title.first", ".first does not name a place in the stored value"),
+        (#"scores[key: "carol"]"#, #"the dictionary has no key "carol""#),
+        ("name[0]", "[0] does not name a place in the stored value"),
+        ("nothing.deeper", "no nothing in the snapshot"),
+    ])
+    func aPathThatNamesNothingIsATypedError(path: String, reason: String) throws {
+        let caretaker = try caretakerWithBoard()
+        let descriptor = try PathDescriptor(parsing: path)
+        #expect(throws: KeepsakeError.snapshotPathNotFound(name: "v1", path: descriptor, reason: reason)) {
+            try caretaker.value(at: descriptor, in: "v1", of: Board.self, as: String.self)
+        }
+    }
+
+    @Test func aValueOfAnotherTypeIsUndecodable() throws {
+        let caretaker = try caretakerWithBoard()
+        #expect(
+            throws: KeepsakeError.undecodableSnapshot(
+                name: "v1", path: "cards[id: 7].title",
+                reason: "Expected to decode Int but found a string instead.")
+        ) { try caretaker.value(at: "cards[id: 7].title", in: "v1", of: Board.self, as: Int.self) }
+    }
+
+    @Test func theErrorSaysWhereAndWhy() {
+        #expect(
+            KeepsakeError.snapshotPathNotFound(
+                name: "v1", path: "cards[id: 8]", reason: "the array has no element with id 8"
+            )
+            .description
+                == "The snapshot \"v1\" has no value at `cards[id: 8]`: the array has no element with id 8.")
+    }
+}
