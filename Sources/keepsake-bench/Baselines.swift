@@ -37,34 +37,47 @@ final class NaiveSnapshotStore<Value: Codable> {
 /// SQLite's own limit: one ~200-byte row inserted per transaction through a prepared statement,
 /// with the C API directly.
 enum SQLiteLimit {
-    /// Rows committed per second.
-    static func commitsPerSecond(path: String, synchronous: SQLiteConnection.Synchronous, rows: Int) throws
-        -> Double
+    /// Each commit timed alone: p50, p99 and maximum.
+    static func commits(path: String, synchronous: SQLiteConnection.Synchronous, rows: Int) throws
+        -> Measure.Percentiles
     {
-        var db: OpaquePointer?
-        guard sqlite3_open(path, &db) == SQLITE_OK, let db else {
-            throw SQLiteError(code: .cannotOpen, message: path)
-        }
-        defer { sqlite3_close(db) }
-        sqlite3_exec(
-            db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synchronous.rawValue);", nil, nil, nil)
-        sqlite3_exec(
-            db, "CREATE TABLE IF NOT EXISTS row (id INTEGER PRIMARY KEY, payload BLOB)", nil, nil, nil)
+        let database = try Database(path: path, synchronous: synchronous)
+        return Measure.sample(runs: rows) { database.commitOneRow() }
+    }
+
+    /// Bytes written per commit (WAL frames included), over `rows` commits.
+    static func bytesWrittenPerCommit(path: String, synchronous: SQLiteConnection.Synchronous, rows: Int)
+        throws -> Double
+    {
+        let database = try Database(path: path, synchronous: synchronous)
+        let before = Measure.bytesWritten() ?? 0
+        for _ in 0..<rows { database.commitOneRow() }
+        return Double((Measure.bytesWritten() ?? 0) - before) / Double(rows)
+    }
+
+    private final class Database {
+        let db: OpaquePointer
         var insert: OpaquePointer?
         var begin: OpaquePointer?
         var commit: OpaquePointer?
-        sqlite3_prepare_v2(db, "INSERT INTO row (payload) VALUES (?)", -1, &insert, nil)
-        sqlite3_prepare_v2(db, "BEGIN IMMEDIATE", -1, &begin, nil)
-        sqlite3_prepare_v2(db, "COMMIT", -1, &commit, nil)
-        defer {
-            sqlite3_finalize(insert)
-            sqlite3_finalize(begin)
-            sqlite3_finalize(commit)
-        }
         let payload = [UInt8](repeating: 0x5A, count: 200)
-        let clock = ContinuousClock()
-        let start = clock.now
-        for _ in 0..<rows {
+
+        init(path: String, synchronous: SQLiteConnection.Synchronous) throws {
+            var db: OpaquePointer?
+            guard sqlite3_open(path, &db) == SQLITE_OK, let db else {
+                throw SQLiteError(code: .cannotOpen, message: path)
+            }
+            self.db = db
+            sqlite3_exec(
+                db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synchronous.rawValue);", nil, nil, nil)
+            sqlite3_exec(
+                db, "CREATE TABLE IF NOT EXISTS row (id INTEGER PRIMARY KEY, payload BLOB)", nil, nil, nil)
+            sqlite3_prepare_v2(db, "INSERT INTO row (payload) VALUES (?)", -1, &insert, nil)
+            sqlite3_prepare_v2(db, "BEGIN IMMEDIATE", -1, &begin, nil)
+            sqlite3_prepare_v2(db, "COMMIT", -1, &commit, nil)
+        }
+
+        func commitOneRow() {
             sqlite3_step(begin)
             sqlite3_reset(begin)
             payload.withUnsafeBytes { bytes in
@@ -75,6 +88,12 @@ enum SQLiteLimit {
             sqlite3_step(commit)
             sqlite3_reset(commit)
         }
-        return Double(rows) / (clock.now - start).seconds
+
+        deinit {
+            sqlite3_finalize(insert)
+            sqlite3_finalize(begin)
+            sqlite3_finalize(commit)
+            sqlite3_close(db)
+        }
     }
 }

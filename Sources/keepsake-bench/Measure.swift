@@ -1,22 +1,28 @@
 import CBenchSupport
 import Foundation
 
-/// Timing and memory measurement. Times are medians of repeated runs; every figure that
+/// Timing and memory measurement. Times are p50 / p99 / maximum of repeated runs; every figure that
 /// matters is quoted as a ratio against a baseline measured in the same run.
 enum Measure {
-    /// The median duration of `runs` runs of `body`, each preceded by `setup` (not timed).
-    static func median<State>(
+    /// `runs` runs of `body`, each preceded by `setup` (not timed): p50, p99 and maximum.
+    static func sample<State>(
         runs: Int, setup: () throws -> State, measure body: (inout State) throws -> Void
-    ) rethrows -> Duration {
+    ) rethrows -> Percentiles {
         var samples: [Duration] = []
+        samples.reserveCapacity(runs)
+        let clock = ContinuousClock()
         for _ in 0..<runs {
             var state = try setup()
-            let clock = ContinuousClock()
             let start = clock.now
             try body(&state)
             samples.append(clock.now - start)
         }
-        return samples.sorted()[samples.count / 2]
+        return Percentiles(samples)
+    }
+
+    /// `runs` runs of `body`: p50, p99 and maximum.
+    static func sample(runs: Int, _ body: () throws -> Void) rethrows -> Percentiles {
+        try sample(runs: runs, setup: {}, measure: { _ in try body() })
     }
 
     /// The 50th and 99th percentiles and the maximum of some durations.
@@ -34,9 +40,14 @@ enum Measure {
         }
     }
 
-    /// The median of `runs` runs of `body`.
-    static func median(runs: Int, _ body: () throws -> Void) rethrows -> Duration {
-        try median(runs: runs, setup: {}, measure: { _ in try body() })
+    /// Bytes this process has passed to `write` and `pwrite` so far (Linux's `wchar`), which
+    /// counts every WAL frame SQLite writes; `nil` elsewhere.
+    static func bytesWritten() -> Int? {
+        guard let io = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return nil }
+        for line in io.split(separator: "\n") where line.hasPrefix("wchar:") {
+            return Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces))
+        }
+        return nil
     }
 
     /// Bytes allocated and not freed, from the C library's allocator (Linux); `nil` elsewhere.

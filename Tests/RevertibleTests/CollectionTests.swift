@@ -13,6 +13,58 @@ import Testing
         try reversion.records().map { "\($0.path) \($0.kind) \(String(decoding: $0.payload, as: UTF8.self))" }
     }
 
+    /// An element with padding between its fields, and text that may live in its own storage.
+    struct Padded: Identifiable, Versionable, Equatable, Codable {
+        let id: Int
+        var flag: Bool
+        var text: String
+        var amount: Double
+    }
+
+    struct Ledger: Versionable, Equatable, Codable {
+        var rows: [Padded]
+    }
+
+    @Test func equalElementsInOtherStorageAreNotChanges() throws {
+        // Built separately: the same values in other memory (long text on the heap, -0.0 vs 0.0).
+        let text = { (n: Int) in String(repeating: "row \(n) ", count: 8) }
+        let a = Ledger(rows: (0..<200).map { Padded(id: $0, flag: $0 % 2 == 0, text: text($0), amount: 0.0) })
+        let b = Ledger(
+            rows: (0..<200).map { Padded(id: $0, flag: $0 % 2 == 0, text: text($0), amount: -0.0) })
+        #expect(b.reversion(to: a) == nil)
+        var c = b
+        c.rows[137].text += "!"
+        c.rows[3].flag.toggle()
+        let reversion = try #require(c.reversion(to: a))
+        #expect(reversion.paths == ["rows[id: 3].flag", "rows[id: 137].text"])
+        var value = c
+        try reversion.revert(&value)
+        #expect(value == a)
+    }
+
+    @Test func aChangeFindsItsElementWhereverItMovedSince() throws {
+        // Recorded at positions 5 and 6; reverted after both moved: the search still finds them.
+        let original = Ledger(rows: (0..<10).map { Padded(id: $0, flag: false, text: "\($0)", amount: 1) })
+        var edited = original
+        edited.rows[5].amount = 2
+        edited.rows[6].text = "six"
+        let reversion = try #require(edited.reversion(to: original))
+        var moved = edited
+        moved.rows.reverse()
+        try reversion.revert(&moved)
+        #expect(moved.rows.reversed() == original.rows)
+        // And a change recorded with a structural change redoes in the new order.
+        var reordered = original
+        reordered.rows.swapAt(0, 9)
+        reordered.rows[4].amount = 7
+        let both = try #require(reordered.reversion(to: original))
+        var value = reordered
+        try both.revert(&value)
+        #expect(value == original)
+        try both.inverse.revert(&value)
+        #expect(value == reordered)
+    }
+
     @Test func identifiableElementsAreMatchedById() throws {
         var document = Document.empty
         document.items = [Self.item(1), Self.item(2), Self.item(3)]

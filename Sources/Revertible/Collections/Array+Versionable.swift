@@ -25,6 +25,13 @@ extension Array: VersionableCollection where Element: Versionable {
     public static func versionedDifference(from old: [Element], to new: [Element]) -> (
         structure: ArrayPatch<Element>?, elements: [(key: ElementKey, old: Element, new: Element)]
     ) {
+        let (structure, elements) = positionedDifference(from: old, to: new)
+        return (structure, elements.map { ($0.key, $0.old, $0.new) })
+    }
+
+    public static func positionedDifference(from old: [Element], to new: [Element]) -> (
+        structure: ArrayPatch<Element>?, elements: [VersionedElementChange<[Element]>]
+    ) {
         // Copies that still share storage are equal: O(1), the common case for untouched arrays.
         if old.count == new.count,
             old.withUnsafeBufferPointer({ o in new.withUnsafeBufferPointer { o.baseAddress == $0.baseAddress }
@@ -37,8 +44,14 @@ extension Array: VersionableCollection where Element: Versionable {
         }
         let equal = DynamicConformance.equality(of: Element.self)
         if old.count == new.count {
-            let changed = old.indices.lazy.filter { equal?(old[$0], new[$0]) != true }
-            return (nil, changed.map { (.index($0), old[$0], new[$0]) })
+            let changed = differingPositions(old, new).filter { equal?(old[$0], new[$0]) != true }
+            return (
+                nil,
+                changed.map {
+                    VersionedElementChange(
+                        key: .index($0), old: old[$0], new: new[$0], oldPosition: $0, newPosition: $0)
+                }
+            )
         }
         var prefix = 0
         var suffix = 0
@@ -56,24 +69,47 @@ extension Array: VersionableCollection where Element: Versionable {
         return (patch, [])
     }
 
+    /// The positions whose elements differ in their bytes, for two arrays of the same length.
+    ///
+    /// An element whose fields have the same bytes in both is the same value (the same
+    /// references and the same bits), so it needs no comparison: after an edit to a copy, that
+    /// is every element but the edited ones, found at the speed of reading memory. Padding is
+    /// left out (a copy need not copy it). Elements whose bytes differ may still be equal
+    /// (other storage for the same text), so callers compare those.
+    private static func differingPositions(_ old: [Element], _ new: [Element]) -> [Int] {
+        let stride = MemoryLayout<Element>.stride
+        guard stride > 0 else { return [] }
+        let mask = MeaningfulBytes.of(Element.self)
+        return old.withUnsafeBytes { o in
+            new.withUnsafeBytes { n in
+                guard let a = o.baseAddress, let b = n.baseAddress else { return [] }
+                return mask.differingPositions(a, b, count: old.count, stride: stride)
+            }
+        }
+    }
+
     private static func identifiedDifference<E: Identifiable>(
         _: E.Type, old: [Element], new: [Element]
-    ) -> (structure: ArrayPatch<Element>?, elements: [(key: ElementKey, old: Element, new: Element)]) {
+    ) -> (structure: ArrayPatch<Element>?, elements: [VersionedElementChange<[Element]>]) {
         // `E` is `Element`, opened once so that ids compare without a dynamic cast per element.
         let oldElements = unsafeBitCast(old, to: [E].self)
         let newElements = unsafeBitCast(new, to: [E].self)
         let equal = DynamicConformance.equality(of: Element.self)
         if old.count == new.count {
-            // One pass: when every position keeps its id, only the changed elements are listed.
-            var changed: [(key: ElementKey, old: Element, new: Element)] = []
+            // When every position keeps its id, only the changed elements are listed; elements
+            // with the same bytes are the same, so only the others are read.
+            var changed: [VersionedElementChange<[Element]>] = []
             var sameIDs = true
-            for index in old.indices {
+            for index in differingPositions(old, new) {
                 guard oldElements[index].id == newElements[index].id else {
                     sameIDs = false
                     break
                 }
                 if equal?(old[index], new[index]) != true {
-                    changed.append((.id(AnyHashable(newElements[index].id)), old[index], new[index]))
+                    changed.append(
+                        VersionedElementChange(
+                            key: .id(AnyHashable(newElements[index].id)), old: old[index], new: new[index],
+                            oldPosition: index, newPosition: index))
                 }
             }
             if sameIDs { return (nil, changed) }
@@ -98,14 +134,32 @@ extension Array: VersionableCollection where Element: Versionable {
         insertions.sort { $0.offset < $1.offset }
         var oldIndexByID: [E.ID: Int] = [:]
         for (index, id) in oldIDs.enumerated() where !touched.contains(id) { oldIndexByID[id] = index }
-        var elements: [(key: ElementKey, old: Element, new: Element)] = []
+        var elements: [VersionedElementChange<[Element]>] = []
         for (index, id) in newIDs.enumerated() {
             guard let oldIndex = oldIndexByID[id], equal?(old[oldIndex], new[index]) != true else { continue }
-            elements.append((.id(AnyHashable(id)), old[oldIndex], new[index]))
+            elements.append(
+                VersionedElementChange(
+                    key: .id(AnyHashable(id)), old: old[oldIndex], new: new[index], oldPosition: oldIndex,
+                    newPosition: index))
         }
         let patch = ArrayPatch(
             removals: removals, insertions: insertions, oldCount: old.count, newCount: new.count)
         return (patch, elements)
+    }
+
+    public func versionedPosition(of key: ElementKey) -> Int? { index(of: key) }
+
+    public func versionedElement(at key: ElementKey, position: Int?) -> Element? {
+        guard let index = index(of: key, position: position) else { return nil }
+        return self[index]
+    }
+
+    public mutating func modifyVersionedElement(
+        at key: ElementKey, position: Int?, _ body: (inout Element) -> Void
+    ) -> Bool {
+        guard let index = index(of: key, position: position) else { return false }
+        body(&self[index])
+        return true
     }
 
     public func versionedElement(at key: ElementKey) -> Element? {
@@ -117,6 +171,22 @@ extension Array: VersionableCollection where Element: Versionable {
         guard let index = index(of: key) else { return false }
         body(&self[index])
         return true
+    }
+
+    /// The index of `key`: `position` when the element there has that id, else a search.
+    private func index(of key: ElementKey, position: Int?) -> Int? {
+        if case .id(let id) = key, let position, indices.contains(position),
+            let identifiable = Element.self as? any Identifiable.Type,
+            Self.hasID(self[position], id, identifiable)
+        {
+            return position
+        }
+        return index(of: key)
+    }
+
+    private static func hasID<E: Identifiable>(_ element: Element, _ id: AnyHashable, _: E.Type) -> Bool {
+        guard let id = id.base as? E.ID else { return false }
+        return unsafeBitCast(element, to: E.self).id == id
     }
 
     private func index(of key: ElementKey) -> Int? {

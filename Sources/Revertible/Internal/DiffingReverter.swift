@@ -78,17 +78,19 @@ struct DiffingReverter<Root>: Reverter {
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {
         let base = childPath(component)
-        let (structure, elements) = Value.versionedDifference(
+        let (structure, elements) = Value.positionedDifference(
             from: old[keyPath: keyPath], to: new[keyPath: keyPath])
         let emit = self.emit
         // Element changes come first: they address elements by key, which exist in both
         // versions, and reverting applies changes in order, before the structure is undone.
         for element in elements {
-            let key = element.key
+            let (key, oldPosition, newPosition) = (element.key, element.oldPosition, element.newPosition)
             var child = DiffingReverter<Value.VersionedElement>(
                 old: element.old, new: element.new, path: base + [Value.pathComponent(for: key)]
             ) { path, node in
-                emit(path, lift(ElementNode<Value>(key: key, inner: node), through: keyPath))
+                let node = ElementNode<Value>(
+                    key: key, oldPosition: oldPosition, newPosition: newPosition, inner: node)
+                emit(path, lift(node, through: keyPath))
             }
             element.new.addReversions(into: &child)
         }

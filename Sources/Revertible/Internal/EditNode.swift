@@ -39,18 +39,36 @@ struct PropertyNode<Root, Child>: EditNode {
 
 struct ElementNode<Collection: VersionableCollection>: EditNode {
     let key: Collection.ElementKey
+    /// Where the element was in each version when the change was made, if known: looked at
+    /// first, so that finding it costs no search.
+    let oldPosition: Int?
+    let newPosition: Int?
     let inner: any EditNode<Collection.VersionedElement>
 
+    init(
+        key: Collection.ElementKey, oldPosition: Int? = nil, newPosition: Int? = nil,
+        inner: any EditNode<Collection.VersionedElement>
+    ) {
+        self.key = key
+        self.oldPosition = oldPosition
+        self.newPosition = newPosition
+        self.inner = inner
+    }
+
+    private func position(_ side: PatchSide) -> Int? { side == .old ? oldPosition : newPosition }
+
     func mismatch(in root: Collection, expecting side: PatchSide) -> String? {
-        guard let element = root.versionedElement(at: key) else {
+        guard let element = root.versionedElement(at: key, position: position(side)) else {
             return "no element at \(Collection.pathComponent(for: key))"
         }
         return inner.mismatch(in: element, expecting: side)
     }
 
     func apply(to root: inout Collection, toward side: PatchSide) {
-        // `mismatch` was checked first, so the element exists.
-        _ = root.modifyVersionedElement(at: key) { inner.apply(to: &$0, toward: side) }
+        // `mismatch` was checked first, so the element exists; the collection is at the other side.
+        _ = root.modifyVersionedElement(at: key, position: position(side.other)) {
+            inner.apply(to: &$0, toward: side)
+        }
     }
 
     var leafPatch: any LeafPatch { inner.leafPatch }

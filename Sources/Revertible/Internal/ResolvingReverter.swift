@@ -107,15 +107,19 @@ struct ResolvingReverter<Root>: Reverter {
             return
         }
         let collection = value[keyPath: keyPath]
-        guard let key = Value.elementKey(for: first), let element = collection.versionedElement(at: key)
-        else {
-            return
-        }
+        guard let key = Value.elementKey(for: first) else { return }
+        // Found once here; the change looks at the same position first when it is applied.
+        let position = collection.versionedPosition(of: key)
+        guard let element = collection.versionedElement(at: key, position: position) else { return }
         var child = ResolvingReverter<Value.VersionedElement>(
             value: element, remaining: rest.dropFirst(), record: record, decoder: decoder)
         element.addReversions(into: &child)
         if let found = child.result {
-            result = found.map { lift(ElementNode<Value>(key: key, inner: $0), through: keyPath) }
+            result = found.map {
+                lift(
+                    ElementNode<Value>(key: key, oldPosition: position, newPosition: position, inner: $0),
+                    through: keyPath)
+            }
         } else if child.namesRemovedProperty {
             reachedRemovedProperty = true
         }
