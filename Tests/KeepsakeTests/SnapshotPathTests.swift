@@ -110,3 +110,35 @@ import Testing
                 == "The snapshot \"v1\" has no value at `cards[id: 8]`: the array has no element with id 8.")
     }
 }
+
+/// Snapshot rows are cut out of the encoder's bytes: every JSON form a value can take.
+@Suite struct JSONMembersTests {
+    @Test func membersAreCutExactly() throws {
+        let json = #"{"a":1,"b\"q":{"x":[1,{"y":"},]"}]},"c":"s\\\"},","d":null,"e":[],"f":-1.5e+3,"g":true}"#
+        let members = try #require(JSONMembers.split(Data(json.utf8)))
+        #expect(members.map(\.key) == ["a", "b\"q", "c", "d", "e", "f", "g"])
+        #expect(
+            members.map(\.json) == [
+                "1", #"{"x":[1,{"y":"},]"}]}"#, #""s\\\"},""#, "null", "[]", "-1.5e+3", "true",
+            ])
+        #expect(JSONMembers.split(Data(" { } ".utf8))?.isEmpty == true)
+        #expect(
+            JSONMembers.split(Data(#"{ "k" : [ 1 , 2 ] , "z" : 3 }"#.utf8))?.map(\.json) == [
+                "[ 1 , 2 ]", "3",
+            ])
+    }
+
+    @Test func anythingElseIsNotAnObject() {
+        for json in [#""text""#, "[1,2]", "42", #"{"a":1"#, #"{"a" 1}"#, #"{"a":[1}"#, ""] {
+            #expect(JSONMembers.split(Data(json.utf8)) == nil, "\(json)")
+        }
+    }
+
+    @Test func aSavedSnapshotReadsBackWithTrickyKeysAndText() throws {
+        let directory = TemporaryDirectory()
+        let caretaker = Caretaker(store: try KeepsakeStore(path: directory.path("s.keepsake")))
+        let value = ["plain": "}", "quote\"d": "a,\"b\"", "nested": "{[\\]}"]
+        try caretaker.save(value, as: "v")
+        #expect(try caretaker.restore("v", as: [String: String].self) == value)
+    }
+}

@@ -15,18 +15,12 @@ enum SnapshotCoding {
         } catch {
             throw KeepsakeError.unencodableSnapshot(name: name, reason: "\(error)")
         }
-        guard
-            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-                as? [String: Any]
-        else {
+        // The encoder wrote sorted keys: the top-level members are split out of its bytes as
+        // they are, without parsing and writing the JSON again.
+        guard let members = JSONMembers.split(data) else {
             return [([], String(decoding: data, as: UTF8.self))]
         }
-        return try object.keys.sorted().map { key in
-            let json = try JSONSerialization.data(
-                withJSONObject: object[key]!,
-                options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
-            return (PathDescriptor([.property(key)]), String(decoding: json, as: UTF8.self))
-        }
+        return members.map { (PathDescriptor([.property($0.key)]), $0.json) }
     }
 
     /// Joins the rows into a `Value`; what they lack (properties added since) comes from
@@ -91,5 +85,95 @@ enum SnapshotCoding {
     private static func describe(_ error: DecodingError) -> String {
         if case .keyNotFound(let key, _) = error { return "no value for \"\(key.stringValue)\"" }
         return context(error)?.debugDescription ?? "\(error)"
+    }
+}
+
+/// The members of a JSON object, found by scanning its bytes: each key, and its value's JSON
+/// exactly as written.
+enum JSONMembers {
+    /// The object's members in order, or `nil` when `data` is not an object.
+    static func split(_ data: Data) -> [(key: String, json: String)]? {
+        data.withUnsafeBytes { raw -> [(key: String, json: String)]? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = skipSpace(bytes, 0)
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
+            index = skipSpace(bytes, index + 1)
+            var members: [(key: String, json: String)] = []
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { return members }
+            while index < bytes.count {
+                guard bytes[index] == UInt8(ascii: "\""), let keyEnd = stringEnd(bytes, index) else {
+                    return nil
+                }
+                guard let key = decodedString(UnsafeBufferPointer(rebasing: bytes[index..<keyEnd])) else {
+                    return nil
+                }
+                index = skipSpace(bytes, keyEnd)
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+                let start = skipSpace(bytes, index + 1)
+                guard let end = valueEnd(bytes, start) else { return nil }
+                members.append(
+                    (key, String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
+                index = skipSpace(bytes, end)
+                guard index < bytes.count else { return nil }
+                if bytes[index] == UInt8(ascii: "}") { return members }
+                guard bytes[index] == UInt8(ascii: ",") else { return nil }
+                index = skipSpace(bytes, index + 1)
+            }
+            return nil
+        }
+    }
+
+    private static func skipSpace(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int {
+        var index = start
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        return index
+    }
+
+    /// The index after the string starting at `start` (a quote), or `nil` when it does not end.
+    private static func stringEnd(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int? {
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return index + 1
+            default: index += 1
+            }
+        }
+        return nil
+    }
+
+    /// The index after the value starting at `start`: its end at depth zero.
+    private static func valueEnd(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int? {
+        var index = start
+        var depth = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                guard let end = stringEnd(bytes, index) else { return nil }
+                index = end
+                if depth == 0 { return index }
+                continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if depth == 0 { return index }
+                depth -= 1
+                if depth == 0 { return index + 1 }
+            case UInt8(ascii: ","), 0x20, 0x09, 0x0A, 0x0D:
+                if depth == 0 { return index }
+            default: break
+            }
+            index += 1
+        }
+        return depth == 0 && index > start ? index : nil
+    }
+
+    /// A JSON string literal's text, unescaped.
+    private static func decodedString(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
+        guard literal.contains(UInt8(ascii: "\\")) else {
+            return String(
+                decoding: UnsafeBufferPointer(rebasing: literal.dropFirst().dropLast()), as: UTF8.self)
+        }
+        return try? JSONDecoder().decode(String.self, from: Data(literal))
     }
 }
