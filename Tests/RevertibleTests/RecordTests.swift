@@ -1,7 +1,8 @@
 import Foundation
-import Revertible
 import TestSupport
 import Testing
+
+@testable import Revertible
 
 /// Reversions as records, and every way reading them back can fail.
 @Suite struct RecordTests {
@@ -71,6 +72,39 @@ import Testing
         }
         try reversion.revert(&value)
         #expect(value.opaque == original.opaque)
+    }
+
+    @Test func commonPatchesAreWrittenAsTheEncoderWritesThem() throws {
+        // Written directly for speed: the bytes must be the encoder's, value for value.
+        let encoder = ChangeRecord.makeEncoder()
+        func check<Value: Versionable & Equatable & Codable>(_ old: Value, _ new: Value) throws {
+            var value = LeafTests.Box(value: new)
+            let reversion = try #require(value.reversion(to: LeafTests.Box(value: old)))
+            let record = try #require(try reversion.records().first)
+            let patch = try #require(reversion.changes.first?.node.leafPatch as? any Encodable)
+            #expect(
+                String(decoding: record.payload, as: UTF8.self)
+                    == String(decoding: try encoder.encode(patch), as: UTF8.self))
+            try Reversion(records: [record], resolvingAgainst: value).revert(&value)
+            #expect(value.value == old)
+        }
+        for (old, new) in [(0, 1), (-7, Int.max), (Int.min, 3)] { try check(old, new) }
+        for (old, new) in [
+            (2.0, 2.5), (0.1, 1e16), (1e21, 1e-7), (-0.0, 1.0 / 3),
+            (Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude),
+        ] {
+            try check(old, new)
+        }
+        try check(true, false)
+        try check(Int64(5), Int64.max)
+        try check(UInt64.max, 0)
+        for (old, new) in [
+            ("", "a"), ("plain", "plain text"), ("a\"b\\c/d", "a\"b\\c/d\n\t\u{1}\u{8}\u{C}\r"),
+            ("é😀", "é😀!"),
+            (String(repeating: "long text ", count: 60), String(repeating: "long text ", count: 60) + "end"),
+        ] {
+            try check(old, new)
+        }
     }
 
     @Test func errorsSayWhatAndWhere() {

@@ -201,7 +201,9 @@ extension Array: VersionableCollection where Element: Versionable {
 
     private func index<E: Identifiable>(ofID id: AnyHashable, _: E.Type) -> Int? {
         guard let id = id.base as? E.ID else { return nil }
-        return unsafeBitCast(self, to: [E].self).firstIndex { $0.id == id }
+        let elements = unsafeBitCast(self, to: [E].self)
+        if let field = IDField.of(E.self) { return field.index(of: id, in: elements) }
+        return elements.firstIndex { $0.id == id }
     }
 
     public static func pathComponent(for key: ElementKey) -> PathComponent {

@@ -53,6 +53,9 @@ extension Reversion {
     public func records(encoder: JSONEncoder) throws(ReversionError) -> [ChangeRecord] {
         try changes.map { change throws(ReversionError) in
             let patch = change.node.leafPatch
+            if let direct = patch as? any DirectlyWrittenPatch, let json = direct.directJSON() {
+                return ChangeRecord(path: change.path, kind: type(of: patch).kind, payload: Data(json.utf8))
+            }
             guard let encodable = patch as? any Encodable else {
                 throw .notEncodable(path: change.path, type: "\(type(of: patch).valueTypeName)")
             }

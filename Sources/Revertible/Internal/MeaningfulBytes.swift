@@ -92,3 +92,54 @@ struct MeaningfulBytes: @unchecked Sendable {
 }
 
 private let cache = Locked<[ObjectIdentifier: MeaningfulBytes]>([:])
+
+/// Where an `Identifiable` element keeps its `id`, when the id is a stored property named `id`
+/// whose type compares by its bytes (an integer or a `UUID`): then searching an array for an id
+/// reads only those bytes, instead of copying each element through generic code.
+struct IDField: @unchecked Sendable {
+    let offset: Int
+    let size: Int
+
+    static func of<Element: Identifiable>(_: Element.Type) -> IDField? {
+        let key = ObjectIdentifier(Element.self)
+        if let cached = idFieldCache.withLock({ $0[key] }) { return cached }
+        let field = find(Element.self)
+        idFieldCache.withLock { $0[key] = .some(field) }
+        return field
+    }
+
+    private static func find<Element: Identifiable>(_: Element.Type) -> IDField? {
+        let idType = Element.ID.self
+        // Elements stored inline (not class references), with an id compared by its bytes.
+        guard !(Element.self is AnyClass), idType is any FixedWidthInteger.Type || idType == UUID.self else {
+            return nil
+        }
+        var found: IDField?
+        _ = _forEachField(of: Element.self, options: []) { name, offset, fieldType, _ in
+            if String(cString: name) == "id", fieldType == idType {
+                found = IDField(offset: offset, size: MemoryLayout<Element.ID>.size)
+                return false
+            }
+            return true
+        }
+        return found
+    }
+
+    /// The index of the element of `elements` whose id has the bytes of `id`.
+    func index<Element: Identifiable>(of id: Element.ID, in elements: [Element]) -> Int? {
+        var id = id
+        return withUnsafeBytes(of: &id) { target in
+            elements.withUnsafeBytes { buffer -> Int? in
+                guard let base = buffer.baseAddress, let wanted = target.baseAddress else { return nil }
+                let stride = MemoryLayout<Element>.stride
+                for index in 0..<elements.count
+                where memcmp(base + index * stride + offset, wanted, size) == 0 {
+                    return index
+                }
+                return nil
+            }
+        }
+    }
+}
+
+private let idFieldCache = Locked<[ObjectIdentifier: IDField?]>([:])

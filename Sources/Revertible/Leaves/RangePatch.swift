@@ -155,13 +155,8 @@ extension RangePatch: Codable where Value: Codable {
         try container.encode(new, forKey: .new)
         try container.encode(oldCount, forKey: .oldCount)
         try container.encode(newCount, forKey: .newCount)
-        if let oldDigest { try container.encode(Self.hex(oldDigest), forKey: .oldDigest) }
-        if let newDigest { try container.encode(Self.hex(newDigest), forKey: .newDigest) }
-    }
-
-    private static func hex(_ digest: UInt64) -> String {
-        let digits = String(digest, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        if let oldDigest { try container.encode(DirectJSON.hex(oldDigest), forKey: .oldDigest) }
+        if let newDigest { try container.encode(DirectJSON.hex(newDigest), forKey: .newDigest) }
     }
 }
 

@@ -34,24 +34,7 @@ enum PathText {
     }
 
     /// A JSON string literal for `name`.
-    static func quoted(_ name: String) -> String {
-        var text = "\""
-        for scalar in name.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                text +=
-                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
-    }
+    static func quoted(_ name: String) -> String { DirectJSON.quoted(name) }
 
     static func parse(_ text: String) throws(PathDescriptor.ParseError) -> [PathComponent] {
         var parser = Parser(text: text, bytes: Array(text.utf8))
