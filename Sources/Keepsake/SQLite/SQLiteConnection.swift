@@ -27,7 +27,7 @@ public final class SQLiteConnection {
     /// one only for a store opened read-only, whose readers then leave out what it lacks.
     var schemaVersion = Int.max
     private var statements: [String: SQLiteStatement] = [:]
-    private var isClosed = false
+    private(set) var isClosed = false
 
     /// Opens (or creates) a database.
     ///

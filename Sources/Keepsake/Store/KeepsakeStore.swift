@@ -51,6 +51,9 @@ public final class KeepsakeStore: Sendable {
     /// The options the store was opened with.
     public let options: Options
     let database: SQLiteDatabase
+    /// Runs the write-ahead log's checkpoints off the committing thread (`nil` for read-only and
+    /// in-memory stores, which have none to run).
+    let checkpointer: WALCheckpointer?
 
     /// Opens the store at `path`, creating it when the file does not exist.
     ///
@@ -66,6 +69,27 @@ public final class KeepsakeStore: Sendable {
             try Schema.open(
                 path: path, readOnly: options.readOnly, synchronous: options.synchronous,
                 busyTimeout: options.busyTimeout))
+        // Without its own connection (a file that cannot be opened twice), SQLite's automatic
+        // checkpoints stay in place.
+        if !options.readOnly, path != ":memory:",
+            let checkpointer = try? WALCheckpointer(path: path, busyTimeout: options.busyTimeout)
+        {
+            database.read { checkpointer.install(on: $0) }
+            self.checkpointer = checkpointer
+        } else {
+            checkpointer = nil
+        }
+    }
+
+    deinit { stopCheckpointer() }
+
+    /// Hands checkpoints back to the writer's connection and ends the checkpointing thread.
+    private func stopCheckpointer() {
+        guard let checkpointer else { return }
+        database.read { connection in
+            if !connection.isClosed { WALCheckpointer.uninstall(from: connection) }
+        }
+        checkpointer.stop()
     }
 
     /// A private store in memory, gone when the value is released.
@@ -77,6 +101,7 @@ public final class KeepsakeStore: Sendable {
 
     /// Closes the store's connection. Histories and caretakers on it fail afterwards.
     public func close() {
+        stopCheckpointer()
         database.close()
     }
 
