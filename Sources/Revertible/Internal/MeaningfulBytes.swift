@@ -74,11 +74,14 @@ struct MeaningfulBytes: @unchecked Sendable {
     private func same(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ words: UnsafeBufferPointer<UInt64>)
         -> Bool
     {
-        for (word, mask) in words.enumerated() {
-            let x = a.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)
-            let y = b.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)
-            if (x ^ y) & mask != 0 { return false }
+        // Branch-free over the words, so that the loop runs at the speed of memory.
+        var difference: UInt64 = 0
+        for word in 0..<words.count {
+            let x = a.loadUnaligned(fromByteOffset: word &* 8, as: UInt64.self)
+            let y = b.loadUnaligned(fromByteOffset: word &* 8, as: UInt64.self)
+            difference |= (x ^ y) & words[word]
         }
+        guard difference == 0 else { return false }
         let offset = words.count * 8
         for (index, meaningful) in tail.enumerated()
         where meaningful
