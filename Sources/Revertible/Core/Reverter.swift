@@ -129,6 +129,22 @@ extension Reverter {
     @discardableResult
     public mutating func appendStoredPropertyReversions() -> Bool {
         let table = FieldTable<Root>.shared
+        // Comparing two versions: a field whose bytes did not change is skipped unread.
+        if let diffing = self as? DiffingReverter<Root> {
+            withUnsafeBytes(of: diffing.old) { old in
+                withUnsafeBytes(of: diffing.new) { new in
+                    for field in table.tracked {
+                        if let bytes = field.bytes, let a = old.baseAddress, let b = new.baseAddress,
+                            bytes.mask.same(a + bytes.offset, b + bytes.offset)
+                        {
+                            continue
+                        }
+                        field.register(into: &self)
+                    }
+                }
+            }
+            return table.hasStoredProperties
+        }
         for field in table.tracked {
             field.register(into: &self)
         }

@@ -140,11 +140,37 @@ private let fieldTableCache = Locked<[ObjectIdentifier: Any]>([:])
 protocol FieldRegistration<Root> {
     associatedtype Root
     func register<R: Reverter<Root>>(into reverter: inout R)
+    /// Where the field lies in a `Root` value and which of its bytes matter, when `Root` is a
+    /// struct: a field whose bytes are the same in two versions is the same value, and diffing
+    /// skips it without reading it through its key path.
+    var bytes: FieldBytes? { get }
+}
+
+/// A stored property's place in its struct, and the mask of its meaningful bytes.
+struct FieldBytes {
+    let offset: Int
+    let mask: MeaningfulBytes
+
+    init?<Root, Value>(_ keyPath: WritableKeyPath<Root, Value>) {
+        guard !(Root.self is AnyClass), let offset = MemoryLayout<Root>.offset(of: keyPath) else {
+            return nil
+        }
+        self.offset = offset
+        mask = MeaningfulBytes.of(Value.self)
+    }
 }
 
 private struct VersionableField<Root, Value: Versionable>: FieldRegistration {
     let keyPath: WritableKeyPath<Root, Value>
     let component: PathComponent
+    let bytes: FieldBytes?
+
+    init(keyPath: WritableKeyPath<Root, Value>, component: PathComponent) {
+        self.keyPath = keyPath
+        self.component = component
+        bytes = FieldBytes(keyPath)
+    }
+
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendReversion(at: keyPath, component: component)
     }
@@ -153,6 +179,14 @@ private struct VersionableField<Root, Value: Versionable>: FieldRegistration {
 private struct LeafField<Root, Value: VersionableLeaf>: FieldRegistration {
     let keyPath: WritableKeyPath<Root, Value>
     let component: PathComponent
+    let bytes: FieldBytes?
+
+    init(keyPath: WritableKeyPath<Root, Value>, component: PathComponent) {
+        self.keyPath = keyPath
+        self.component = component
+        bytes = FieldBytes(keyPath)
+    }
+
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendLeafReversion(at: keyPath, component: component)
     }
@@ -161,6 +195,14 @@ private struct LeafField<Root, Value: VersionableLeaf>: FieldRegistration {
 private struct CollectionField<Root, Value: VersionableCollection>: FieldRegistration {
     let keyPath: WritableKeyPath<Root, Value>
     let component: PathComponent
+    let bytes: FieldBytes?
+
+    init(keyPath: WritableKeyPath<Root, Value>, component: PathComponent) {
+        self.keyPath = keyPath
+        self.component = component
+        bytes = FieldBytes(keyPath)
+    }
+
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendElementReversions(at: keyPath, component: component)
     }
@@ -169,6 +211,14 @@ private struct CollectionField<Root, Value: VersionableCollection>: FieldRegistr
 private struct OverwriteField<Root, Value: Equatable>: FieldRegistration {
     let keyPath: WritableKeyPath<Root, Value>
     let component: PathComponent
+    let bytes: FieldBytes?
+
+    init(keyPath: WritableKeyPath<Root, Value>, component: PathComponent) {
+        self.keyPath = keyPath
+        self.component = component
+        bytes = FieldBytes(keyPath)
+    }
+
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendOverwriteReversion(at: keyPath, component: component)
     }
@@ -177,6 +227,14 @@ private struct OverwriteField<Root, Value: Equatable>: FieldRegistration {
 private struct CodableField<Root, Value: Codable & Equatable>: FieldRegistration {
     let keyPath: WritableKeyPath<Root, Value>
     let component: PathComponent
+    let bytes: FieldBytes?
+
+    init(keyPath: WritableKeyPath<Root, Value>, component: PathComponent) {
+        self.keyPath = keyPath
+        self.component = component
+        bytes = FieldBytes(keyPath)
+    }
+
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendCodableReversion(at: keyPath, component: component)
     }

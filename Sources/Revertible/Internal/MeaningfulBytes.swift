@@ -70,6 +70,12 @@ struct MeaningfulBytes: @unchecked Sendable {
         return positions
     }
 
+    /// Whether the values at `a` and `b` have the same meaningful bytes: then they are the same
+    /// value. (Different bytes may still be equal values.)
+    func same(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> Bool {
+        words.withUnsafeBufferPointer { same(a, b, $0) }
+    }
+
     @inline(__always)
     private func same(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ words: UnsafeBufferPointer<UInt64>)
         -> Bool
