@@ -80,28 +80,28 @@ struct FieldTable<Root>: @unchecked Sendable {
     ) -> (any FieldRegistration<Root>)? {
         // `let` properties come back as read-only key paths: they cannot change, so skip them.
         guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
-        return VersionableField(keyPath: keyPath, component: .property(name))
+        return VersionableField(keyPath: keyPath, component: .property(name), bytes: FieldBytes(keyPath))
     }
 
     private static func leafRegistration<Value: VersionableLeaf>(
         _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
     ) -> (any FieldRegistration<Root>)? {
         guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
-        return LeafField(keyPath: keyPath, component: .property(name))
+        return LeafField(keyPath: keyPath, component: .property(name), bytes: FieldBytes(keyPath))
     }
 
     private static func collectionRegistration<Value: VersionableCollection>(
         _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
     ) -> (any FieldRegistration<Root>)? {
         guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
-        return CollectionField(keyPath: keyPath, component: .property(name))
+        return CollectionField(keyPath: keyPath, component: .property(name), bytes: FieldBytes(keyPath))
     }
 
     private static func overwriteRegistration<Value: Equatable>(
         _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
     ) -> (any FieldRegistration<Root>)? {
         guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
-        return OverwriteField(keyPath: keyPath, component: .property(name))
+        return OverwriteField(keyPath: keyPath, component: .property(name), bytes: FieldBytes(keyPath))
     }
 
     /// An enum (a type without stored properties) that is `Codable` is diffed through its
@@ -113,7 +113,7 @@ struct FieldTable<Root>: @unchecked Sendable {
         guard !FieldTable<Value>.shared.hasStoredProperties,
             let keyPath = keyPath as? WritableKeyPath<Root, Value>
         else { return nil }
-        return CodableField(keyPath: keyPath, component: .property(name))
+        return CodableField(keyPath: keyPath, component: .property(name), bytes: FieldBytes(keyPath))
     }
 
     private static func isWritable(_ keyPath: PartialKeyPath<Root>, _ valueType: Any.Type) -> Bool {
@@ -165,12 +165,6 @@ private struct VersionableField<Root, Value: Versionable>: FieldRegistration {
     let component: PathComponent
     let bytes: FieldBytes?
 
-    init(keyPath: WritableKeyPath<Root, Value>, component: PathComponent) {
-        self.keyPath = keyPath
-        self.component = component
-        bytes = FieldBytes(keyPath)
-    }
-
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendReversion(at: keyPath, component: component)
     }
@@ -180,12 +174,6 @@ private struct LeafField<Root, Value: VersionableLeaf>: FieldRegistration {
     let keyPath: WritableKeyPath<Root, Value>
     let component: PathComponent
     let bytes: FieldBytes?
-
-    init(keyPath: WritableKeyPath<Root, Value>, component: PathComponent) {
-        self.keyPath = keyPath
-        self.component = component
-        bytes = FieldBytes(keyPath)
-    }
 
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendLeafReversion(at: keyPath, component: component)
@@ -197,12 +185,6 @@ private struct CollectionField<Root, Value: VersionableCollection>: FieldRegistr
     let component: PathComponent
     let bytes: FieldBytes?
 
-    init(keyPath: WritableKeyPath<Root, Value>, component: PathComponent) {
-        self.keyPath = keyPath
-        self.component = component
-        bytes = FieldBytes(keyPath)
-    }
-
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendElementReversions(at: keyPath, component: component)
     }
@@ -213,12 +195,6 @@ private struct OverwriteField<Root, Value: Equatable>: FieldRegistration {
     let component: PathComponent
     let bytes: FieldBytes?
 
-    init(keyPath: WritableKeyPath<Root, Value>, component: PathComponent) {
-        self.keyPath = keyPath
-        self.component = component
-        bytes = FieldBytes(keyPath)
-    }
-
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendOverwriteReversion(at: keyPath, component: component)
     }
@@ -228,12 +204,6 @@ private struct CodableField<Root, Value: Codable & Equatable>: FieldRegistration
     let keyPath: WritableKeyPath<Root, Value>
     let component: PathComponent
     let bytes: FieldBytes?
-
-    init(keyPath: WritableKeyPath<Root, Value>, component: PathComponent) {
-        self.keyPath = keyPath
-        self.component = component
-        bytes = FieldBytes(keyPath)
-    }
 
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendCodableReversion(at: keyPath, component: component)
