@@ -1,104 +1,95 @@
 internal import CSQLite
 import Foundation
 
-/// Copies the write-ahead log back into the database on a thread of its own, with a connection
-/// of its own, so that no commit waits for it.
+/// Copies the write-ahead log back into the database off the committing thread (one serial
+/// queue serves every store), with a connection of its own, so that no commit waits for it.
 ///
 /// SQLite's automatic checkpoint runs inside the commit that crosses its threshold (1,000
 /// pages): that one commit then copies megabytes and, with `synchronous=NORMAL`, syncs the
 /// database file — a stall of milliseconds every hundred-odd small commits. Here the writer's
 /// connection asks for a checkpoint when its log passes ``threshold`` pages and goes on; a
-/// `PASSIVE` checkpoint on this thread never blocks writers or readers.
+/// `PASSIVE` checkpoint on that queue never blocks writers or readers.
 ///
 /// A log is reused from its start only once a checkpoint has copied all of it; while commits
-/// keep coming (an import, a benchmark), this thread is always a little behind. So when the log
-/// passes twice the threshold and this thread is idle — it has copied nearly all of it — the
+/// keep coming (an import, a benchmark), the queue is always a little behind. So when the log
+/// passes twice the threshold and the queue is idle for this store — it has copied nearly all of it — the
 /// commit copies the few pages left itself, and the log starts over. Past ``hardLimit`` pages
-/// (a reader holds old pages, say) the commit checkpoints whatever this thread is doing, as
+/// (a reader holds old pages, say) the commit checkpoints whatever the queue is doing, as
 /// SQLite would have at the threshold.
 ///
 /// Related SQLite documentation: https://www.sqlite.org/wal.html#ckpt
 final class WALCheckpointer: @unchecked Sendable {
-    // Sound because every mutable property is touched only while `condition` is locked, and
-    // `connection` only by the checkpointing thread (and by `stop()` after that thread ended).
+    // Sound because the mutable state is touched only while `lock` is held, and `connection`
+    // only on `queue` (and by `stop()` once the queue is done with it).
     static let threshold: Int32 = 1_000
     static let hardLimit: Int32 = 4_000
 
+    /// One serial queue for every store's checkpoints: no thread waits while nothing is asked.
+    private static let queue = DispatchQueue(label: "Keepsake WAL checkpoints")
+
     private let connection: SQLiteConnection
-    private let condition = NSCondition()
-    private var requested = false
-    private var stopping = false
-    private var finished = false
+    private let lock = NSLock()
+    private var scheduled = false
     private var busy = false
+    private var stopped = false
     private var completed = 0
 
-    /// Opens a second connection to the store at `path` and starts the thread.
+    /// Opens a second connection to the store at `path`.
     init(path: String, busyTimeout: Duration) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, create: false, busyTimeout: busyTimeout)
-        let thread = Thread { [self] in run() }
-        thread.name = "Keepsake WAL checkpoints"
-        thread.qualityOfService = .utility
-        thread.start()
     }
 
     /// Asks for a checkpoint soon; returns at once.
     func request() {
-        condition.lock()
-        requested = true
-        condition.signal()
-        condition.unlock()
+        lock.lock()
+        let schedule = !scheduled && !stopped
+        if schedule { scheduled = true }
+        lock.unlock()
+        if schedule { Self.queue.async { self.run() } }
     }
 
     /// Whether no checkpoint is asked for or running.
     var isIdle: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return !requested && !busy
+        lock.lock()
+        defer { lock.unlock() }
+        return !scheduled && !busy
     }
 
-    /// Waits until no checkpoint is asked for or running (for tests).
-    func waitUntilIdle() {
-        condition.lock()
-        while (requested || busy) && !finished { condition.wait() }
-        condition.unlock()
-    }
-
-    /// Ends the thread after the checkpoint in progress, and closes its connection.
-    func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        condition.unlock()
-        connection.close()
-    }
-
-    /// Checkpoints this thread has run (for tests).
+    /// Checkpoints this store's queue work has run (for tests).
     var checkpointsCompleted: Int {
-        condition.lock()
-        defer { condition.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return completed
     }
 
+    /// Waits until the checkpoints asked for so far have run (for tests).
+    func waitUntilIdle() { Self.queue.sync {} }
+
+    /// Runs no more checkpoints, waits for one in progress, and closes the connection.
+    func stop() {
+        lock.lock()
+        let first = !stopped
+        stopped = true
+        lock.unlock()
+        guard first else { return }
+        Self.queue.sync {}
+        connection.close()
+    }
+
     private func run() {
-        condition.lock()
-        while true {
-            while !requested && !stopping { condition.wait() }
-            if stopping { break }
-            requested = false
-            busy = true
-            condition.unlock()
-            // PASSIVE: copies what no reader still needs, without waiting for anyone. A busy or
-            // failed checkpoint is simply tried again at the next request.
-            _ = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            condition.lock()
-            busy = false
-            completed += 1
-            condition.broadcast()
-        }
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        lock.lock()
+        scheduled = false
+        let go = !stopped
+        if go { busy = true }
+        lock.unlock()
+        guard go else { return }
+        // PASSIVE: copies what no reader still needs, without waiting for anyone. A busy or
+        // failed checkpoint is simply tried again at the next request.
+        _ = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        lock.lock()
+        busy = false
+        completed += 1
+        lock.unlock()
     }
 
     /// Makes `writer` ask this checkpointer for checkpoints instead of running them itself.
