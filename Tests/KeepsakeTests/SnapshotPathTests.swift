@@ -92,6 +92,29 @@ import Testing
         }
     }
 
+    struct Renamed: Versionable, Equatable, Codable {
+        var fullName: String
+        var nickname: String?
+        static var propertyEvolution: [PropertyEvolution] { [.renamed("name", to: "fullName")] }
+    }
+
+    @Test func aPropertyStoredUnderItsOldNameIsFoundByItsNewOne() throws {
+        let path = directory.path("renamed.keepsake")
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(Renamed(fullName: "Ada", nickname: nil), as: "v1")
+        // As an earlier model stored it: the row under the old name, with its digest.
+        let connection = try SQLiteConnection(path: path)
+        let namespace = caretaker.namespace(for: Renamed.self)
+        let digest = Caretaker.digest(namespace, "v1", "name", #""Ada""#)
+        try connection.execute(
+            "UPDATE snapshot_property SET path = 'name', digest = ? WHERE path = 'fullName'",
+            [.integer(digest)])
+        connection.close()
+        #expect(try caretaker.value(at: "fullName", in: "v1", of: Renamed.self, as: String.self) == "Ada")
+        #expect(try caretaker.value(at: "nickname", in: "v1", of: Renamed.self, as: String.self) == nil)
+        #expect(try caretaker.restore("v1", as: Renamed.self) == Renamed(fullName: "Ada", nickname: nil))
+    }
+
     @Test func aValueOfAnotherTypeIsUndecodable() throws {
         let caretaker = try caretakerWithBoard()
         #expect(

@@ -148,8 +148,10 @@ public struct Caretaker: Sendable {
     ///   - type: The snapshot's value type, which selects the namespace.
     ///   - propertyType: The type of the value at `path` (usually inferred).
     /// - Returns: The value, or `nil` when there is no snapshot called `name`, or when the path
-    ///   names an optional property that was `nil` (left out of the stored JSON; telling it
-    ///   from a property the type does not have reads the whole snapshot).
+    ///   names an optional property that was `nil`. A path the stored JSON lacks — a `nil`
+    ///   optional, or a property stored under its name before a rename declared in
+    ///   ``Versionable/propertyEvolution`` — is looked up in the whole snapshot read as today's
+    ///   type.
     /// - Throws: ``KeepsakeError/snapshotPathNotFound(name:path:reason:)`` when the path names
     ///   nothing in the snapshot (no such property, element, key or position);
     ///   ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` when the value there does not
@@ -204,14 +206,21 @@ public struct Caretaker: Sendable {
         case .failure(.invalid(let reason))?:
             throw .snapshotPathNotFound(name: name, path: path, reason: reason)
         case .failure(.absent)?:
-            // Left out of the JSON: an optional that was nil, or no such property at all.
+            // Not in the stored JSON: an optional that was nil, a property stored under the
+            // name it had before a rename, or no such property at all. The whole snapshot, read
+            // as today's type, tells which.
             guard let whole = try restore(name, as: Value.self) else { return nil }
-            guard let value = MirrorProbe.value(at: path.components[...], in: whole), MirrorProbe.isNil(value)
-            else {
+            guard let value = MirrorProbe.value(at: path.components[...], in: whole) else {
                 throw .snapshotPathNotFound(
                     name: name, path: path, reason: "\(Value.self) has no property there")
             }
-            return nil
+            if MirrorProbe.isNil(value) { return nil }
+            guard let property = MirrorProbe.unwrapped(value) as? Property else {
+                throw .undecodableSnapshot(
+                    name: name, path: path,
+                    reason: "the value there is a \(Swift.type(of: value)), not a \(Property.self)")
+            }
+            return property
         }
     }
 

@@ -52,7 +52,8 @@ enum MirrorProbe {
         return mirror.displayStyle == .optional && mirror.children.isEmpty
     }
 
-    private static func unwrapped(_ value: Any) -> Any {
+    /// The value an optional holds, or `value` itself.
+    static func unwrapped(_ value: Any) -> Any {
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .optional, let wrapped = mirror.children.first?.value else {
             return value
