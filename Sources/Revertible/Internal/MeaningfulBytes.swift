@@ -55,16 +55,19 @@ struct MeaningfulBytes: @unchecked Sendable {
         var positions: [Int] = []
         let block = 32
         words.withUnsafeBufferPointer { words in
-            var start = 0
-            while start < count {
-                let end = min(start + block, count)
-                // Most blocks are byte for byte the same: one `memcmp` settles them.
-                if memcmp(a + start * stride, b + start * stride, (end - start) * stride) != 0 {
-                    for index in start..<end where !same(a + index * stride, b + index * stride, words) {
-                        positions.append(index)
+            tail.withUnsafeBufferPointer { tail in
+                var start = 0
+                while start < count {
+                    let end = min(start + block, count)
+                    // Most blocks are byte for byte the same: one `memcmp` settles them.
+                    if memcmp(a + start * stride, b + start * stride, (end - start) * stride) != 0 {
+                        for index in start..<end
+                        where !Self.same(a + index * stride, b + index * stride, words, tail) {
+                            positions.append(index)
+                        }
                     }
+                    start = end
                 }
-                start = end
             }
         }
         return positions
@@ -73,13 +76,15 @@ struct MeaningfulBytes: @unchecked Sendable {
     /// Whether the values at `a` and `b` have the same meaningful bytes: then they are the same
     /// value. (Different bytes may still be equal values.)
     func same(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> Bool {
-        words.withUnsafeBufferPointer { same(a, b, $0) }
+        words.withUnsafeBufferPointer { words in tail.withUnsafeBufferPointer { Self.same(a, b, words, $0) } }
     }
 
+    /// Reads no array inside the loop (no reference counting per element).
     @inline(__always)
-    private func same(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ words: UnsafeBufferPointer<UInt64>)
-        -> Bool
-    {
+    private static func same(
+        _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ words: UnsafeBufferPointer<UInt64>,
+        _ tail: UnsafeBufferPointer<Bool>
+    ) -> Bool {
         // Branch-free over the words, so that the loop runs at the speed of memory.
         var difference: UInt64 = 0
         for word in 0..<words.count {
@@ -89,8 +94,8 @@ struct MeaningfulBytes: @unchecked Sendable {
         }
         guard difference == 0 else { return false }
         let offset = words.count * 8
-        for (index, meaningful) in tail.enumerated()
-        where meaningful
+        for index in 0..<tail.count
+        where tail[index]
             && a.load(fromByteOffset: offset + index, as: UInt8.self)
                 != b.load(fromByteOffset: offset + index, as: UInt8.self)
         {
