@@ -57,6 +57,36 @@ import Testing
         try history.checkInvariants()
     }
 
+    @Test func anUndoWhoseTransactionFailsTakesBackWhatItAppliedInMemory() throws {
+        // Undo applies its changes to the value in place, then writes; here the write fails
+        // after the changes were applied (a trigger refuses it), so they must be taken back.
+        let history = try open()
+        var doc = Doc.empty
+        doc.items = (0..<50).map { .init(id: $0, title: "item \($0)", done: false) }
+        try history.append(doc, tag: "start")
+        doc.items[20].title = "edited"
+        doc.title = "Titled"
+        try history.append(doc)
+        doc.items[30].done = true
+        try history.append(doc, tag: "end")
+        let before = try Snapshot(history)
+        let blocker = try SQLiteConnection(path: path)
+        try blocker.execute(
+            "CREATE TRIGGER refuse_undo BEFORE UPDATE OF is_undone ON version BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+        #expect(throws: KeepsakeError.self) { try history.undo() }
+        #expect(throws: KeepsakeError.self) { try history.undo(to: "start") }
+        #expect(try Snapshot(history) == before)
+        try history.checkInvariants()
+        try blocker.execute("DROP TRIGGER refuse_undo")
+        blocker.close()
+        // The value in memory is what the store holds: undo and redo still apply exactly.
+        #expect(try history.undo().items[30].done == false)
+        #expect(try history.undo().items[20].title == "item 20")
+        #expect(try history.redo(to: "end") == doc)
+        #expect(try open().value == doc)
+    }
+
     @Test func aPathToAMissingElementNamesHistoryVersionAndPathAndTheRestStillWorks() throws {
         let history = try open()
         var doc = history.value

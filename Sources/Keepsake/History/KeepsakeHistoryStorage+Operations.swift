@@ -196,30 +196,47 @@ extension KeepsakeHistoryStorage {
     // MARK: - Undo and redo
 
     /// Undoes or redoes `steps` versions of the current scope in one transaction.
+    ///
+    /// The changes are applied to the current value in place (a change to one element of a large
+    /// array costs O(change), not a copy of the value); if the transaction fails, they are taken
+    /// back, so the value is as it was.
     func move(undo: Bool, steps: Int) throws(KeepsakeError) {
         guard steps > 0 else { return }
-        let (name, level, start) = (self.name, self.level, self.current)
-        let (value, counts) = try transact { rows in
-            var value = start
-            let versions = try rows.versions(scope: level, undone: !undo, newestFirst: undo, limit: steps)
-            // The stack sizes stored with the history promised these versions.
-            guard versions.count == steps else {
-                throw KeepsakeError.damaged(
-                    history: name,
-                    reason:
-                        "its stored \(undo ? "undo" : "redo") count promises \(steps) more versions than its rows hold"
-                )
+        let (name, level) = (self.name, self.level)
+        var applied: [Reversion<Value>] = []
+        do throws(KeepsakeError) {
+            let counts = try transact { rows in
+                let versions = try rows.versions(scope: level, undone: !undo, newestFirst: undo, limit: steps)
+                // The stack sizes stored with the history promised these versions.
+                guard versions.count == steps else {
+                    throw KeepsakeError.damaged(
+                        history: name,
+                        reason:
+                            "its stored \(undo ? "undo" : "redo") count promises \(steps) more versions than its rows hold"
+                    )
+                }
+                for version in versions {
+                    let reversion = try Self.reversion(
+                        rows, version, against: current, inverted: !undo, history: name)
+                    do throws(ReversionError) {
+                        try reversion.revert(&current)
+                    } catch {
+                        throw KeepsakeError.reversion(history: name, version: version.position, error: error)
+                    }
+                    applied.append(reversion)
+                }
+                try rows.setUndone(versions.map(\.id), undo)
+                let moved = undo ? versions.count : -versions.count
+                return Counts(undo: undoCount - moved, redo: redoCount + moved, total: total)
+            } counts: {
+                $0
             }
-            for version in versions {
-                try Self.apply(rows, version, to: &value, inverted: !undo, history: name)
-            }
-            try rows.setUndone(versions.map(\.id), undo)
-            let moved = undo ? versions.count : -versions.count
-            return (value, Counts(undo: undoCount - moved, redo: redoCount + moved, total: total))
-        } counts: {
-            $0.1
+            settle(current, counts)
+        } catch {
+            // The transaction was rolled back: so are the changes applied in memory.
+            for reversion in applied.reversed() { try? reversion.inverse.revert(&current) }
+            throw error
         }
-        settle(value, counts)
     }
 
     // MARK: - Tags
