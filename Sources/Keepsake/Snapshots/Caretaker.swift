@@ -90,10 +90,11 @@ public struct Caretaker: Sendable {
         try restore(name, as: type, template: { try? ChangeRecord.makeEncoder().encode(template) })
     }
 
-    private func restore<Value: Decodable>(_ name: String, as type: Value.Type, template: () -> Data?)
-        throws(KeepsakeError) -> Value?
-    {
-        let namespace = self.namespace(for: Value.self)
+    /// The snapshot called `name` in `namespace` (that of `Value` by default) as a `Value`.
+    private func restore<Value: Decodable>(
+        _ name: String, as type: Value.Type, namespace: String? = nil, template: () -> Data?
+    ) throws(KeepsakeError) -> Value? {
+        let namespace = namespace ?? self.namespace(for: Value.self)
         return try store.read { connection, blobs in
             guard let id = try Self.id(connection, namespace, name) else { return nil }
             let rows = try connection.query(
@@ -161,30 +162,36 @@ public struct Caretaker: Sendable {
         as propertyType: Property.Type = Property.self
     ) throws(KeepsakeError) -> Property? {
         let namespace = self.namespace(for: Value.self)
+        // The root: the whole snapshot, read as a restore reads it.
+        if path.isRoot {
+            return try restore(name, as: Property.self, namespace: namespace, template: { nil })
+        }
         let found: Result<Property, JSONValue.Missing>? = try store.read { connection, blobs in
             guard let id = try Self.id(connection, namespace, name) else { return nil }
-            let select =
-                "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property "
-                + "WHERE snapshot_id = ? AND path = ?"
-            let row = { (path: PathDescriptor) in
-                try connection.query(select, [.integer(id), .text(path.description)]) {
-                    try Self.checkedJSON($0, blobs, namespace: namespace, name: name)
-                }.first
-            }
             // A value stored as one row at the root (not an object) holds every path; otherwise
-            // the first component names the row to read.
+            // the first component names the row to read. One query reads whichever exists.
+            let top: PathDescriptor? =
+                if case .property(let key)? = path.components.first { [.property(key)] } else { nil }
+            let rows = try connection.query(
+                "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property "
+                    + "WHERE snapshot_id = ? AND path IN ('', ?) ORDER BY path",
+                [.integer(id), .text(top?.description ?? "")]
+            ) {
+                (
+                    path: $0.text(0) ?? "",
+                    json: try Self.checkedJSON($0, blobs, namespace: namespace, name: name)
+                )
+            }
             let lookup: JSONValue.Lookup
-            if let json = try row([]) {
-                lookup = try Self.parsed(json, name: name, path: []).lookup(path.components[...])
-            } else if case .property(let key)? = path.components.first {
-                let top = PathDescriptor([.property(key)])
-                if let json = try row(top) {
-                    lookup = try Self.parsed(json, name: name, path: top).lookup(path.components.dropFirst())
+            if let root = rows.first(where: { $0.path.isEmpty }) {
+                lookup = try Self.parsed(root.json, name: name, path: []).lookup(path.components[...])
+            } else if let top {
+                if let row = rows.first {
+                    lookup = try Self.parsed(row.json, name: name, path: top).lookup(
+                        path.components.dropFirst())
                 } else {
                     lookup = path.components.count == 1 ? .absent : .invalid("no \(top) in the snapshot")
                 }
-            } else if path.isRoot {
-                lookup = .found(try Self.joinedJSON(id, connection, blobs, namespace: namespace, name: name))
             } else {
                 lookup = .invalid("\(path.components[0]) does not name a property")
             }
@@ -222,24 +229,6 @@ public struct Caretaker: Sendable {
             }
             return property
         }
-    }
-
-    /// An object snapshot's rows joined into its whole JSON.
-    private static func joinedJSON(
-        _ id: Int64, _ connection: SQLiteConnection, _ blobs: BlobCoding, namespace: String, name: String
-    ) throws -> JSONValue {
-        var object: [String: JSONValue] = [:]
-        for (path, json) in try connection.query(
-            "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property WHERE snapshot_id = ?",
-            [.integer(id)],
-            row: { ($0.text(0) ?? "", try Self.checkedJSON($0, blobs, namespace: namespace, name: name)) })
-        {
-            guard case .property(let key)? = (try? PathDescriptor(parsing: path))?.components.first else {
-                continue
-            }
-            object[key] = try Self.parsed(json, name: name, path: [.property(key)])
-        }
-        return .object(object)
     }
 
     private static func parsed(_ json: String, name: String, path: PathDescriptor) throws -> JSONValue {
