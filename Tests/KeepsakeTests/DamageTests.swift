@@ -102,12 +102,12 @@ import Testing
     static let integerColumns: [(String, String)] = [
         ("history", "maximum_versions"), ("history", "revision"), ("history", "undo_count"),
         ("history", "redo_count"), ("history", "version_count"), ("scope", "level"), ("version", "position"),
-        ("version", "scope_level"), ("version", "is_undone"), ("change", "ordinal"),
-        ("checkpoint", "version_id"),
+        ("version", "scope_level"), ("version", "is_undone"), ("checkpoint", "position"),
         ("blob", "size"), ("version", "format"),
     ]
 
-    /// Numbers inside the stored patches, as JSON paths in `change.patch`.
+    /// Numbers inside the stored patches, as JSON paths within a patch; the first change of
+    /// every version is set (`version.changes` holds `[path, kind, patch, digest]` elements).
     static let patchNumbers = [
         "$.offset", "$.oldCount", "$.newCount", "$.insertions[0].offset", "$.removals[0].offset",
     ]
@@ -118,7 +118,8 @@ import Testing
         var outcomes: [Outcome: Int] = [:]
         var targets: [String] = Self.integerColumns.map { "UPDATE OR IGNORE \($0.0) SET \($0.1) = \(number)" }
         targets += Self.patchNumbers.map {
-            "UPDATE change SET patch = json_set(patch, '\($0)', \(number)) WHERE json_type(patch, '\($0)') IS NOT NULL"
+            "UPDATE version SET changes = json_set(changes, '$[0][2]\($0.dropFirst())', \(number)) "
+                + "WHERE json_type(changes, '$[0][2]\($0.dropFirst())') IS NOT NULL"
         }
         for (index, sql) in targets.enumerated() {
             let path = directory.path("number-\(number)-\(index).keepsake")

@@ -39,10 +39,9 @@ import Testing
         }
 
         let connection = try SQLiteConnection(path: path)
-        let stored = try connection.query(
-            "SELECT path, patch FROM change JOIN version ON version.id = change.version_id "
-                + "WHERE version.position > 1 ORDER BY version.position, change.ordinal"
-        ) { "\($0.text(0) ?? "") \($0.text(1) ?? "")" }
+        let stored = try storedChanges(connection).filter { $0.position > 1 }.map {
+            "\($0.entry.path) \($0.entry.patch)"
+        }
         #expect(
             stored == [
                 #"items[id: 3].shape.circle.radius {"new":12,"old":10}"#,

@@ -98,8 +98,7 @@ import Testing
         try store.database.read {
             // Digests cleared, as a store written before them: only the path is in question here
             // (an edited row that keeps its digest is damage, tested in HostileInputTests).
-            try $0.execute(
-                "UPDATE change SET path = 'items[id: 5].done', digest = NULL WHERE path = 'status'")
+            try moveStoredChanges($0, at: "status", to: "items[id: 5].done")
         }
         // Opening replays the versions after the last checkpoint: the stale one fails the open,
         // with the same typed error, and nothing is deleted.
@@ -111,13 +110,11 @@ import Testing
             try open(store)
         }
         try store.database.read {
-            try $0.execute(
-                "UPDATE change SET path = 'status', digest = NULL WHERE path = 'items[id: 5].done'")
+            try moveStoredChanges($0, at: "items[id: 5].done", to: "status")
         }
         try open(store).writeCheckpoint()
         try store.database.read {
-            try $0.execute(
-                "UPDATE change SET path = 'items[id: 5].done', digest = NULL WHERE path = 'status'")
+            try moveStoredChanges($0, at: "status", to: "items[id: 5].done")
         }
         let reopened = try open(store)
         let before = try Snapshot(reopened)
@@ -129,7 +126,7 @@ import Testing
             try reopened.undo()
         }
         #expect(try Snapshot(reopened) == before)
-        #expect(try store.database.read { try $0.scalarInt("SELECT count(*) FROM change") } == 2)
+        #expect(try store.database.read { try storedChanges($0).count } == 2)
         doc.note = "after"
         try reopened.append(doc)
         #expect(try reopened.undo().note == nil)
@@ -153,9 +150,11 @@ import Testing
         try history.writeCheckpoint()
         let store = try KeepsakeStore(path: path)
         try store.database.read {
-            try $0.execute(
-                #"UPDATE change SET patch = '{"new":"yes","old":false}', digest = NULL WHERE path = 'items[id: 1].done'"#
-            )
+            try editStoredChanges($0) { _, entries in
+                for index in entries.indices where entries[index].path == "items[id: 1].done" {
+                    (entries[index].patch, entries[index].digest) = (#"{"new":"yes","old":false}"#, nil)
+                }
+            }
         }
         let reopened = try open(store)
         #expect {
@@ -216,11 +215,10 @@ import Testing
         doc.items[5_000].title = "Edited"
         try history.append(doc)
         let bytes = try store.database.read { connection in
+            // The whole version row: its key, columns and changes.
             try connection.scalarInt(
-                """
-                SELECT sum(length(path) + length(kind) + length(patch) + 16) + 64 FROM change
-                WHERE version_id = (SELECT max(id) FROM version)
-                """)!
+                "SELECT length(changes) + 64 FROM version WHERE position = (SELECT max(position) FROM version)"
+            )!
         }
         #expect(bytes < 512, "one edit stored \(bytes) bytes")
         #expect(try counts() == before)

@@ -18,8 +18,8 @@ import Testing
         { $0.text(0)! }
         #expect(
             tables == [
-                "blob", "change", "checkpoint", "history", "pending_change", "scope", "snapshot",
-                "snapshot_property", "version",
+                "blob", "checkpoint", "history", "pending_change", "scope", "snapshot", "snapshot_property",
+                "version",
             ])
         #expect(try connection.scalarText("PRAGMA journal_mode") == "wal")
         #expect(try connection.query("PRAGMA integrity_check") { $0.text(0) } == ["ok"])

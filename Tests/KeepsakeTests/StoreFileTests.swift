@@ -162,7 +162,7 @@ final class TemporaryMount {
         try history.append(doc)
         let store = history.durableStorage!.store
         let patchBytes = try store.database.read {
-            try $0.scalarInt("SELECT max(length(patch)) FROM change WHERE path = 'blob'")
+            try storedChanges($0).filter { $0.entry.path == "blob" }.map(\.entry.patch.utf8.count).max()
         }
         #expect((patchBytes ?? .max) < 1_024)
         #expect(try history.undo().blob == Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7) }))

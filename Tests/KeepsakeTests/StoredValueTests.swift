@@ -59,7 +59,13 @@ import Testing
         var doc = history.value
         doc.title = "one"
         try history.append(doc)
-        try store.database.read { try $0.execute("UPDATE change SET kind = 'vector', digest = NULL") }
+        try store.database.read {
+            try editStoredChanges($0) { _, entries in
+                for index in entries.indices {
+                    (entries[index].kind, entries[index].digest) = ("vector", nil)
+                }
+            }
+        }
         #expect {
             try store.valueJSON(ofHistory: "doc", atVersion: 1)
         } throws: { error in

@@ -8,20 +8,23 @@ struct HistoryRows {
     let blobs: BlobCoding
     let historyID: Int64
 
+    /// A version's row: its position (its key within the history), its tag, and its changes'
+    /// text when the query read it.
     struct Version {
-        let id: Int64
         let position: Int
         let tag: VersionTag?
+        /// The `changes` column (``StoredChanges``), when read with the row.
+        let changes: String?
 
-        init(id: Int64, position: Int, tag: VersionTag? = nil) {
-            (self.id, self.position, self.tag) = (id, position, tag)
+        init(position: Int, tag: VersionTag? = nil, changes: String? = nil) {
+            (self.position, self.tag, self.changes) = (position, tag, changes)
         }
 
-        /// Reads `SELECT id, position, tag FROM version …`.
+        /// Reads `SELECT position, tag[, changes] FROM version …`.
         init(row: SQLiteStatement) throws {
-            id = try row.requiredInt64(0)
-            position = Int(try row.requiredInt64(1))
-            tag = try HistoryRows.decodeTag(row.text(2), version: position)
+            position = Int(try row.requiredInt64(0))
+            tag = try HistoryRows.decodeTag(row.text(1), version: position)
+            changes = row.columnCount > 2 ? row.text(2) : nil
         }
     }
 
@@ -30,9 +33,6 @@ struct HistoryRows {
     /// Whether the store has schema 2's tables and columns (a schema 1 store opened read-only
     /// has not).
     var hasSchema2: Bool { connection.schemaVersion >= 2 }
-
-    /// The digest column in queries, or `NULL` (read unchecked) in a store without one.
-    private var digestColumn: String { hasSchema2 ? "digest" : "NULL" }
 
     // MARK: Tags
 
@@ -54,24 +54,41 @@ struct HistoryRows {
 
     // MARK: Versions
 
-    /// Applied versions of a scope, oldest first, or undone ones, next to redo first.
-    func versions(scope: Int, undone: Bool, newestFirst: Bool = false, limit: Int? = nil) throws -> [Version]
-    {
+    /// Applied versions of a scope, oldest first, or undone ones, next to redo first; with their
+    /// changes when `changes`.
+    ///
+    /// Undone versions are read through the partial index `version_undone`. Applied ones are
+    /// read by position, below the scope's first undone version: within a scope every applied
+    /// version comes before every undone one, and inner scopes come after it, so the newest
+    /// applied version is the first row met walking down from there.
+    func versions(
+        scope: Int, undone: Bool, newestFirst: Bool = false, limit: Int? = nil, changes: Bool = false
+    ) throws -> [Version] {
         let order = newestFirst ? "DESC" : "ASC"
         let limitClause = limit.map { " LIMIT \($0)" } ?? ""
+        let columns = changes ? "position, tag, changes" : "position, tag"
+        // The literal `is_undone = 1` lets SQLite use the partial index.
+        let filter =
+            undone
+            ? "is_undone = 1"
+            : """
+            is_undone = 0 AND position < coalesce((SELECT min(position) FROM version
+                WHERE history_id = ?1 AND scope_level = ?2 AND is_undone = 1), \(Self.largestNumber + 1))
+            """
         return try connection.query(
             """
-            SELECT id, position, tag FROM version
-            WHERE history_id = ? AND scope_level = ? AND is_undone = ? ORDER BY position \(order)\(limitClause)
-            """, [.integer(historyID), .integer(Int64(scope)), .integer(undone ? 1 : 0)]
+            SELECT \(columns) FROM version WHERE history_id = ?1 AND scope_level = ?2 AND \(filter)
+            ORDER BY position \(order)\(limitClause)
+            """, [.integer(historyID), .integer(Int64(scope))]
         ) { try Version(row: $0) }
     }
 
     func count(scope: Int, undone: Bool) throws -> Int {
         Int(
             try connection.scalarInt(
-                "SELECT count(*) FROM version WHERE history_id = ? AND scope_level = ? AND is_undone = ?",
-                [.integer(historyID), .integer(Int64(scope)), .integer(undone ? 1 : 0)]) ?? 0)
+                "SELECT count(*) FROM version WHERE history_id = ? AND scope_level = ? AND "
+                    + (undone ? "is_undone = 1" : "is_undone = 0"),
+                [.integer(historyID), .integer(Int64(scope))]) ?? 0)
     }
 
     func totalCount() throws -> Int {
@@ -80,28 +97,19 @@ struct HistoryRows {
                 "SELECT count(*) FROM version WHERE history_id = ?", [.integer(historyID)]) ?? 0)
     }
 
-    /// The change records of `version`, each checked against its digest (rows written before
-    /// schema 2 have none).
+    /// The change records of `version`, each checked against its digest (changes written before
+    /// schema 2 have none): from the row already read, or read now.
     func records(of version: Version) throws -> [ChangeRecord] {
-        try connection.query(
-            "SELECT ordinal, path, kind, patch, \(digestColumn) FROM change WHERE version_id = ? ORDER BY ordinal",
-            [.integer(version.id)]
-        ) { row in
-            let (ordinal, path, kind, patch) = (
-                row.int64(0) ?? 0, row.text(1) ?? "", row.text(2) ?? "", row.text(3) ?? ""
-            )
-            if let stored = row.int64(4),
-                stored != Self.digest(position: version.position, ordinal: ordinal, path, kind, patch)
-            {
-                throw KeepsakeError.damaged(
-                    history: "",
-                    reason:
-                        "change \(ordinal) of version \(version.position) (at \(path.isEmpty ? "(root)" : path)) does not match its digest"
-                )
-            }
-            return ChangeRecord(
-                path: try PathDescriptor(parsing: path), kind: kind, payload: Data(patch.utf8))
+        let text =
+            try version.changes
+            ?? connection.scalarText(
+                "SELECT changes FROM version WHERE history_id = ? AND position = ?",
+                [.integer(historyID), .integer(Int64(version.position))])
+        guard let text else {
+            throw KeepsakeError.damaged(
+                history: "", reason: "version \(version.position) vanished while read")
         }
+        return try StoredChanges.records(text, position: version.position)
     }
 
     /// The digest of a stored row: XXH64 of its parts, each followed by a NUL, as a signed
@@ -116,7 +124,7 @@ struct HistoryRows {
         return Int64(bitPattern: digest)
     }
 
-    /// Inserts a version after every other one; returns its id and the bytes its changes took.
+    /// The highest position in the history (0 when it has no version).
     func maxPosition() throws -> Int {
         let highest = Int(
             try connection.scalarInt(
@@ -133,33 +141,19 @@ struct HistoryRows {
     /// history (a trillion versions), far below where adding to it could overflow.
     static let largestNumber = 1 << 40
 
-    func insertVersion(position: Int, scope: Int, tag: VersionTag?, records: [ChangeRecord]) throws -> (
-        id: Int64, bytes: Int
-    ) {
-        let position = Int64(position)
+    /// Inserts a version with its changes, one row; returns the bytes its changes took.
+    func insertVersion(position: Int, scope: Int, tag: VersionTag?, records: [ChangeRecord]) throws -> Int {
+        let (changes, bytes) = StoredChanges.encode(records, position: position)
         try connection.execute(
-            "INSERT INTO version (history_id, position, scope_level, tag, created_at) VALUES (?, ?, ?, ?, ?)",
+            """
+            INSERT INTO version (history_id, position, scope_level, tag, created_at, changes)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
             [
-                .integer(historyID), .integer(position), .integer(Int64(scope)), Self.encodeTag(tag),
-                .real(Self.now()),
+                .integer(historyID), .integer(Int64(position)), .integer(Int64(scope)), Self.encodeTag(tag),
+                .real(Self.now()), .text(changes),
             ])
-        let versionID = connection.lastInsertRowID
-        var bytes = 0
-        for (ordinal, record) in records.enumerated() {
-            let patch = String(decoding: record.payload, as: UTF8.self)
-            let path = record.path.description
-            bytes += record.payload.count + path.utf8.count
-            try connection.execute(
-                "INSERT INTO change (version_id, ordinal, path, kind, patch, digest) VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    .integer(versionID), .integer(Int64(ordinal)), .text(path), .text(record.kind),
-                    .text(patch),
-                    .integer(
-                        Self.digest(
-                            position: Int(position), ordinal: Int64(ordinal), path, record.kind, patch)),
-                ])
-        }
-        return (versionID, bytes)
+        return bytes
     }
 
     // MARK: Pending changes
@@ -190,23 +184,35 @@ struct HistoryRows {
         }
     }
 
-    func setUndone(_ ids: [Int64], _ undone: Bool) throws {
-        for id in ids {
+    func setUndone(_ positions: [Int], _ undone: Bool) throws {
+        for position in positions {
             try connection.execute(
-                "UPDATE version SET is_undone = ? WHERE id = ?", [.integer(undone ? 1 : 0), .integer(id)])
+                "UPDATE version SET is_undone = ? WHERE history_id = ? AND position = ?",
+                [.integer(undone ? 1 : 0), .integer(historyID), .integer(Int64(position))])
         }
     }
 
-    func deleteVersions(scope: Int, undoneOnly: Bool) throws {
+    /// Deletes a scope's versions, or only its undone ones (through the partial index); returns
+    /// how many.
+    @discardableResult
+    func deleteVersions(scope: Int, undoneOnly: Bool) throws -> Int {
         try connection.execute(
             "DELETE FROM version WHERE history_id = ? AND scope_level = ?"
                 + (undoneOnly ? " AND is_undone = 1" : ""),
             [.integer(historyID), .integer(Int64(scope))])
+        return connection.changes
     }
 
-    func setTag(_ tag: VersionTag?, version id: Int64) throws {
+    func deleteVersion(at position: Int) throws {
         try connection.execute(
-            "UPDATE version SET tag = ? WHERE id = ?", [Self.encodeTag(tag), .integer(id)])
+            "DELETE FROM version WHERE history_id = ? AND position = ?",
+            [.integer(historyID), .integer(Int64(position))])
+    }
+
+    func setTag(_ tag: VersionTag?, version position: Int) throws {
+        try connection.execute(
+            "UPDATE version SET tag = ? WHERE history_id = ? AND position = ?",
+            [Self.encodeTag(tag), .integer(historyID), .integer(Int64(position))])
     }
 
     // MARK: Scopes
@@ -261,27 +267,21 @@ struct HistoryRows {
         }
     }
 
-    /// Stores `value` whole, as the value right after `version` (the base value when `nil`);
-    /// returns its size, blobs included.
-    func writeCheckpoint<Value: Encodable>(_ value: Value, version: Int64?) throws -> Int {
+    /// Stores `value` whole, as the value right after the version at `position` (the base
+    /// value when `nil`); returns its size, blobs included.
+    func writeCheckpoint<Value: Encodable>(_ value: Value, position: Int?) throws -> Int {
         let blobBytesBefore = blobs.blobBytesEncoded
         let json = String(decoding: try blobs.encoder.encode(value), as: UTF8.self)
         let size = json.utf8.count + blobs.blobBytesEncoded - blobBytesBefore
-        var position = 0
-        if let version {
-            position = Int(
-                try connection.scalarInt("SELECT position FROM version WHERE id = ?", [.integer(version)])
-                    ?? 0)
-            try connection.execute("DELETE FROM checkpoint WHERE version_id = ?", [.integer(version)])
-        } else {
-            try connection.execute(
-                "DELETE FROM checkpoint WHERE history_id = ? AND version_id IS NULL", [.integer(historyID)])
-        }
         try connection.execute(
-            "INSERT INTO checkpoint (history_id, version_id, value, created_at, digest) VALUES (?, ?, ?, ?, ?)",
+            "DELETE FROM checkpoint WHERE history_id = ? AND position "
+                + (position == nil ? "IS NULL" : "= ?"),
+            [.integer(historyID)] + (position.map { [.integer(Int64($0))] } ?? []))
+        try connection.execute(
+            "INSERT INTO checkpoint (history_id, position, value, created_at, digest) VALUES (?, ?, ?, ?, ?)",
             [
-                .integer(historyID), version.map { .integer($0) } ?? .null, .text(json), .real(Self.now()),
-                .integer(Self.digest(position: position, json)),
+                .integer(historyID), position.map { .integer(Int64($0)) } ?? .null, .text(json),
+                .real(Self.now()), .integer(Self.digest(position: position ?? 0, json)),
             ])
         return size
     }
@@ -290,8 +290,9 @@ struct HistoryRows {
     func bestCheckpoint() throws -> (position: Int, json: String)? {
         let applied = try connection.query(
             """
-            SELECT v.position, c.value, \(hasSchema2 ? "c.digest" : "NULL") FROM version v JOIN checkpoint c ON c.version_id = v.id
-            WHERE v.history_id = ? AND v.is_undone = 0 ORDER BY v.position DESC LIMIT 1
+            SELECT c.position, c.value, c.digest FROM checkpoint c
+            JOIN version v ON v.history_id = c.history_id AND v.position = c.position
+            WHERE c.history_id = ? AND v.is_undone = 0 ORDER BY c.position DESC LIMIT 1
             """, [.integer(historyID)]
         ) {
             try Self.checkedCheckpoint(
@@ -304,7 +305,7 @@ struct HistoryRows {
     /// The base value's JSON: the value before every version kept.
     func baseCheckpoint() throws -> String? {
         try connection.query(
-            "SELECT value, \(digestColumn) FROM checkpoint WHERE history_id = ? AND version_id IS NULL",
+            "SELECT value, digest FROM checkpoint WHERE history_id = ? AND position IS NULL",
             [.integer(historyID)]
         ) { try Self.checkedCheckpoint(position: 0, json: $0.text(0), digest: $0.int64(1)).json }.first
     }
@@ -324,10 +325,25 @@ struct HistoryRows {
         return (position, json)
     }
 
-    /// Applied versions after `position`, oldest first.
+    /// The position of the newest applied version (of scope `level` or, when it has none, of an
+    /// outer one), or `nil` when none is applied.
+    func topApplied(level: Int) throws -> Int? {
+        try connection.scalarInt(
+            """
+            SELECT max(position) FROM version WHERE history_id = ?1 AND is_undone = 0
+            AND position < coalesce((SELECT min(position) FROM version
+                WHERE history_id = ?1 AND scope_level = ?2 AND is_undone = 1), \(Self.largestNumber + 1))
+            """, [.integer(historyID), .integer(Int64(level))]
+        ).map(Int.init)
+    }
+
+    /// Applied versions after `position`, oldest first, with their changes.
     func appliedVersions(after position: Int) throws -> [Version] {
         try connection.query(
-            "SELECT id, position, tag FROM version WHERE history_id = ? AND is_undone = 0 AND position > ? ORDER BY position",
+            """
+            SELECT position, tag, changes FROM version WHERE history_id = ? AND is_undone = 0 AND position > ?
+            ORDER BY position
+            """,
             [.integer(historyID), .integer(Int64(position))]
         ) { try Version(row: $0) }
     }

@@ -46,14 +46,14 @@ extension KeepsakeHistoryStorage {
                 try rows.deleteVersions(scope: level, undoneOnly: true)
                 position = try rows.maxPosition() + 1
             }
-            let (versionID, bytes) = try insert(
+            let bytes = try insert(
                 reversion, rows: rows, position: position, scope: level, tag: tag, history: name)
             // The version records what was held: the held rows go in the same transaction.
             if hasPendingRows { try rows.replacePending(with: []) }
             let wroteCheckpoint = try checkpointIfDue(
-                rows, value: newValue, version: versionID, adding: bytes)
-            if try pruneIfNeeded(rows, total: counts.total, force: false) {
-                counts = try Counts(rows, level: level)
+                rows, value: newValue, position: position, adding: bytes)
+            if let pruned = try pruneIfNeeded(rows, total: counts.total, force: false) {
+                counts = pruned.counts(after: counts, level: level)
                 position = try rows.maxPosition()
             }
             return (wroteCheckpoint, bytes, position, counts)
@@ -69,7 +69,7 @@ extension KeepsakeHistoryStorage {
     private func insert(
         _ reversion: Reversion<Value>, rows: HistoryRows, position: Int, scope: Int, tag: VersionTag?,
         history: String
-    ) throws -> (Int64, Int) {
+    ) throws -> Int {
         try rows.insertVersion(
             position: position, scope: scope, tag: tag,
             records: try records(of: reversion, rows, history: history))
@@ -120,13 +120,13 @@ extension KeepsakeHistoryStorage {
 
     /// Writes a checkpoint when enough versions or bytes have piled up since the last one; the
     /// byte rule keeps checkpoint writes within the size of the changes themselves.
-    private func checkpointIfDue(_ rows: HistoryRows, value: Value, version: Int64, adding bytes: Int) throws
+    private func checkpointIfDue(_ rows: HistoryRows, value: Value, position: Int, adding bytes: Int) throws
         -> Int?
     {
         let due =
             stepsSinceCheckpoint + 1 >= Self.checkpointInterval
             || bytesSinceCheckpoint + bytes >= max(4 * 1024, checkpointBytes)
-        return due ? try rows.writeCheckpoint(value, version: version) : nil
+        return due ? try rows.writeCheckpoint(value, position: position) : nil
     }
 
     private func noteCheckpoint(_ written: Int?, adding bytes: Int) {
@@ -147,31 +147,44 @@ extension KeepsakeHistoryStorage {
     /// - Throws: ``KeepsakeError``.
     public func writeCheckpoint() throws(KeepsakeError) {
         let value = current
+        let level = self.level
         let written = try transact { rows in
-            let top = try rows.connection.scalarInt(
-                "SELECT id FROM version WHERE history_id = ? AND is_undone = 0 ORDER BY position DESC LIMIT 1",
-                [.integer(rows.historyID)])
             // With no version applied, the current value is the base value itself.
-            return try rows.writeCheckpoint(value, version: top)
+            return try rows.writeCheckpoint(value, position: try rows.topApplied(level: level))
         } counts: { [counts] _ in
             counts
         }
         noteCheckpoint(written, adding: 0)
     }
 
+    /// What pruning removed.
+    struct Pruned {
+        /// Applied versions of the root scope folded into the base value.
+        var folded: Int
+        /// Versions dropped from the far end of the current scope's redo stack.
+        var dropped: Int
+
+        /// The stack sizes `counts` become, in scope `level`.
+        func counts(after counts: Counts, level: Int) -> Counts {
+            Counts(
+                undo: counts.undo - (level == 0 ? folded : 0), redo: counts.redo - dropped,
+                total: counts.total - folded - dropped)
+        }
+    }
+
     /// Folds the oldest versions of the root scope into the base value when the history holds
     /// more than the limit (plus an eighth, at least 16, unless `force`), then drops the
     /// furthest redo versions if still over.
     /// - Parameter total: The number of versions the history holds now.
-    /// - Returns: Whether anything was pruned.
+    /// - Returns: What was pruned, or `nil` when nothing was.
     @discardableResult
-    func pruneIfNeeded(_ rows: HistoryRows, total: Int, force: Bool) throws -> Bool {
-        guard let limit else { return false }
+    func pruneIfNeeded(_ rows: HistoryRows, total: Int, force: Bool) throws -> Pruned? {
+        guard let limit else { return nil }
         let slack = force ? 0 : max(16, limit / 8)
-        guard total - limit > slack else { return false }
-        var excess = total - limit
-        let oldest = try rows.versions(scope: 0, undone: false, limit: excess)
-        if !oldest.isEmpty {
+        guard total - limit > slack else { return nil }
+        var pruned = Pruned(folded: 0, dropped: 0)
+        let oldest = try rows.versions(scope: 0, undone: false, limit: total - limit, changes: true)
+        if let newest = oldest.last {
             guard let json = try rows.baseCheckpoint() else {
                 throw KeepsakeError.undecodableValue(
                     history: name, reason: "the store holds no base value for it")
@@ -179,18 +192,23 @@ extension KeepsakeHistoryStorage {
             var base: Value = try rows.decodeStored(json, history: name) { current }
             for version in oldest {
                 try Self.apply(rows, version, to: &base, inverted: true, history: name)
-                try rows.connection.execute("DELETE FROM version WHERE id = ?", [.integer(version.id)])
             }
-            _ = try rows.writeCheckpoint(base, version: nil)
-            try rows.setBaseTag(oldest.last?.tag, scope: 0)
-            excess -= oldest.count
+            // They are the root scope's first versions: every position up to the newest of them.
+            try rows.connection.execute(
+                "DELETE FROM version WHERE history_id = ? AND position <= ? AND scope_level = 0 AND is_undone = 0",
+                [.integer(rows.historyID), .integer(Int64(newest.position))])
+            _ = try rows.writeCheckpoint(base, position: nil)
+            try rows.setBaseTag(newest.tag, scope: 0)
+            pruned.folded = oldest.count
         }
+        let excess = total - limit - pruned.folded
         if excess > 0 {
             for version in try rows.versions(scope: level, undone: true, newestFirst: true, limit: excess) {
-                try rows.connection.execute("DELETE FROM version WHERE id = ?", [.integer(version.id)])
+                try rows.deleteVersion(at: version.position)
+                pruned.dropped += 1
             }
         }
-        return true
+        return pruned
     }
 
     // MARK: - Undo and redo
@@ -206,7 +224,8 @@ extension KeepsakeHistoryStorage {
         var applied: [Reversion<Value>] = []
         do throws(KeepsakeError) {
             let counts = try transact { rows in
-                let versions = try rows.versions(scope: level, undone: !undo, newestFirst: undo, limit: steps)
+                let versions = try rows.versions(
+                    scope: level, undone: !undo, newestFirst: undo, limit: steps, changes: true)
                 // The stack sizes stored with the history promised these versions.
                 guard versions.count == steps else {
                     throw KeepsakeError.damaged(
@@ -225,7 +244,7 @@ extension KeepsakeHistoryStorage {
                     }
                     applied.append(reversion)
                 }
-                try rows.setUndone(versions.map(\.id), undo)
+                try rows.setUndone(versions.map(\.position), undo)
                 let moved = undo ? versions.count : -versions.count
                 return Counts(undo: undoCount - moved, redo: redoCount + moved, total: total)
             } counts: {
@@ -246,7 +265,7 @@ extension KeepsakeHistoryStorage {
         let level = self.level
         try transact { rows in
             if let top = try rows.versions(scope: level, undone: false, newestFirst: true, limit: 1).first {
-                try rows.setTag(tag, version: top.id)
+                try rows.setTag(tag, version: top.position)
             } else {
                 try rows.setBaseTag(tag, scope: level)
             }
@@ -295,12 +314,10 @@ extension KeepsakeHistoryStorage {
             var bytes = 0
             if let reversion = value.reversion(to: start) {
                 try rows.deleteVersions(scope: level - 1, undoneOnly: true)
-                let (versionID, written) = try insert(
-                    reversion, rows: rows, position: try rows.maxPosition() + 1, scope: level - 1,
-                    tag: topTag,
-                    history: name)
-                bytes = written
-                checkpoint = try checkpointIfDue(rows, value: value, version: versionID, adding: bytes)
+                let position = try rows.maxPosition() + 1
+                bytes = try insert(
+                    reversion, rows: rows, position: position, scope: level - 1, tag: topTag, history: name)
+                checkpoint = try checkpointIfDue(rows, value: value, position: position, adding: bytes)
             }
             return (try Counts(rows, level: level - 1), checkpoint, bytes, try rows.maxPosition())
         } counts: {
@@ -332,7 +349,7 @@ extension KeepsakeHistoryStorage {
     /// applied versions), and the tag of its current version.
     private func scopeStart(_ rows: HistoryRows, level: Int, history: String) throws -> (Value, VersionTag?) {
         var value = current
-        let applied = try rows.versions(scope: level, undone: false, newestFirst: true)
+        let applied = try rows.versions(scope: level, undone: false, newestFirst: true, changes: true)
         for version in applied {
             try Self.apply(rows, version, to: &value, inverted: false, history: history)
         }
@@ -357,9 +374,9 @@ extension KeepsakeHistoryStorage {
             }
             try rows.connection.execute(
                 "DELETE FROM checkpoint WHERE history_id = ?", [.integer(rows.historyID)])
-            let baseBytes = try rows.writeCheckpoint(base, version: nil)
+            let baseBytes = try rows.writeCheckpoint(base, position: nil)
             guard let top = applied.last else { return baseBytes }
-            return try rows.writeCheckpoint(value, version: top.id)
+            return try rows.writeCheckpoint(value, position: top.position)
         } counts: { [counts] _ in
             counts
         }

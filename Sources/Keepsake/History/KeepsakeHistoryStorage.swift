@@ -96,7 +96,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
             let id = connection.lastInsertRowID
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             try rows.insertScope(level: 0)
-            return (id, try rows.writeCheckpoint(value, version: nil), value)
+            return (id, try rows.writeCheckpoint(value, position: nil), value)
         }
     }
 

@@ -47,6 +47,8 @@ enum Schema {
             if !readOnly {
                 try connection.enableWAL(synchronous: synchronous)
                 try migrate(connection, from: version)
+            } else if version < 4 {
+                try createSchema4Views(connection, over: version)
             }
             return connection
         } catch let error as KeepsakeError {
@@ -177,6 +179,29 @@ enum Schema {
             )
         }
         return version
+    }
+
+    /// Shows a store older than schema 4, opened read-only (so not upgraded), in schema 4's
+    /// form: temporary views named `version` and `checkpoint`, which hide the file's tables of
+    /// those names from this connection and join its `change` rows into each version's
+    /// `changes` text as migration `0004` does. Nothing is written to the file.
+    private static func createSchema4Views(_ connection: SQLiteConnection, over version: Int) throws {
+        // Schema 1 has no digests, nor a record format.
+        let (digest, format) = version >= 2 ? ("c.digest", "v.format") : ("NULL", "1")
+        try connection.execute(
+            """
+            CREATE TEMP VIEW version AS
+            SELECT v.history_id, v.position, v.scope_level, v.is_undone, v.tag, v.created_at, \(format) AS format,
+                   coalesce((SELECT '[' || group_concat('[' || json_quote(c.path) || ',' || json_quote(c.kind) || ','
+                                                        || c.patch || ',' || coalesce(c.digest, 'null') || ']', ',') || ']'
+                             FROM (SELECT path, kind, patch, \(digest.replacingOccurrences(of: "c.", with: "")) AS digest
+                                   FROM main.change WHERE version_id = v.id ORDER BY ordinal) AS c),
+                            '[]') AS changes
+            FROM main.version v;
+            CREATE TEMP VIEW checkpoint AS
+            SELECT c.id, c.history_id, v.position, c.value, c.created_at, \(digest) AS digest
+            FROM main.checkpoint c LEFT JOIN main.version v ON v.id = c.version_id;
+            """)
     }
 
     /// Runs the migrations after `version`, each in its own transaction, re-reading the version

@@ -44,7 +44,7 @@ enum SnapshotCoding {
                         reason: "the stored path \(row.path.debugDescription) is not a property")
                 }
                 if offset > 0 { object += "," }
-                object += jsonString(key) + ":" + row.json
+                object += DirectJSON.quoted(key) + ":" + row.json
             }
             json = object + "}"
         }
@@ -57,13 +57,6 @@ enum SnapshotCoding {
         } catch {
             throw KeepsakeError.undecodableSnapshot(name: name, path: [], reason: "\(error)")
         }
-    }
-
-    private static func jsonString(_ text: String) -> String {
-        let data =
-            (try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed]))
-            ?? Data("\"\"".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 
     private static func context(_ error: DecodingError) -> DecodingError.Context? {

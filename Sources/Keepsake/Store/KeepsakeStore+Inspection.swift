@@ -111,8 +111,9 @@ extension KeepsakeStore {
                 let depth = { (undone: Int64) in
                     Int(
                         try connection.scalarInt(
-                            "SELECT count(*) FROM version WHERE history_id = ? AND scope_level = ? AND is_undone = ?",
-                            [.integer(id), .integer(Int64(summary.scopeLevel)), .integer(undone)]) ?? 0)
+                            "SELECT count(*) FROM version WHERE history_id = ? AND scope_level = ? AND is_undone = "
+                                + String(undone),
+                            [.integer(id), .integer(Int64(summary.scopeLevel))]) ?? 0)
                 }
                 summary.undoDepth = try depth(0)
                 summary.redoDepth = try depth(1)
@@ -162,7 +163,7 @@ extension KeepsakeStore {
                 + connection.query(
                     """
                     SELECT v.position, v.created_at, v.tag, v.scope_level, v.is_undone,
-                           (SELECT json_group_array(path) FROM (SELECT path FROM change WHERE version_id = v.id ORDER BY ordinal))
+                           (SELECT json_group_array(j.value ->> 0) FROM json_each(v.changes) AS j)
                     FROM version v WHERE v.history_id = ? ORDER BY v.position
                     """, [.integer(id)]
                 ) { row in
@@ -192,16 +193,20 @@ extension KeepsakeStore {
     {
         try read { connection, _ in
             guard
-                let id = try connection.scalarInt(
+                let changes = try connection.scalarText(
                     """
-                    SELECT v.id FROM version v JOIN history h ON h.id = v.history_id
+                    SELECT v.changes FROM version v JOIN history h ON h.id = v.history_id
                     WHERE h.name = ? AND v.position = ?
                     """, [.text(history), .integer(Int64(version))])
             else { return nil }
-            return try connection.query(
-                "SELECT path, kind, patch FROM change WHERE version_id = ? ORDER BY ordinal", [.integer(id)]
-            ) {
-                ChangeSummary(path: $0.text(0) ?? "", kind: $0.text(1) ?? "", patch: $0.text(2) ?? "")
+            do throws(StoredChanges.Malformed) {
+                return try StoredChanges.entries(changes).map {
+                    ChangeSummary(path: $0.path, kind: $0.kind, patch: $0.patch)
+                }
+            } catch {
+                throw KeepsakeError.damaged(
+                    history: history,
+                    reason: "the changes of version \(version) are not readable: \(error.reason)")
             }
         }
     }
@@ -246,35 +251,41 @@ extension KeepsakeStore {
                 }
             }
             check("paths and digests of changes") {
-                let hasDigests = connection.schemaVersion >= 2
-                return try connection.query(
-                    "SELECT h.name, v.position, c.ordinal, c.path, c.kind, c.patch, \(hasDigests ? "c.digest" : "NULL") "
-                        + "FROM change c JOIN version v ON v.id = c.version_id JOIN history h ON h.id = v.history_id"
-                ) { row -> String? in
-                    let (history, position, ordinal) = (
-                        row.text(0) ?? "", row.int64(1) ?? 0, row.int64(2) ?? 0
-                    )
-                    let (path, kind, patch) = (row.text(3) ?? "", row.text(4) ?? "", row.text(5) ?? "")
-                    if (try? PathDescriptor(parsing: path)) == nil {
-                        return
-                            "history \(history), version \(position): the path \(path.debugDescription) does not parse"
+                try connection.query(
+                    "SELECT h.name, v.position, v.changes FROM version v JOIN history h ON h.id = v.history_id"
+                ) { row -> [String] in
+                    let (history, position) = (row.text(0) ?? "", row.int64(1) ?? 0)
+                    let entries: [StoredChanges.Entry]
+                    do throws(StoredChanges.Malformed) {
+                        entries = try StoredChanges.entries(row.text(2) ?? "")
+                    } catch {
+                        return [
+                            "history \(history), version \(position): its changes are not readable: \(error.reason)"
+                        ]
                     }
-                    if let digest = row.int64(6), (0...Int64(HistoryRows.largestNumber)).contains(position),
-                        digest
-                            != HistoryRows.digest(
-                                position: Int(position), ordinal: ordinal, path, kind, patch)
-                    {
-                        return
-                            "history \(history), version \(position): change \(ordinal) does not match its digest"
+                    return entries.enumerated().compactMap { ordinal, entry -> String? in
+                        if (try? PathDescriptor(parsing: entry.path)) == nil {
+                            return
+                                "history \(history), version \(position): the path \(entry.path.debugDescription) does not parse"
+                        }
+                        if let digest = entry.digest,
+                            (0...Int64(HistoryRows.largestNumber)).contains(position),
+                            digest
+                                != HistoryRows.digest(
+                                    position: Int(position), ordinal: Int64(ordinal), entry.path, entry.kind,
+                                    entry.patch)
+                        {
+                            return
+                                "history \(history), version \(position): change \(ordinal) does not match its digest"
+                        }
+                        return nil
                     }
-                    return nil
-                }.compactMap { $0 }
+                }.flatMap { $0 }
             }
             check("digests of checkpoints") {
-                guard connection.schemaVersion >= 2 else { return [] }
-                return try connection.query(
-                    "SELECT h.name, coalesce(v.position, 0), c.value, c.digest FROM checkpoint c "
-                        + "JOIN history h ON h.id = c.history_id LEFT JOIN version v ON v.id = c.version_id"
+                try connection.query(
+                    "SELECT h.name, coalesce(c.position, 0), c.value, c.digest FROM checkpoint c "
+                        + "JOIN history h ON h.id = c.history_id"
                 ) { row -> String? in
                     let (history, position) = (row.text(0) ?? "", row.int64(1) ?? 0)
                     guard let digest = row.int64(3),
@@ -365,12 +376,12 @@ extension KeepsakeStore {
             ),
             (
                 "SELECT h.name FROM history h WHERE NOT EXISTS "
-                    + "(SELECT 1 FROM checkpoint WHERE history_id = h.id AND version_id IS NULL)",
+                    + "(SELECT 1 FROM checkpoint WHERE history_id = h.id AND position IS NULL)",
                 "history %@: it has no base value"
             ),
             (
-                "SELECT h.name || ', version ' || v.position FROM change c JOIN version v ON v.id = c.version_id "
-                    + "JOIN history h ON h.id = v.history_id WHERE NOT json_valid(c.patch) GROUP BY v.id",
+                "SELECT h.name || ', version ' || v.position FROM version v "
+                    + "JOIN history h ON h.id = v.history_id WHERE NOT json_valid(v.changes)",
                 "history %@: a change holds invalid JSON"
             ),
             (
@@ -379,8 +390,8 @@ extension KeepsakeStore {
                 "history %@: a checkpoint holds invalid JSON"
             ),
             (
-                "SELECT DISTINCT j.value FROM (SELECT patch FROM change WHERE json_valid(patch)) AS c, "
-                    + "json_tree(c.patch) AS j WHERE j.key = '$blob' AND j.value NOT IN (SELECT id FROM blob)",
+                "SELECT DISTINCT j.value FROM (SELECT changes FROM version WHERE json_valid(changes)) AS c, "
+                    + "json_tree(c.changes) AS j WHERE j.key = '$blob' AND j.value NOT IN (SELECT id FROM blob)",
                 "blob %@ is referred to but missing"
             ),
             (

@@ -31,13 +31,12 @@ extension KeepsakeStore {
             }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             let versions = try connection.query(
-                "SELECT id, position, scope_level, is_undone FROM version WHERE history_id = ? ORDER BY position",
+                "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? ORDER BY position",
                 [.integer(id)]
             ) {
                 (
-                    version: HistoryRows.Version(
-                        id: try $0.requiredInt64(0), position: Int(try $0.requiredInt64(1))),
-                    level: Int(try $0.requiredInt64(2)), undone: $0.int64(3) == 1
+                    version: HistoryRows.Version(position: Int(try $0.requiredInt64(0))),
+                    level: Int(try $0.requiredInt64(1)), undone: $0.int64(2) == 1
                 )
             }
             let target = version ?? versions.last(where: { !$0.undone })?.version.position ?? 0

@@ -154,7 +154,7 @@ public final class KeepsakeStore: Sendable {
             try connection.execute(
                 """
                 DELETE FROM blob WHERE id NOT IN (
-                    SELECT j.value FROM change, json_tree(change.patch) AS j WHERE j.key = '$blob'
+                    SELECT j.value FROM version, json_tree(version.changes) AS j WHERE j.key = '$blob'
                     UNION SELECT j.value FROM pending_change, json_tree(pending_change.patch) AS j WHERE j.key = '$blob'
                     UNION SELECT j.value FROM checkpoint, json_tree(checkpoint.value) AS j WHERE j.key = '$blob'
                     UNION SELECT j.value FROM snapshot_property, json_tree(snapshot_property.value) AS j

@@ -25,7 +25,8 @@ extension RangePatch: DirectlyWrittenPatch {
     }
 }
 
-enum DirectJSON {
+/// JSON text written directly, without an encoder. Keepsake writes its stored records with it too.
+package enum DirectJSON {
     /// A number, boolean or string as JSON, or `nil` for any other value.
     static func scalar(_ value: Any) -> String? {
         switch value {
@@ -45,7 +46,7 @@ enum DirectJSON {
     }
 
     /// A JSON string literal, escaped as `JSONEncoder` escapes it (slashes left alone).
-    static func quoted(_ string: String) -> String {
+    package static func quoted(_ string: String) -> String {
         var needsEscaping = false
         for byte in string.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
             needsEscaping = true

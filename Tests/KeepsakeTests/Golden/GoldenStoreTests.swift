@@ -21,7 +21,7 @@ import Testing
         try GoldenSchema1.write(to: path)
     }
 
-    /// Writes schema 2's (and, by the same script, schema 3's) golden store, once.
+    /// Writes schema 2's (and, by the same script, schema 3's and 4's) golden store, once.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"] != nil))
     func writeGoldenStore2() throws {
         let path = try #require(ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"])
@@ -29,7 +29,9 @@ import Testing
     }
 
     /// Every golden store: each holds the schema-1 script's histories and snapshots.
-    nonisolated static let stores = [GoldenSchema1.url, GoldenSchema2.url, GoldenSchema3.url]
+    nonisolated static let stores = [
+        GoldenSchema1.url, GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url,
+    ]
 
     @Test(arguments: stores)
     func storeIsCommittedWhole(url: URL) throws {
@@ -38,7 +40,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
     }
 
-    @Test(arguments: [GoldenSchema2.url, GoldenSchema3.url])
+    @Test(arguments: [GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url])
     func heldChangeBecomesAVersionOnOpen(url: URL) throws {
         let path = try copy(of: url)
         let history = try KeepsakeStore(path: path).history("typing", initialValue: GoldenDocument.initial)
@@ -47,6 +49,74 @@ import Testing
         #expect(try history.undo().title == "Recorded")
         #expect(try history.undo() == GoldenDocument.initial)
         #expect(try KeepsakeStore(path: path).verify().problems == [])
+    }
+
+    /// Migration 0004 moves every `change` row into its version's `changes`, in order, with
+    /// its digest; a read-only open of the old store (not upgraded) reads the same changes.
+    @Test(arguments: [GoldenSchema1.url, GoldenSchema2.url, GoldenSchema3.url])
+    func changesMoveIntoTheirVersionsWithTheirDigests(url: URL) throws {
+        let path = try copy(of: url)
+        let file = try SQLiteConnection(path: path, readOnly: true)
+        let digest = url == GoldenSchema1.url ? "NULL" : "c.digest"
+        let old = try file.query(
+            """
+            SELECT h.name, v.position, c.path, c.kind, c.patch, \(digest) FROM change c
+            JOIN version v ON v.id = c.version_id JOIN history h ON h.id = v.history_id
+            ORDER BY h.name, v.position, c.ordinal
+            """
+        ) {
+            "\($0.text(0)!) \($0.int64(1)!) \($0.text(2)!) \($0.text(3)!) \($0.text(4)!) \($0.int64(5) ?? 0)"
+        }
+        file.close()
+        #expect(old.count > 400)
+
+        func changes(_ store: KeepsakeStore) throws -> [String] {
+            var changes: [String] = []
+            for name in try store.historyNames() {
+                for version in try store.timeline(of: name)!.dropFirst() {
+                    changes += try store.changes(ofVersion: version.version, in: name)!.map {
+                        "\(name) \(version.version) \($0.path) \($0.kind) \($0.patch)"
+                    }
+                }
+            }
+            return changes
+        }
+        let withoutDigests = old.map { String($0[..<$0.lastIndex(of: " ")!]) }
+        let readOnly = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try changes(readOnly) == withoutDigests)
+        #expect(try readOnly.verify().problems == [])
+        readOnly.close()
+
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.summary().schemaVersion == Schema.currentVersion)
+        #expect(try changes(store) == withoutDigests)
+        let migrated = try store.database.read { connection in
+            try connection.query(
+                "SELECT h.name, v.position, v.changes FROM version v JOIN history h ON h.id = v.history_id "
+                    + "ORDER BY h.name, v.position"
+            ) { row in
+                try StoredChanges.entries(row.text(2)!).map {
+                    "\(row.text(0)!) \(row.int64(1)!) \($0.path) \($0.kind) \($0.patch) \($0.digest ?? 0)"
+                }
+            }.flatMap { $0 }
+        }
+        #expect(migrated == old)
+        #expect(try store.verify().problems == [])
+        // A migrated change that keeps its digest but not its bytes is caught.
+        if url != GoldenSchema1.url {
+            try store.database.read { connection in
+                try editStoredChanges(connection) { position, entries in
+                    if position == 3 {
+                        entries[0].patch = entries[0].patch.replacingOccurrences(
+                            of: "Untitled", with: "Untitlex")
+                    }
+                }
+            }
+            #expect(
+                try store.verify().problems == [
+                    "history golden, version 3: change 0 does not match its digest"
+                ])
+        }
     }
 
     @Test func schema1OpensReadOnlyAsItIsAndUpgradesWhenWritten() throws {

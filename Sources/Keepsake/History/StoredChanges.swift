@@ -1,0 +1,242 @@
+import Foundation
+import Revertible
+
+/// The `changes` column of a version (schema 4): its change records as one JSON array, one
+/// `[path, kind, patch, digest]` element per change, in the order undo applies them.
+///
+/// ```json
+/// [["items[id: 7].title","replace",{"new":"Milk","old":"Mlk"},-4971000264869391627]]
+/// ```
+///
+/// The patch is the record's JSON as it was encoded, byte for byte, and the digest covers the
+/// version's position, the element's index, path, kind and patch (``HistoryRows/digest(position:ordinal:_:)``),
+/// so a damaged byte or an element moved to another version is caught when read. A `null`
+/// digest (a change written before schema 2, migrated) is read unchecked. The text is valid
+/// JSON, so the `sqlite3` shell reads it with `json_each`; Keepsake splits it itself, which
+/// keeps each patch's bytes as written.
+enum StoredChanges {
+    /// One element of the array, as stored.
+    struct Entry: Equatable {
+        var path: String
+        var kind: String
+        var patch: String
+        var digest: Int64?
+    }
+
+    /// The column's text for `records` of the version at `position`, and the bytes the records
+    /// take (paths and patches).
+    static func encode(_ records: [ChangeRecord], position: Int) -> (text: String, bytes: Int) {
+        var bytes = 0
+        let entries = records.enumerated().map { ordinal, record in
+            let patch = String(decoding: record.payload, as: UTF8.self)
+            let path = record.path.description
+            bytes += record.payload.count + path.utf8.count
+            return Entry(
+                path: path, kind: record.kind, patch: patch,
+                digest: HistoryRows.digest(
+                    position: position, ordinal: Int64(ordinal), path, record.kind, patch))
+        }
+        return (text(of: entries), bytes)
+    }
+
+    /// The column's text holding `entries`, each patch written as it stands.
+    static func text(of entries: [Entry]) -> String {
+        var text = "["
+        for (ordinal, entry) in entries.enumerated() {
+            if ordinal > 0 { text += "," }
+            text +=
+                "[" + DirectJSON.quoted(entry.path) + "," + DirectJSON.quoted(entry.kind) + "," + entry.patch
+            text += "," + (entry.digest.map { String($0) } ?? "null") + "]"
+        }
+        return text + "]"
+    }
+
+    /// The records stored in `text` for the version at `position`, each checked against its
+    /// digest.
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` (with no history name: the caller
+    ///   fills it in) when the text is not such an array or a change does not match its digest;
+    ///   `PathDescriptor.ParseError` when a path does not parse.
+    static func records(_ text: String, position: Int) throws -> [ChangeRecord] {
+        let entries: [Entry]
+        do {
+            entries = try Self.entries(text)
+        } catch {
+            throw KeepsakeError.damaged(
+                history: "", reason: "the changes of version \(position) are not readable: \(error.reason)")
+        }
+        return try entries.enumerated().map { ordinal, entry in
+            if let digest = entry.digest,
+                digest
+                    != HistoryRows.digest(
+                        position: position, ordinal: Int64(ordinal), entry.path, entry.kind, entry.patch)
+            {
+                let place = entry.path.isEmpty ? "(root)" : entry.path
+                throw KeepsakeError.damaged(
+                    history: "",
+                    reason: "change \(ordinal) of version \(position) (at \(place)) does not match its digest"
+                )
+            }
+            return ChangeRecord(
+                path: try PathDescriptor(parsing: entry.path), kind: entry.kind,
+                payload: Data(entry.patch.utf8))
+        }
+    }
+
+    /// Why a column's text could not be split.
+    struct Malformed: Error {
+        let reason: String
+    }
+
+    /// Splits the column's text into its elements, without checking digests.
+    static func entries(_ text: String) throws(Malformed) -> [Entry] {
+        var scanner = Scanner(bytes: Array(text.utf8))
+        var entries: [Entry] = []
+        try scanner.expect(UInt8(ascii: "["))
+        if try scanner.peek() == UInt8(ascii: "]") {
+            scanner.index += 1
+        } else {
+            while true {
+                try scanner.expect(UInt8(ascii: "["))
+                let path = try scanner.string()
+                try scanner.expect(UInt8(ascii: ","))
+                let kind = try scanner.string()
+                try scanner.expect(UInt8(ascii: ","))
+                let patch = try scanner.value()
+                try scanner.expect(UInt8(ascii: ","))
+                let digest = try scanner.digest()
+                try scanner.expect(UInt8(ascii: "]"))
+                entries.append(Entry(path: path, kind: kind, patch: patch, digest: digest))
+                guard try scanner.next() == UInt8(ascii: ",") else {
+                    scanner.index -= 1
+                    break
+                }
+            }
+            try scanner.expect(UInt8(ascii: "]"))
+        }
+        scanner.skipSpace()
+        guard scanner.index == scanner.bytes.count else { throw Malformed(reason: "text after the array") }
+        return entries
+    }
+
+    /// Reads JSON text far enough to split the array: strings, and the extent of any value.
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        mutating func skipSpace() {
+            while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+        }
+
+        mutating func peek() throws(Malformed) -> UInt8 {
+            skipSpace()
+            guard index < bytes.count else { throw Malformed(reason: "it ends early") }
+            return bytes[index]
+        }
+
+        mutating func next() throws(Malformed) -> UInt8 {
+            let byte = try peek()
+            index += 1
+            return byte
+        }
+
+        mutating func expect(_ byte: UInt8) throws(Malformed) {
+            let found = try next()
+            guard found == byte else {
+                throw Malformed(
+                    reason:
+                        "expected \"\(Character(Unicode.Scalar(byte)))\" at byte \(index - 1), found \"\(Character(Unicode.Scalar(found)))\""
+                )
+            }
+        }
+
+        /// The end of the string whose opening quote is at `start`, just past its closing
+        /// quote, and whether it has escapes.
+        func stringEnd(from start: Int) throws(Malformed) -> (end: Int, escaped: Bool) {
+            var index = start + 1
+            var escaped = false
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""): return (index + 1, escaped)
+                case UInt8(ascii: "\\"):
+                    escaped = true
+                    index += 2
+                default: index += 1
+                }
+            }
+            throw Malformed(reason: "a string is not closed")
+        }
+
+        /// A JSON string, unescaped.
+        mutating func string() throws(Malformed) -> String {
+            guard try peek() == UInt8(ascii: "\"") else {
+                throw Malformed(reason: "expected a string at byte \(index)")
+            }
+            let (end, escaped) = try stringEnd(from: index)
+            let literal = bytes[index..<end]
+            index = end
+            guard escaped else { return String(decoding: literal.dropFirst().dropLast(), as: UTF8.self) }
+            guard
+                let string = try? JSONSerialization.jsonObject(
+                    with: Data(literal), options: [.fragmentsAllowed]) as? String
+            else { throw Malformed(reason: "a string's escapes are not JSON") }
+            return string
+        }
+
+        /// The text of one JSON value, as it stands: its extent is found by matching brackets
+        /// outside strings.
+        mutating func value() throws(Malformed) -> String {
+            _ = try peek()
+            let start = index
+            var depth = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    index = try stringEnd(from: index).end
+                    if depth == 0 { return String(decoding: bytes[start..<index], as: UTF8.self) }
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    if depth == 0 { return try scalar(from: start) }
+                    depth -= 1
+                    if depth == 0 {
+                        index += 1
+                        return String(decoding: bytes[start..<index], as: UTF8.self)
+                    }
+                case UInt8(ascii: ","):
+                    if depth == 0 { return try scalar(from: start) }
+                default: break
+                }
+                index += 1
+            }
+            throw Malformed(reason: "a patch is not closed")
+        }
+
+        /// The scalar (a number, `true`, `false`, `null`) from `start` to here.
+        private func scalar(from start: Int) throws(Malformed) -> String {
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty else { throw Malformed(reason: "a patch is missing") }
+            return text
+        }
+
+        /// A digest: a signed 64-bit integer, or `null`.
+        mutating func digest() throws(Malformed) -> Int64? {
+            skipSpace()
+            let start = index
+            while index < bytes.count,
+                bytes[index] == UInt8(ascii: "-") || (0x30...0x39).contains(bytes[index])
+                    || (0x61...0x7A).contains(bytes[index])
+            {
+                index += 1
+            }
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            if text == "null" { return nil }
+            guard let digest = Int64(text) else {
+                throw Malformed(reason: "a digest is not a 64-bit integer")
+            }
+            return digest
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+@testable import Revertible
+
+/// A version's `changes` column (schema 4): one JSON array that Keepsake writes and splits
+/// itself, that SQLite's JSON functions read the same way, and that migration 0004 builds from
+/// schema 3's `change` rows.
+@Suite struct StoredChangesTests {
+    let directory = TemporaryDirectory()
+
+    /// Paths whose text needs every kind of JSON escape (a key component holds its key as JSON).
+    static let awkwardPaths: [String] = [
+        [], [.property("title")], [.property("labels"), .key(DirectJSON.quoted(#"a "quoted" key"#))],
+        [.property("labels"), .key(DirectJSON.quoted(#"back\slash"#))],
+        [.property("labels"), .key(DirectJSON.quoted("line\nbreak"))],
+        [.property("labels"), .key(DirectJSON.quoted("tab\tand \u{1}"))],
+        [.property("labels"), .key(DirectJSON.quoted("naïve ☃ 🎉"))],
+        [.property("items"), .id("7"), .property("title")],
+    ].map { (components: [PathComponent]) in PathDescriptor(components).description }
+
+    static let patches = [
+        #"{"new":"Milk","old":"Mlk"}"#, #"{"new":"a ] } [ { \" \\ b","old":null}"#, #"[1,[2,{"x":[]}]]"#,
+        #""just a string, with ] and }""#, "-12.5e3", "true", "null", #"{"new":{"$blob":3},"old":""}"#,
+    ]
+
+    func records() throws -> [ChangeRecord] {
+        try zip(Self.awkwardPaths, Self.patches).map { path, patch in
+            ChangeRecord(
+                path: try PathDescriptor(parsing: path), kind: "replace",
+                payload: Data(patch.utf8))
+        }
+    }
+
+    @Test func recordsRoundTripByteForByte() throws {
+        let records = try records()
+        let (text, bytes) = StoredChanges.encode(records, position: 42)
+        #expect(try StoredChanges.records(text, position: 42) == records)
+        #expect(bytes == records.reduce(0) { $0 + $1.payload.count + $1.path.description.utf8.count })
+        #expect(StoredChanges.encode([], position: 1).text == "[]")
+        #expect(try StoredChanges.records("[]", position: 1) == [])
+        #expect(try StoredChanges.records(" [ ] ", position: 1) == [])
+    }
+
+    @Test func theExactTextOfOneChange() throws {
+        let record = ChangeRecord(
+            path: try PathDescriptor(parsing: "items[id: 7].title"), kind: "replace",
+            payload: Data(#"{"new":"Milk","old":"Mlk"}"#.utf8))
+        let digest = HistoryRows.digest(
+            position: 3, ordinal: 0, "items[id: 7].title", "replace", #"{"new":"Milk","old":"Mlk"}"#)
+        #expect(
+            StoredChanges.encode([record], position: 3).text
+                == #"[["items[id: 7].title","replace",{"new":"Milk","old":"Mlk"},"# + "\(digest)]]")
+    }
+
+    /// SQLite's `json_each` (what the `changes` view and the shell use) finds the same paths,
+    /// kinds and patches.
+    @Test func sqliteReadsTheSameEntries() throws {
+        let records = try records()
+        let text = StoredChanges.encode(records, position: 9).text
+        let connection = try SQLiteConnection(path: ":memory:")
+        #expect(try connection.scalarInt("SELECT json_valid(?)", [.text(text)]) == 1)
+        let rows = try connection.query(
+            "SELECT j.value ->> 0, j.value ->> 1, json(j.value -> 2) FROM json_each(?) AS j", [.text(text)]
+        ) { ($0.text(0) ?? "", $0.text(1) ?? "", $0.text(2) ?? "") }
+        #expect(rows.map(\.0) == records.map(\.path.description))
+        #expect(rows.map(\.1) == records.map(\.kind))
+        let minified = try Self.patches.map {
+            try connection.scalarText("SELECT json(?)", [.text($0)]) ?? ""
+        }
+        #expect(rows.map(\.2) == minified)
+    }
+
+    /// Migration 0004 quotes with SQLite's `json_quote`; Keepsake reads that text the same way.
+    @Test func textQuotedBySQLiteReadsTheSame() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        for path in Self.awkwardPaths {
+            let quoted = try #require(try connection.scalarText("SELECT json_quote(?)", [.text(path)]))
+            let entries = try StoredChanges.entries("[[" + quoted + #","kind",{},null]]"#)
+            #expect(entries == [.init(path: path, kind: "kind", patch: "{}", digest: nil)])
+        }
+    }
+
+    @Test func aChangedByteOrAMovedChangeIsDamage() throws {
+        let records = try records()
+        let text = StoredChanges.encode(records, position: 5).text
+        #expect(throws: KeepsakeError.self) { try StoredChanges.records(text, position: 6) }
+        let edited = text.replacingOccurrences(of: "Milk", with: "Silk")
+        #expect(edited != text)
+        #expect {
+            try StoredChanges.records(edited, position: 5)
+        } throws: { error in
+            guard case .damaged(_, let reason) = error as? KeepsakeError else { return false }
+            return reason == "change 0 of version 5 (at (root)) does not match its digest"
+        }
+        // Swapping two changes moves each to the other's index, which its digest covers.
+        var entries = try StoredChanges.entries(text)
+        entries.swapAt(0, 1)
+        #expect(throws: KeepsakeError.self) {
+            try StoredChanges.records(StoredChanges.text(of: entries), position: 5)
+        }
+        // With no digest (migrated from before schema 2), the change is read unchecked.
+        entries = try StoredChanges.entries(edited).map {
+            .init(path: $0.path, kind: $0.kind, patch: $0.patch)
+        }
+        #expect(
+            try StoredChanges.records(StoredChanges.text(of: entries), position: 5).count == records.count)
+    }
+
+    @Test(arguments: [
+        "", "{}", "[", "[[", #"[["a","b",{},1]"#, #"[["a","b",{},1]]x"#, #"[["a","b",{},1],]"#,
+        #"[["a","b",{"x":1},"1"]]"#, #"[["a","b",{"x":1}]]"#, #"[["a",2,{},1]]"#, #"[["a","b",,1]]"#,
+        #"[["a","b",{"x":"]]"#, #"[["unclosed,"b",{},1]]"#, #"[["a","b",{},99999999999999999999]]"#,
+        #"[["\x","b",{},1]]"#,
+    ])
+    func malformedTextIsDamageNeverACrash(text: String) throws {
+        #expect {
+            try StoredChanges.records(text, position: 1)
+        } throws: { error in
+            guard case .damaged(_, let reason) = error as? KeepsakeError else { return false }
+            return reason.hasPrefix("the changes of version 1 are not readable: ")
+        }
+    }
+}
