@@ -102,7 +102,9 @@ import Testing
     static let integerColumns: [(String, String)] = [
         ("history", "maximum_versions"), ("history", "revision"), ("history", "undo_count"),
         ("history", "redo_count"), ("history", "version_count"), ("scope", "level"), ("version", "position"),
-        ("version", "scope_level"), ("version", "is_undone"), ("checkpoint", "position"),
+        ("version", "scope_level"), ("version", "is_undone"), ("version", "revision"),
+        ("version", "undo_count"),
+        ("version", "redo_count"), ("version", "version_count"), ("checkpoint", "position"),
         ("blob", "size"), ("version", "format"),
     ]
 

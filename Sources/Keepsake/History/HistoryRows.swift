@@ -348,22 +348,81 @@ struct HistoryRows {
         ) { try Version(row: $0) }
     }
 
-    // MARK: History row
+    // MARK: The history's counters
 
-    /// Bumps the revision when it is still `expected` and stores the stack sizes; otherwise
-    /// another writer got there first, and the caller's whole transaction rolls back.
-    func claim(revision expected: Int64, name: String, undo: Int, redo: Int, total: Int) throws {
-        try connection.execute(
+    /// The counters every write transaction stores: the revision it bumps (so that another
+    /// writer is noticed) and the stack sizes (so that opening counts nothing).
+    struct Counters: Equatable {
+        var revision: Int64
+        var undo: Int
+        var redo: Int
+        var total: Int
+    }
+
+    /// The counters as stored, and the newest version's position (`nil` when there is none).
+    ///
+    /// They are kept on the newest version's row, which an append writes anyway, so that an
+    /// append writes one b-tree page where a history row would make two; on the history row
+    /// while there is no version (or when the newest row holds none).
+    func storedCounters() throws -> (newest: Int?, counters: Counters) {
+        let newest = try connection.query(
             """
-            UPDATE history SET revision = revision + 1, modified_at = ?, undo_count = ?, redo_count = ?,
-                version_count = ?
-            WHERE id = ? AND revision = ?
-            """,
-            [
-                .real(Self.now()), .integer(Int64(undo)), .integer(Int64(redo)), .integer(Int64(total)),
-                .integer(historyID), .integer(expected),
-            ])
-        guard connection.changes == 1 else { throw KeepsakeError.historyConflict(history: name) }
+            SELECT position, revision, undo_count, redo_count, version_count FROM version
+            WHERE history_id = ? ORDER BY position DESC LIMIT 1
+            """, [.integer(historyID)]
+        ) { row in
+            (
+                position: Int(try row.requiredInt64(0)),
+                counters: row.int64(1).map {
+                    Counters(
+                        revision: $0, undo: Int(row.int64(2) ?? 0), redo: Int(row.int64(3) ?? 0),
+                        total: Int(row.int64(4) ?? 0))
+                }
+            )
+        }.first
+        if let counters = newest?.counters { return (newest?.position, counters) }
+        let counters = try connection.query(
+            "SELECT revision, undo_count, redo_count, version_count FROM history WHERE id = ?",
+            [.integer(historyID)]
+        ) {
+            Counters(
+                revision: try $0.requiredInt64(0), undo: Int($0.int64(1) ?? 0), redo: Int($0.int64(2) ?? 0),
+                total: Int($0.int64(3) ?? 0))
+        }.first
+        guard let counters else { throw KeepsakeError.damaged(history: "", reason: "its row vanished") }
+        return (newest?.position, counters)
+    }
+
+    /// Stores `counters` on the newest version (taking them off `previousNewest`, the newest
+    /// version when the transaction began, when that is another row), or on the history row when
+    /// the history has no version.
+    func store(_ counters: Counters, previousNewest: Int?) throws {
+        let newest = try maxPosition()
+        let values: [SQLiteValue] = [
+            .integer(counters.revision), .integer(Int64(counters.undo)), .integer(Int64(counters.redo)),
+            .integer(Int64(counters.total)), .real(Self.now()),
+        ]
+        if let previousNewest, previousNewest != newest {
+            try connection.execute(
+                """
+                UPDATE version SET revision = NULL, undo_count = NULL, redo_count = NULL, version_count = NULL,
+                    modified_at = NULL
+                WHERE history_id = ? AND position = ?
+                """, [.integer(historyID), .integer(Int64(previousNewest))])
+        }
+        if newest > 0 {
+            try connection.execute(
+                """
+                UPDATE version SET revision = ?, undo_count = ?, redo_count = ?, version_count = ?, modified_at = ?
+                WHERE history_id = ? AND position = ?
+                """, values + [.integer(historyID), .integer(Int64(newest))])
+        } else {
+            try connection.execute(
+                """
+                UPDATE history SET revision = ?, undo_count = ?, redo_count = ?, version_count = ?, modified_at = ?
+                WHERE id = ?
+                """, values + [.integer(historyID)])
+        }
     }
 
     /// The size of the blobs a checkpoint's JSON refers to.

@@ -3,12 +3,14 @@ import Revertible
 
 extension KeepsakeHistoryStorage {
     /// Checks the stored history against itself, for tests and `keepsake verify`: SQLite's
-    /// integrity check, foreign keys, the stack sizes, and that reverting the current value
+    /// integrity check, foreign keys, the stack sizes and stored counters, and that reverting the current value
     /// through every applied version reaches the stored base value.
     ///
     /// - Throws: ``KeepsakeError`` describing the first problem.
     func checkStoredInvariants() throws(KeepsakeError) {
-        let (id, name, current, level) = (self.id, self.name, self.current, self.level)
+        let (id, name, current, level, revision) = (
+            self.id, self.name, self.current, self.level, self.revision
+        )
         let expected = (undoCount, redoCount, total)
         try store.read { connection, blobs in
             func fail(_ reason: String) -> KeepsakeError {
@@ -25,6 +27,19 @@ extension KeepsakeHistoryStorage {
             guard try rows.scopeCount() == level + 1 else { throw fail("scope rows") }
             let counts = try Counts(rows, level: level)
             guard (counts.undo, counts.redo, counts.total) == expected else { throw fail("stack sizes") }
+            let counters = try rows.storedCounters().counters
+            guard
+                counters
+                    == .init(revision: revision, undo: counts.undo, redo: counts.redo, total: counts.total)
+            else { throw fail("stored counters \(counters)") }
+            // Only the newest version carries them.
+            guard
+                try connection.scalarInt(
+                    """
+                    SELECT count(*) FROM version WHERE history_id = ?1 AND revision IS NOT NULL
+                    AND position < (SELECT max(position) FROM version WHERE history_id = ?1)
+                    """, [.integer(id)]) == 0
+            else { throw fail("counters on an older version") }
             var value = current
             for version in try rows.appliedVersions(after: 0).reversed() {
                 try Self.apply(rows, version, to: &value, inverted: false, history: name)

@@ -121,21 +121,16 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
         throws(KeepsakeError) -> LoadedState?
     {
         try store.read { connection, blobs in
-            let row = try connection.query(
-                """
-                SELECT id, revision, maximum_versions, undo_count, redo_count, version_count FROM history
-                WHERE name = ?
-                """, [.text(name)]
-            ) {
-                (
-                    id: try $0.requiredInt64(0), revision: try $0.requiredInt64(1),
-                    limit: $0.int64(2).map(Int.init),
-                    counts: Counts(
-                        undo: Int($0.int64(3) ?? 0), redo: Int($0.int64(4) ?? 0), total: Int($0.int64(5) ?? 0)
-                    )
-                )
-            }.first
-            guard let row else { return nil }
+            let found = try connection.query(
+                "SELECT id, maximum_versions FROM history WHERE name = ?", [.text(name)]
+            ) { (id: try $0.requiredInt64(0), limit: $0.int64(1).map(Int.init)) }.first
+            guard let found else { return nil }
+            let stored = try HistoryRows(connection: connection, blobs: blobs, historyID: found.id)
+                .storedCounters().counters
+            let row = (
+                id: found.id, revision: stored.revision, limit: found.limit,
+                counts: Counts(undo: stored.undo, redo: stored.redo, total: stored.total)
+            )
             // Every stored number is range-checked before any arithmetic is done with it.
             let numbers = [
                 ("revision", Int(row.revision)), ("undo_count", row.counts.undo),
@@ -232,28 +227,24 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
 
     // MARK: - Plumbing
 
-    /// Runs `body` in one write transaction, which ends by claiming the history's revision and
-    /// storing the stack sizes `counts` derives from the result. (`BEGIN IMMEDIATE` holds the
-    /// write lock throughout, so claiming last detects another writer just as well.) In-memory
+    /// Runs `body` in one write transaction, which starts by checking that the stored revision
+    /// is still the one this history last wrote (otherwise another writer got there first:
+    /// ``KeepsakeError/historyConflict(history:)``, and nothing is written) and ends by storing
+    /// the next revision and the stack sizes `counts` derives from the result. `BEGIN
+    /// IMMEDIATE` holds the write lock throughout, so no other writer comes in between. In-memory
     /// state is changed by the caller only after this returns.
     @discardableResult
     func transact<T>(_ body: (HistoryRows) throws -> T, counts: (T) -> Counts) throws(KeepsakeError) -> T {
         let (id, name, revision) = (self.id, self.name, self.revision)
         let result = try store.write { connection, blobs in
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            let result: T
-            do {
-                result = try body(rows)
-            } catch let error as SQLiteError where error.code == .constraint {
-                // Another writer's versions are in the way: say so, rather than name the row.
-                let stored = try connection.scalarInt(
-                    "SELECT revision FROM history WHERE id = ?", [.integer(id)])
-                if stored != revision { throw KeepsakeError.historyConflict(history: name) }
-                throw error
-            }
+            let (newest, stored) = try rows.storedCounters()
+            guard stored.revision == revision else { throw KeepsakeError.historyConflict(history: name) }
+            let result = try body(rows)
             let sizes = counts(result)
-            try rows.claim(
-                revision: revision, name: name, undo: sizes.undo, redo: sizes.redo, total: sizes.total)
+            try rows.store(
+                .init(revision: revision + 1, undo: sizes.undo, redo: sizes.redo, total: sizes.total),
+                previousNewest: newest)
             return result
         }
         self.revision += 1

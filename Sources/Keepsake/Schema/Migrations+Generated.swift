@@ -217,6 +217,11 @@ extension Schema {
                 -- table and the history row: two pages. Undone versions are also listed by a partial index,
                 -- which appends never touch.
                 --
+                -- The history's counters (the revision every write bumps, the stack sizes, the time of the last
+                -- write) move with it: they are kept on the history's newest version row, which an append
+                -- writes anyway, and on the history row only while the history has no version. The other
+                -- version rows hold NULL there.
+                --
                 -- A version's `changes` column is a JSON array with one element per change, in the order undo
                 -- applies them: [path, kind, patch, digest]. The digest is the one `change.digest` held
                 -- (XXH64 of the version's position, the change's index, path, kind and patch; null for rows
@@ -232,16 +237,27 @@ extension Schema {
                     created_at REAL NOT NULL,
                     format INTEGER NOT NULL DEFAULT 1,  -- the format of its change records
                     changes TEXT NOT NULL,  -- JSON: [[path, kind, patch, digest], …] in order of application when undoing
+                    -- The history's counters, on its newest version only (NULL on the others): as on `history`.
+                    revision INTEGER,
+                    undo_count INTEGER,
+                    redo_count INTEGER,
+                    version_count INTEGER,
+                    modified_at REAL,
                     PRIMARY KEY (history_id, position)
                 ) STRICT, WITHOUT ROWID;
 
-                INSERT INTO version_4 (history_id, position, scope_level, is_undone, tag, created_at, format, changes)
+                INSERT INTO version_4 (history_id, position, scope_level, is_undone, tag, created_at, format, changes,
+                                       revision, undo_count, redo_count, version_count, modified_at)
                 SELECT v.history_id, v.position, v.scope_level, v.is_undone, v.tag, v.created_at, v.format,
                        coalesce((SELECT '[' || group_concat('[' || json_quote(c.path) || ',' || json_quote(c.kind) || ','
                                                             || c.patch || ',' || coalesce(c.digest, 'null') || ']', ',') || ']'
                                  FROM (SELECT path, kind, patch, digest FROM change WHERE version_id = v.id ORDER BY ordinal) AS c),
-                                '[]')
-                FROM version v;
+                                '[]'),
+                       n.revision, n.undo_count, n.redo_count, n.version_count, n.modified_at
+                FROM version v
+                LEFT JOIN (SELECT h.id, h.revision, h.undo_count, h.redo_count, h.version_count, h.modified_at,
+                                  (SELECT max(position) FROM version WHERE history_id = h.id) AS newest
+                           FROM history h) AS n ON n.id = v.history_id AND n.newest = v.position;
 
                 CREATE TABLE checkpoint_4 (
                     id INTEGER PRIMARY KEY,

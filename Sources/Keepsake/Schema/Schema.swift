@@ -184,7 +184,8 @@ enum Schema {
     /// Shows a store older than schema 4, opened read-only (so not upgraded), in schema 4's
     /// form: temporary views named `version` and `checkpoint`, which hide the file's tables of
     /// those names from this connection and join its `change` rows into each version's
-    /// `changes` text as migration `0004` does. Nothing is written to the file.
+    /// `changes` text as migration `0004` does (the counters stay on the history row). Nothing
+    /// is written to the file.
     private static func createSchema4Views(_ connection: SQLiteConnection, over version: Int) throws {
         // Schema 1 has no digests, nor a record format.
         let (digest, format) = version >= 2 ? ("c.digest", "v.format") : ("NULL", "1")
@@ -196,7 +197,9 @@ enum Schema {
                                                         || c.patch || ',' || coalesce(c.digest, 'null') || ']', ',') || ']'
                              FROM (SELECT path, kind, patch, \(digest.replacingOccurrences(of: "c.", with: "")) AS digest
                                    FROM main.change WHERE version_id = v.id ORDER BY ordinal) AS c),
-                            '[]') AS changes
+                            '[]') AS changes,
+                   NULL AS revision, NULL AS undo_count, NULL AS redo_count, NULL AS version_count,
+                   NULL AS modified_at
             FROM main.version v;
             CREATE TEMP VIEW checkpoint AS
             SELECT c.id, c.history_id, v.position, c.value, c.created_at, \(digest) AS digest

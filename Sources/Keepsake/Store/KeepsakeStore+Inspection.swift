@@ -88,7 +88,9 @@ extension KeepsakeStore {
         return try read { connection, _ in
             let histories = try connection.query(
                 """
-                SELECT h.id, h.name, h.value_type, h.maximum_versions, h.created_at, h.modified_at,
+                SELECT h.id, h.name, h.value_type, h.maximum_versions, h.created_at,
+                       coalesce((SELECT modified_at FROM version WHERE history_id = h.id
+                                 ORDER BY position DESC LIMIT 1), h.modified_at),
                        (SELECT count(*) FROM version WHERE history_id = h.id),
                        (SELECT count(*) - 1 FROM scope WHERE history_id = h.id)
                 FROM history h ORDER BY h.name
@@ -325,6 +327,19 @@ extension KeepsakeStore {
         }
     }
 
+    /// A common table `counters`: every history row with the counters it holds or, when its
+    /// newest version holds them (schema 4), those.
+    static let counters = """
+        WITH counters AS (SELECT h.id, h.name, h.maximum_versions,
+            CASE WHEN v.revision IS NULL THEN h.revision ELSE v.revision END AS revision,
+            CASE WHEN v.revision IS NULL THEN h.undo_count ELSE v.undo_count END AS undo_count,
+            CASE WHEN v.revision IS NULL THEN h.redo_count ELSE v.redo_count END AS redo_count,
+            CASE WHEN v.revision IS NULL THEN h.version_count ELSE v.version_count END AS version_count
+          FROM history h LEFT JOIN version v ON v.history_id = h.id
+            AND v.position = (SELECT max(position) FROM version WHERE history_id = h.id))
+
+        """
+
     /// The structural checks of ``verify()``: SQL listing what is wrong, and how to say it.
     static func verificationQueries(hasSchema2: Bool) -> [(String, String)] {
         let largest = HistoryRows.largestNumber
@@ -360,7 +375,8 @@ extension KeepsakeStore {
                 "history %@: a version of an outer scope comes after one of an inner scope"
             ),
             (
-                "SELECT h.name FROM history h WHERE h.version_count != "
+                Self.counters
+                    + "SELECT name FROM counters h WHERE h.version_count != "
                     + "(SELECT count(*) FROM version WHERE history_id = h.id) "
                     + "OR h.undo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
                     + "AND v.is_undone = 0 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id)) "
@@ -369,7 +385,7 @@ extension KeepsakeStore {
                 "history %@: its stored stack sizes do not match its versions"
             ),
             (
-                "SELECT h.name FROM history h WHERE h.revision NOT BETWEEN 0 AND \(largest) "
+                Self.counters + "SELECT h.name FROM counters h WHERE h.revision NOT BETWEEN 0 AND \(largest) "
                     + "OR coalesce(h.maximum_versions, 1) NOT BETWEEN 1 AND \(largest) "
                     + "OR EXISTS (SELECT 1 FROM version WHERE history_id = h.id AND position NOT BETWEEN 1 AND \(largest))",
                 "history %@: a stored number is out of range"
