@@ -13,6 +13,13 @@
 -- writes anyway, and on the history row only while the history has no version. The other
 -- version rows hold NULL there.
 --
+-- The root scope's `floor`: when a history passes its limit, the oldest versions are folded
+-- into the base value by raising the floor over them, which writes one row. Versions at or
+-- below the floor are no longer listed, counted or undone; they are deleted once a checkpoint
+-- lies at or below the floor, whose value then becomes the base (a copy of its text, so nothing
+-- is decoded or encoded while the user waits). Until then the base value and the versions up
+-- to the floor give the value at the floor.
+--
 -- A version's `changes` column is a JSON array with one element per change, in the order undo
 -- applies them: [path, kind, patch, digest]. The digest is the one `change.digest` held
 -- (XXH64 of the version's position, the change's index, path, kind and patch; null for rows
@@ -74,6 +81,8 @@ DROP TABLE version;
 ALTER TABLE version_4 RENAME TO version;
 ALTER TABLE checkpoint_4 RENAME TO checkpoint;
 
+ALTER TABLE scope ADD COLUMN floor INTEGER NOT NULL DEFAULT 0 CHECK (floor >= 0);
+
 CREATE INDEX version_undone ON version(history_id, scope_level, position) WHERE is_undone = 1;
 CREATE INDEX checkpoint_by_position ON checkpoint(history_id, position);
 
@@ -92,15 +101,20 @@ SELECT h.name, v.position,
        v.scope_level, CASE v.is_undone WHEN 1 THEN 'undone' ELSE 'applied' END,
        CASE json_type(v.tag) WHEN 'text' THEN json_extract(v.tag, '$') ELSE v.tag END,
        (SELECT group_concat(j.value ->> 0, ', ') FROM json_each(v.changes) AS j)
-FROM version v JOIN history h ON h.id = v.history_id;
+FROM version v JOIN history h ON h.id = v.history_id JOIN scope s ON s.history_id = v.history_id AND s.level = 0
+WHERE v.position > s.floor;
 
--- Every stored change: what version `version` of `history` changed, and how (`patch` is JSON).
+-- Every change of a version kept: what version `version` of `history` changed, and how
+-- (`patch` is JSON).
 CREATE VIEW changes AS
 SELECT h.name AS history, v.position AS version, j.key AS ordinal, j.value ->> 0 AS path,
        j.value ->> 1 AS kind, j.value -> 2 AS patch
-FROM version v JOIN history h ON h.id = v.history_id, json_each(v.changes) AS j;
+FROM version v JOIN history h ON h.id = v.history_id
+     JOIN scope s ON s.history_id = v.history_id AND s.level = 0, json_each(v.changes) AS j
+WHERE v.position > s.floor;
 
--- What each history takes: versions, changes and their bytes (the versions' `changes` text),
+-- What each history takes on disk: versions stored (those folded under the floor and not yet
+-- deleted too), changes and their bytes (the versions' `changes` text),
 -- checkpoints and their bytes, and the bytes of the blobs its changes and checkpoints refer to.
 CREATE VIEW sizes AS
 SELECT h.name AS history,

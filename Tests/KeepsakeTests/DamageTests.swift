@@ -101,7 +101,8 @@ import Testing
     /// Every integer column of the store, as `(table, column)`.
     static let integerColumns: [(String, String)] = [
         ("history", "maximum_versions"), ("history", "revision"), ("history", "undo_count"),
-        ("history", "redo_count"), ("history", "version_count"), ("scope", "level"), ("version", "position"),
+        ("history", "redo_count"), ("history", "version_count"), ("scope", "level"), ("scope", "floor"),
+        ("version", "position"),
         ("version", "scope_level"), ("version", "is_undone"), ("version", "revision"),
         ("version", "undo_count"),
         ("version", "redo_count"), ("version", "version_count"), ("checkpoint", "position"),

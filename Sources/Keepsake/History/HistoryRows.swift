@@ -78,23 +78,81 @@ struct HistoryRows {
         return try connection.query(
             """
             SELECT \(columns) FROM version WHERE history_id = ?1 AND scope_level = ?2 AND \(filter)
-            ORDER BY position \(order)\(limitClause)
+            AND \(Self.aboveFloor) ORDER BY position \(order)\(limitClause)
             """, [.integer(historyID), .integer(Int64(scope))]
         ) { try Version(row: $0) }
+    }
+
+    /// The condition that keeps the versions above the root scope's floor (those kept), for a
+    /// query whose first parameter is the history's id. Versions at or below it are folded into
+    /// the base value: not listed, counted or undone, and deleted at the next ``compact(to:)``.
+    static let aboveFloor = "position > (SELECT floor FROM scope WHERE history_id = ?1 AND level = 0)"
+
+    /// The root scope's floor (0 when nothing was folded since the last compaction).
+    func floor() throws -> Int {
+        Int(
+            try connection.scalarInt(
+                "SELECT floor FROM scope WHERE history_id = ? AND level = 0", [.integer(historyID)]) ?? 0)
     }
 
     func count(scope: Int, undone: Bool) throws -> Int {
         Int(
             try connection.scalarInt(
-                "SELECT count(*) FROM version WHERE history_id = ? AND scope_level = ? AND "
-                    + (undone ? "is_undone = 1" : "is_undone = 0"),
+                "SELECT count(*) FROM version WHERE history_id = ?1 AND scope_level = ?2 AND "
+                    + (undone ? "is_undone = 1" : "is_undone = 0") + " AND \(Self.aboveFloor)",
                 [.integer(historyID), .integer(Int64(scope))]) ?? 0)
     }
 
+    /// The number of versions kept (above the floor).
     func totalCount() throws -> Int {
         Int(
             try connection.scalarInt(
-                "SELECT count(*) FROM version WHERE history_id = ?", [.integer(historyID)]) ?? 0)
+                "SELECT count(*) FROM version WHERE history_id = ?1 AND \(Self.aboveFloor)",
+                [.integer(historyID)])
+                ?? 0)
+    }
+
+    /// Folds the root scope's versions up to `position` into the base value: raises the floor
+    /// over them and gives the base value their newest one's tag. One row is written.
+    func raiseFloor(to position: Int, tag: VersionTag?) throws {
+        try connection.execute(
+            "UPDATE scope SET floor = ?, base_tag = ? WHERE history_id = ? AND level = 0",
+            [.integer(Int64(position)), Self.encodeTag(tag), .integer(historyID)])
+    }
+
+    /// Deletes the versions folded under the floor when a checkpoint lies at or below it: the
+    /// newest such checkpoint's text becomes the base value (copied, not decoded), and the
+    /// versions up to it go (their checkpoints with them). Versions between it and the floor
+    /// stay, still folded, until a later checkpoint passes under the floor.
+    ///
+    /// - Returns: Whether anything was deleted.
+    @discardableResult
+    func compact() throws -> Bool {
+        let floor = try floor()
+        guard floor > 0,
+            let found = try connection.query(
+                """
+                SELECT position, value, digest FROM checkpoint WHERE history_id = ? AND position <= ?
+                ORDER BY position DESC LIMIT 1
+                """, [.integer(historyID), .integer(Int64(floor))],
+                row: {
+                    try Self.checkedCheckpoint(
+                        position: Int(try $0.requiredInt64(0)), json: $0.text(1), digest: $0.int64(2))
+                }
+            ).first
+        else { return false }
+        try connection.execute(
+            "DELETE FROM checkpoint WHERE history_id = ? AND position IS NULL", [.integer(historyID)])
+        try connection.execute(
+            "INSERT INTO checkpoint (history_id, position, value, created_at, digest) VALUES (?, NULL, ?, ?, ?)",
+            [
+                .integer(historyID), .text(found.json), .real(Self.now()),
+                .integer(Self.digest(position: 0, found.json)),
+            ])
+        try connection.execute(
+            "DELETE FROM version WHERE history_id = ? AND position <= ?",
+            [.integer(historyID), .integer(Int64(found.position))])
+        return true
     }
 
     /// The change records of `version`, each checked against its digest (changes written before
@@ -311,7 +369,7 @@ struct HistoryRows {
     }
 
     /// A checkpoint read back, checked against its digest.
-    private static func checkedCheckpoint(position: Int, json: String?, digest: Int64?) throws -> (
+    static func checkedCheckpoint(position: Int, json: String?, digest: Int64?) throws -> (
         position: Int, json: String
     ) {
         let json = json ?? ""

@@ -173,9 +173,15 @@ extension KeepsakeHistoryStorage {
     }
 
     /// Folds the oldest versions of the root scope into the base value when the history holds
-    /// more than the limit (plus an eighth, at least 16, unless `force`), then drops the
-    /// furthest redo versions if still over.
-    /// - Parameter total: The number of versions the history holds now.
+    /// more than the limit (plus an eighth, at least 16, unless `force`), down to the limit, then
+    /// drops the furthest redo versions if still over.
+    ///
+    /// Folding raises the root scope's floor over those versions (one row written): nothing is
+    /// decoded or encoded, so an append that prunes costs what any append costs. Versions under
+    /// the floor are deleted once a checkpoint lies under it too (``HistoryRows/compact()``),
+    /// whose text becomes the base value; until then the base value and they give the value at
+    /// the floor.
+    /// - Parameter total: The number of versions the history keeps now.
     /// - Returns: What was pruned, or `nil` when nothing was.
     @discardableResult
     func pruneIfNeeded(_ rows: HistoryRows, total: Int, force: Bool) throws -> Pruned? {
@@ -183,23 +189,11 @@ extension KeepsakeHistoryStorage {
         let slack = force ? 0 : max(16, limit / 8)
         guard total - limit > slack else { return nil }
         var pruned = Pruned(folded: 0, dropped: 0)
-        let oldest = try rows.versions(scope: 0, undone: false, limit: total - limit, changes: true)
+        let oldest = try rows.versions(scope: 0, undone: false, limit: total - limit)
         if let newest = oldest.last {
-            guard let json = try rows.baseCheckpoint() else {
-                throw KeepsakeError.undecodableValue(
-                    history: name, reason: "the store holds no base value for it")
-            }
-            var base: Value = try rows.decodeStored(json, history: name) { current }
-            for version in oldest {
-                try Self.apply(rows, version, to: &base, inverted: true, history: name)
-            }
-            // They are the root scope's first versions: every position up to the newest of them.
-            try rows.connection.execute(
-                "DELETE FROM version WHERE history_id = ? AND position <= ? AND scope_level = 0 AND is_undone = 0",
-                [.integer(rows.historyID), .integer(Int64(newest.position))])
-            _ = try rows.writeCheckpoint(base, position: nil)
-            try rows.setBaseTag(newest.tag, scope: 0)
+            try rows.raiseFloor(to: newest.position, tag: newest.tag)
             pruned.folded = oldest.count
+            try rows.compact()
         }
         let excess = total - limit - pruned.folded
         if excess > 0 {

@@ -182,7 +182,7 @@ enum Schema {
     }
 
     /// Shows a store older than schema 4, opened read-only (so not upgraded), in schema 4's
-    /// form: temporary views named `version` and `checkpoint`, which hide the file's tables of
+    /// form: temporary views named `version`, `scope` and `checkpoint`, which hide the file's tables of
     /// those names from this connection and join its `change` rows into each version's
     /// `changes` text as migration `0004` does (the counters stay on the history row). Nothing
     /// is written to the file.
@@ -201,6 +201,7 @@ enum Schema {
                    NULL AS revision, NULL AS undo_count, NULL AS redo_count, NULL AS version_count,
                    NULL AS modified_at
             FROM main.version v;
+            CREATE TEMP VIEW scope AS SELECT history_id, level, base_tag, 0 AS floor FROM main.scope;
             CREATE TEMP VIEW checkpoint AS
             SELECT c.id, c.history_id, v.position, c.value, c.created_at, \(digest) AS digest
             FROM main.checkpoint c LEFT JOIN main.version v ON v.id = c.version_id;

@@ -91,7 +91,7 @@ extension KeepsakeStore {
                 SELECT h.id, h.name, h.value_type, h.maximum_versions, h.created_at,
                        coalesce((SELECT modified_at FROM version WHERE history_id = h.id
                                  ORDER BY position DESC LIMIT 1), h.modified_at),
-                       (SELECT count(*) FROM version WHERE history_id = h.id),
+                       (SELECT count(*) FROM version WHERE history_id = h.id AND position > (SELECT floor FROM scope WHERE history_id = h.id AND level = 0)),
                        (SELECT count(*) - 1 FROM scope WHERE history_id = h.id)
                 FROM history h ORDER BY h.name
                 """
@@ -113,8 +113,8 @@ extension KeepsakeStore {
                 let depth = { (undone: Int64) in
                     Int(
                         try connection.scalarInt(
-                            "SELECT count(*) FROM version WHERE history_id = ? AND scope_level = ? AND is_undone = "
-                                + String(undone),
+                            "SELECT count(*) FROM version WHERE history_id = ?1 AND scope_level = ?2 AND is_undone = "
+                                + String(undone) + " AND " + HistoryRows.aboveFloor,
                             [.integer(id), .integer(Int64(summary.scopeLevel))]) ?? 0)
                 }
                 summary.undoDepth = try depth(0)
@@ -122,7 +122,7 @@ extension KeepsakeStore {
                 summary.tags = try connection.query(
                     """
                     SELECT tag FROM (SELECT base_tag AS tag, -1 AS position, level FROM scope WHERE history_id = ?1
-                    UNION ALL SELECT tag, position, 0 FROM version WHERE history_id = ?1)
+                    UNION ALL SELECT tag, position, 0 FROM version WHERE history_id = ?1 AND \(HistoryRows.aboveFloor))
                     WHERE tag IS NOT NULL ORDER BY position, level
                     """, [.integer(id)]
                 ) { try HistoryRows.decodeTag($0.text(0), version: nil)?.description ?? "" }
@@ -166,7 +166,7 @@ extension KeepsakeStore {
                     """
                     SELECT v.position, v.created_at, v.tag, v.scope_level, v.is_undone,
                            (SELECT json_group_array(j.value ->> 0) FROM json_each(v.changes) AS j)
-                    FROM version v WHERE v.history_id = ? ORDER BY v.position
+                    FROM version v WHERE v.history_id = ?1 AND \(HistoryRows.aboveFloor) ORDER BY v.position
                     """, [.integer(id)]
                 ) { row in
                     let paths =
@@ -198,7 +198,7 @@ extension KeepsakeStore {
                 let changes = try connection.scalarText(
                     """
                     SELECT v.changes FROM version v JOIN history h ON h.id = v.history_id
-                    WHERE h.name = ? AND v.position = ?
+                    WHERE h.name = ? AND v.position = ? AND v.position > (SELECT floor FROM scope WHERE history_id = h.id AND level = 0)
                     """, [.text(history), .integer(Int64(version))])
             else { return nil }
             do throws(StoredChanges.Malformed) {
@@ -343,6 +343,7 @@ extension KeepsakeStore {
     /// The structural checks of ``verify()``: SQL listing what is wrong, and how to say it.
     static func verificationQueries(hasSchema2: Bool) -> [(String, String)] {
         let largest = HistoryRows.largestNumber
+        let floor = "(SELECT floor FROM scope WHERE history_id = h.id AND level = 0)"
         var queries: [(String, String)] = [
             (
                 "SELECT h.name FROM history h WHERE (SELECT count(*) FROM scope WHERE history_id = h.id) != "
@@ -377,10 +378,12 @@ extension KeepsakeStore {
             (
                 Self.counters
                     + "SELECT name FROM counters h WHERE h.version_count != "
-                    + "(SELECT count(*) FROM version WHERE history_id = h.id) "
+                    + "(SELECT count(*) FROM version WHERE history_id = h.id AND position > \(floor)) "
                     + "OR h.undo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
+                    + "AND v.position > \(floor) "
                     + "AND v.is_undone = 0 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id)) "
                     + "OR h.redo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
+                    + "AND v.position > \(floor) "
                     + "AND v.is_undone = 1 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id))",
                 "history %@: its stored stack sizes do not match its versions"
             ),

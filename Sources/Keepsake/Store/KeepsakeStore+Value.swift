@@ -39,11 +39,15 @@ extension KeepsakeStore {
                     level: Int(try $0.requiredInt64(1)), undone: $0.int64(2) == 1
                 )
             }
-            let target = version ?? versions.last(where: { !$0.undone })?.version.position ?? 0
+            // Versions at or below the floor are folded into the base value: version 0 is the
+            // value at the floor, which the stored base value and they give.
+            let floor = try rows.floor()
+            let newestApplied = versions.last(where: { !$0.undone })?.version.position ?? 0
+            var target = version ?? (newestApplied > floor ? newestApplied : 0)
             let level: Int
             if target == 0 {
-                level = 0
-            } else if let found = versions.first(where: { $0.version.position == target }) {
+                (target, level) = (floor, 0)
+            } else if target > floor, let found = versions.first(where: { $0.version.position == target }) {
                 level = found.level
             } else {
                 return nil

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+/// A value that counts how often it is decoded, to show what pruning does not do.
+struct DecodeCounted: Versionable, Equatable, Codable {
+    nonisolated(unsafe) static var decodes = 0
+    var title = ""
+    var count = 0
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        Self.decodes += 1
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try container.decode(String.self, forKey: .title)
+        count = try container.decode(Int.self, forKey: .count)
+    }
+
+    enum CodingKeys: CodingKey { case title, count }
+}
+
+/// Pruning under the limit folds the oldest versions into the base value by raising the root
+/// scope's floor: no value is decoded or encoded while the app waits, and everything reads as if
+/// the versions had been folded.
+@MainActor @Suite(.serialized) struct PruningTests {
+    let directory = TemporaryDirectory()
+
+    @Test func foldingDecodesNothingAndKeepsTheNewestVersions() throws {
+        let path = directory.path("pruned.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 20)
+        var values = [history.value]
+        DecodeCounted.decodes = 0
+        for n in 1...300 {
+            var value = values[n - 1]
+            value.count = n
+            value.title = "title \(n)"
+            try history.append(value, tag: "v\(n)")
+            values.append(value)
+        }
+        #expect(DecodeCounted.decodes == 0)
+        // Pruned whenever more than 36 versions (the limit plus its slack of 16) were kept, down
+        // to 20: at append 37, then every 17 appends, the last time at append 292.
+        #expect(history.versionCount == 28)
+        try history.checkInvariants()
+        #expect(try store.verify().problems == [])
+
+        // What is listed starts at the floor, version 272, whose value and tag are version 0's.
+        let timeline = try #require(try store.timeline(of: "doc"))
+        #expect(timeline.map(\.version) == [0] + Array(273...300))
+        #expect(timeline.first?.tag == "v272")
+        #expect(try store.changes(ofVersion: 272, in: "doc") == nil)
+        #expect(try store.valueJSON(ofHistory: "doc", atVersion: 272) == nil)
+        let base = try #require(try store.valueJSON(ofHistory: "doc", atVersion: 0))
+        #expect(try JSONDecoder().decode(DecodeCounted.self, from: Data(base.utf8)) == values[272])
+        #expect(try history.tags().undo.strings == ["v272"] + (273...300).map { "v\($0)" })
+
+        // The folded versions are deleted as checkpoints pass under the floor: the store keeps
+        // fewer than the limit, its slack and the stretch back to the newest such checkpoint.
+        let stored = try store.database.read { try $0.scalarInt("SELECT count(*) FROM version") ?? 0 }
+        #expect(stored >= 28 && stored < 28 + 17 + 80, "\(stored) versions stored")
+
+        for n in stride(from: 299, through: 272, by: -1) {
+            #expect(try history.undo() == values[n], "undo to \(n)")
+        }
+        #expect(!history.hasUndo)
+        #expect(try history.redo(to: "v300") == values[300])
+        try history.checkInvariants()
+
+        let reopened = try KeepsakeStore(path: path).history(
+            "doc", initialValue: DecodeCounted(), maximumVersions: 20)
+        #expect(reopened.value == values[300])
+        #expect(reopened.versionCount == 28)
+        #expect(try reopened.undo(to: "v272") == values[272])
+        #expect(!reopened.hasUndo)
+        try reopened.checkInvariants()
+    }
+
+    /// Lowering the limit folds at once, down to the limit, and the history keeps working.
+    @Test func aLowerLimitFoldsAtOnce() throws {
+        let store = try KeepsakeStore(path: directory.path("limit.keepsake"))
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
+        var values = [history.value]
+        for n in 1...50 {
+            var value = values[n - 1]
+            value.count = n
+            try history.append(value)
+            values.append(value)
+        }
+        try history.setMaximumVersions(5)
+        #expect(history.versionCount == 5)
+        #expect(try store.timeline(of: "doc")?.map(\.version) == [0, 46, 47, 48, 49, 50])
+        for n in stride(from: 49, through: 45, by: -1) { #expect(try history.undo() == values[n]) }
+        #expect(!history.hasUndo)
+        var value = values[45]
+        value.title = "branch"
+        try history.append(value)
+        #expect(history.versionCount == 1)
+        #expect(try history.undo() == values[45])
+        try history.checkInvariants()
+        #expect(try store.verify().problems == [])
+    }
+}
