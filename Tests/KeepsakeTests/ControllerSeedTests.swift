@@ -22,7 +22,9 @@ import Testing
     }
 
     /// The storage of one test case.
-    func storage<Value: Versionable & Codable>(_ kind: StorageKind) throws -> HistoryStorage<Value> {
+    func storage<Value: Versionable & Codable & SendableMetatype>(_ kind: StorageKind) throws
+        -> HistoryStorage<Value>
+    {
         try kind.storage(path: directory.path("seed.keepsake"), history: "seed")
     }
 

@@ -149,6 +149,8 @@ import Testing
             doc.title = "v\(index)"
             try history.append(doc)
         }
+        // Checkpoints are built off the committing thread: the bound holds once they are.
+        store.checkpointer?.waitUntilIdle()
         let reopened = try KeepsakeStore(path: path).history(
             "long", initialValue: Doc.empty, maximumVersions: nil)
         #expect(reopened.versionCount == 2_500)

@@ -3,16 +3,22 @@ import Testing
 
 @testable import Keepsake
 
-/// A value that counts how often it is decoded, to show what pruning does not do.
+/// A value that counts how often the main thread decodes it, to show what pruning does not do
+/// while the app waits (checkpoints are built on a background thread, which decodes).
 struct DecodeCounted: Versionable, Equatable, Codable {
-    nonisolated(unsafe) static var decodes = 0
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var mainThreadDecodes = 0
+    static var decodes: Int {
+        get { lock.withLock { mainThreadDecodes } }
+        set { lock.withLock { mainThreadDecodes = newValue } }
+    }
     var title = ""
     var count = 0
 
     init() {}
 
     init(from decoder: any Decoder) throws {
-        Self.decodes += 1
+        if Thread.isMainThread { Self.lock.withLock { Self.mainThreadDecodes += 1 } }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         title = try container.decode(String.self, forKey: .title)
         count = try container.decode(Int.self, forKey: .count)
@@ -39,6 +45,8 @@ struct DecodeCounted: Versionable, Equatable, Codable {
             value.title = "title \(n)"
             try history.append(value, tag: "v\(n)")
             values.append(value)
+            // As at a person's pace: each checkpoint is built before the next edit.
+            store.checkpointer?.waitUntilIdle()
         }
         #expect(DecodeCounted.decodes == 0)
         // Pruned whenever more than 36 versions (the limit plus its slack of 16) were kept, down

@@ -10,9 +10,11 @@ enum StorageKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { rawValue }
 
     /// The storage for history `name` of the store at `path` (created on first use).
-    func storage<Value: Versionable & Codable>(path: String, history name: String) throws -> HistoryStorage<
-        Value
-    > {
+    func storage<Value: Versionable & Codable & SendableMetatype>(path: String, history name: String) throws
+        -> HistoryStorage<
+            Value
+        >
+    {
         switch self {
         case .inMemory: .inMemory
         case .durable: .keepsake(try KeepsakeStore(path: path), history: name)

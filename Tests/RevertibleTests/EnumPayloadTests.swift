@@ -249,7 +249,9 @@ import Testing
     /// A label long enough that recording one number alone is worth it.
     static let label = String(repeating: "a long label ", count: 8)
 
-    struct Holder<Value: Versionable & Codable & Equatable>: Versionable, Equatable, Codable {
+    struct Holder<Value: Versionable & Codable & Equatable & SendableMetatype>: Versionable, Equatable,
+        Codable
+    {
         var value: Value
     }
 

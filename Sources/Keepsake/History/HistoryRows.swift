@@ -328,9 +328,22 @@ struct HistoryRows {
     /// Stores `value` whole, as the value right after the version at `position` (the base
     /// value when `nil`); returns its size, blobs included.
     func writeCheckpoint<Value: Encodable>(_ value: Value, position: Int?) throws -> Int {
+        let (json, size) = try encodeCheckpoint(value)
+        try insertCheckpoint(json, position: position)
+        return size
+    }
+
+    /// `value` as a checkpoint's JSON (its large byte strings stored as blobs), and its size,
+    /// blobs included.
+    func encodeCheckpoint<Value: Encodable>(_ value: Value) throws -> (json: String, size: Int) {
         let blobBytesBefore = blobs.blobBytesEncoded
         let json = String(decoding: try blobs.encoder.encode(value), as: UTF8.self)
-        let size = json.utf8.count + blobs.blobBytesEncoded - blobBytesBefore
+        return (json, json.utf8.count + blobs.blobBytesEncoded - blobBytesBefore)
+    }
+
+    /// Stores `json` as the checkpoint of the version at `position` (the base value when `nil`),
+    /// replacing one there.
+    func insertCheckpoint(_ json: String, position: Int?) throws {
         try connection.execute(
             "DELETE FROM checkpoint WHERE history_id = ? AND position "
                 + (position == nil ? "IS NULL" : "= ?"),
@@ -341,17 +354,17 @@ struct HistoryRows {
                 .integer(historyID), position.map { .integer(Int64($0)) } ?? .null, .text(json),
                 .real(Self.now()), .integer(Self.digest(position: position ?? 0, json)),
             ])
-        return size
     }
 
-    /// The newest checkpoint on an applied version (its position and JSON), else the base.
-    func bestCheckpoint() throws -> (position: Int, json: String)? {
+    /// The newest checkpoint on an applied version (below `position`, when given): its
+    /// position and JSON; else the base value's.
+    func bestCheckpoint(below position: Int? = nil) throws -> (position: Int, json: String)? {
         let applied = try connection.query(
             """
             SELECT c.position, c.value, c.digest FROM checkpoint c
             JOIN version v ON v.history_id = c.history_id AND v.position = c.position
-            WHERE c.history_id = ? AND v.is_undone = 0 ORDER BY c.position DESC LIMIT 1
-            """, [.integer(historyID)]
+            WHERE c.history_id = ? AND v.is_undone = 0 AND c.position < ? ORDER BY c.position DESC LIMIT 1
+            """, [.integer(historyID), .integer(position.map(Int64.init) ?? .max)]
         ) {
             try Self.checkedCheckpoint(
                 position: Int(try $0.requiredInt64(0)), json: $0.text(1), digest: $0.int64(2))
@@ -395,14 +408,15 @@ struct HistoryRows {
         ).map(Int.init)
     }
 
-    /// Applied versions after `position`, oldest first, with their changes.
-    func appliedVersions(after position: Int) throws -> [Version] {
+    /// Applied versions after `position` (up to `last`, when given), oldest first, with their
+    /// changes.
+    func appliedVersions(after position: Int, upTo last: Int? = nil) throws -> [Version] {
         try connection.query(
             """
             SELECT position, tag, changes FROM version WHERE history_id = ? AND is_undone = 0 AND position > ?
-            ORDER BY position
+            AND position <= ? ORDER BY position
             """,
-            [.integer(historyID), .integer(Int64(position))]
+            [.integer(historyID), .integer(Int64(position)), .integer(last.map(Int64.init) ?? .max)]
         ) { try Version(row: $0) }
     }
 

@@ -15,7 +15,7 @@ public import Revertible
 ///
 /// It is the same controller as in memory — tags, scopes, transactions, debouncing,
 /// observation — so everything the controller's documentation says holds here too.
-public typealias KeepsakeHistory<Value: Versionable & Codable> = VersioningController<
+public typealias KeepsakeHistory<Value: Versionable & Codable & SendableMetatype> = VersioningController<
     Value, Value, KeepsakeError
 >
 
@@ -34,7 +34,7 @@ extension KeepsakeStore {
     /// - Returns: The history, at the version the last writer left it.
     /// - Throws: ``KeepsakeError``; `.reversion` or `.undecodableValue` when stored data no longer
     ///   decodes as `Value`.
-    public func history<Value: Versionable & Codable>(
+    public func history<Value: Versionable & Codable & SendableMetatype>(
         _ name: String, of type: Value.Type = Value.self, initialValue: @autoclosure () -> Value,
         maximumVersions: Int? = 1_000
     ) throws(KeepsakeError) -> KeepsakeHistory<Value> {
@@ -48,7 +48,7 @@ extension KeepsakeStore {
     }
 }
 
-extension HistoryStorage where Value: Codable {
+extension HistoryStorage where Value: Codable & SendableMetatype {
     /// The history called `name` in `store`, created at the controller's first value when the
     /// store has none by that name.
     ///
@@ -131,7 +131,7 @@ extension ReversionError {
     }
 }
 
-extension VersioningController where Value: Codable {
+extension VersioningController where Value: Codable & SendableMetatype {
     /// The durable storage, when the versions live in a ``KeepsakeStore``.
     public var durableStorage: KeepsakeHistoryStorage<Value>? {
         storage as? KeepsakeHistoryStorage<Value>

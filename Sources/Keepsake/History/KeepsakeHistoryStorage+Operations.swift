@@ -118,23 +118,117 @@ extension KeepsakeHistoryStorage {
         }
     }
 
-    /// Writes a checkpoint when enough versions or bytes have piled up since the last one; the
-    /// byte rule keeps checkpoint writes within the size of the changes themselves.
+    /// A checkpoint that fell due with a version.
+    enum DueCheckpoint {
+        /// Written in the version's transaction, this size (blobs included).
+        case written(Int)
+        /// To be built off the committing thread once the transaction commits.
+        case deferred(position: Int)
+    }
+
+    /// A checkpoint when enough versions or bytes have piled up since the last one (the byte
+    /// rule keeps checkpoint writes within the size of the changes themselves): built off the
+    /// committing thread (``buildCheckpoint(_:historyID:name:position:)``) when the store has a
+    /// background connection, else written in this transaction.
     private func checkpointIfDue(_ rows: HistoryRows, value: Value, position: Int, adding bytes: Int) throws
-        -> Int?
+        -> DueCheckpoint?
     {
         let due =
             stepsSinceCheckpoint + 1 >= Self.checkpointInterval
             || bytesSinceCheckpoint + bytes >= max(4 * 1024, checkpointBytes)
-        return due ? try rows.writeCheckpoint(value, position: position) : nil
+        guard due else { return nil }
+        if store.checkpointer != nil { return .deferred(position: position) }
+        return .written(try rows.writeCheckpoint(value, position: position))
     }
 
-    private func noteCheckpoint(_ written: Int?, adding bytes: Int) {
-        if let written {
-            (stepsSinceCheckpoint, bytesSinceCheckpoint, checkpointBytes) = (0, 0, written)
-        } else {
+    /// Takes note of a version's checkpoint once its transaction committed, and hands a deferred
+    /// one to the background connection.
+    private func noteCheckpoint(_ due: DueCheckpoint?, adding bytes: Int) {
+        switch due {
+        case .written(let size):
+            (stepsSinceCheckpoint, bytesSinceCheckpoint, checkpointBytes) = (0, 0, size)
+        case .deferred(let position):
+            (stepsSinceCheckpoint, bytesSinceCheckpoint) = (0, 0)
+            // At most one build waits per history: a newer request moves its target, so builds
+            // never pile up behind a fast writer.
+            guard checkpointRequest.ask(for: position), let checkpointer = store.checkpointer else { return }
+            let (id, name, request) = (self.id, self.name, checkpointRequest)
+            checkpointer.perform { connection in
+                guard let position = request.take() else { return }
+                Self.buildCheckpoint(connection, historyID: id, name: name, position: position)
+            }
+        case nil:
             stepsSinceCheckpoint += 1
             bytesSinceCheckpoint += bytes
+        }
+    }
+
+    /// The newest version whose checkpoint is to be built off the committing thread, shared
+    /// with the job that builds it.
+    final class CheckpointRequest: @unchecked Sendable {
+        // Sound because `position` is touched only while `lock` is held.
+        private let lock = NSLock()
+        private var position: Int?
+
+        /// Asks for the checkpoint of `position`; returns whether a job must be queued (none
+        /// is waiting).
+        func ask(for position: Int) -> Bool {
+            lock.withLock {
+                defer { self.position = position }
+                return self.position == nil
+            }
+        }
+
+        /// The position to build, taken by the job that starts.
+        func take() -> Int? {
+            lock.withLock {
+                defer { position = nil }
+                return position
+            }
+        }
+    }
+
+    /// Builds the checkpoint of the version at `position` on the background connection, from
+    /// the stored rows alone: the value is decoded and changed here, from the newest checkpoint
+    /// below it, and shared with no one. Nothing is written when the version is no longer
+    /// applied, already has a checkpoint, or was replaced by another at its position meanwhile.
+    ///
+    /// A checkpoint only shortens reopening, so one that cannot be built is left out (the next
+    /// one is tried at its turn); whatever stopped it reaches the app when the app reads those
+    /// rows itself.
+    static func buildCheckpoint(_ connection: SQLiteConnection, historyID: Int64, name: String, position: Int)
+    {
+        let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
+        let key: [SQLiteValue] = [.integer(historyID), .integer(Int64(position))]
+        let has = "SELECT count(*) FROM checkpoint WHERE history_id = ? AND position = ?"
+        let changes = "SELECT changes FROM version WHERE history_id = ? AND position = ? AND is_undone = 0"
+        do {
+            // The rows are read in one short snapshot: a read transaction held while decoding
+            // would keep the write-ahead log from starting over. The work is done outside it.
+            let read: (json: String, versions: [HistoryRows.Version], changes: String)? =
+                try connection.transaction(immediate: false) {
+                    guard let text = try connection.scalarText(changes, key),
+                        try connection.scalarInt(has, key) == 0,
+                        let source = try rows.bestCheckpoint(below: position)
+                    else { return nil }
+                    return (
+                        source.json, try rows.appliedVersions(after: source.position, upTo: position), text
+                    )
+                }
+            guard let read else { return }
+            var value: Value = try rows.decodeStored(read.json, history: name) { nil }
+            for version in read.versions {
+                try Self.apply(rows, version, to: &value, inverted: true, history: name)
+            }
+            let json = try rows.encodeCheckpoint(value).json
+            try connection.transaction {
+                guard try connection.scalarText(changes, key) == read.changes,
+                    try connection.scalarInt(has, key) == 0
+                else { return }
+                try rows.insertCheckpoint(json, position: position)
+            }
+        } catch {
+            return
         }
     }
 
@@ -154,7 +248,7 @@ extension KeepsakeHistoryStorage {
         } counts: { [counts] _ in
             counts
         }
-        noteCheckpoint(written, adding: 0)
+        noteCheckpoint(.written(written), adding: 0)
     }
 
     /// What pruning removed.
@@ -304,7 +398,7 @@ extension KeepsakeHistoryStorage {
             let (start, topTag) = try scopeStart(rows, level: level, history: name)
             try rows.deleteVersions(scope: level, undoneOnly: false)
             try rows.deleteScope(level: level)
-            var checkpoint: Int?
+            var checkpoint: DueCheckpoint?
             var bytes = 0
             if let reversion = value.reversion(to: start) {
                 try rows.deleteVersions(scope: level - 1, undoneOnly: true)

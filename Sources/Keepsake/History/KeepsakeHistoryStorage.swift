@@ -17,7 +17,7 @@ public import Revertible
 /// Open one history per name per process; a second writer on the same history (another
 /// process included) gets ``KeepsakeError/historyConflict(history:)`` instead of silently
 /// diverging.
-public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
+public final class KeepsakeHistoryStorage<Value: Versionable & Codable & SendableMetatype> {
     /// The store holding the history.
     public let store: KeepsakeStore
     /// The history's name in the store.
@@ -37,6 +37,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable> {
     var checkpointBytes = 0
     /// Whether the store holds a change held back by debouncing (`pending_change` rows).
     var hasPendingRows = false
+    /// The checkpoint waiting to be built off the committing thread, if any.
+    let checkpointRequest = CheckpointRequest()
 
     /// Versions between checkpoints at most, so reopening replays at most this many.
     static var checkpointInterval: Int { 1_024 }

@@ -28,6 +28,8 @@ public final class SQLiteConnection {
     var schemaVersion = Int.max
     private var statements: [String: SQLiteStatement] = [:]
     private(set) var isClosed = false
+    /// The busy handler's state; SQLite holds an unretained pointer to it.
+    private let busyWait: BusyWait
 
     /// Opens (or creates) a database.
     ///
@@ -67,9 +69,8 @@ public final class SQLiteConnection {
         self.handle = handle
         self.path = path
         sqlite3_extended_result_codes(handle, 1)
-        let milliseconds =
-            busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        busyWait = BusyWait(timeout: busyTimeout)
+        sqlite3_busy_handler(handle, busyHandler, Unmanaged.passUnretained(busyWait).toOpaque())
         do {
             // Neither writes to the file. trusted_schema=OFF stops SQL functions with side
             // effects from running inside a hostile file's views and triggers.
@@ -255,4 +256,35 @@ extension SQLiteConnection {
         }
         return escaped
     }
+}
+
+/// How a connection waits for another connection's lock: retried after short sleeps (50 µs, then
+/// 250 µs, then 2 ms) until the busy timeout has passed since the first refusal.
+///
+/// SQLite's own `sqlite3_busy_timeout` sleeps 1, 2, 5, 10, 15, 20… ms between attempts, so a
+/// write that waits for another connection's 3 ms transaction (a checkpoint being stored by the
+/// background connection, say) waits 8 ms, and one that waits for 10 ms waits 18 ms: here it
+/// waits about as long as the lock is held.
+///
+/// Related SQLite documentation: https://www.sqlite.org/c3ref/busy_handler.html
+final class BusyWait {
+    let timeout: Duration
+    private var start = ContinuousClock.now
+
+    init(timeout: Duration) { self.timeout = timeout }
+
+    /// Whether to try again after the `count`-th refusal in a row (0 for the first).
+    func retry(_ count: Int32) -> Bool {
+        let now = ContinuousClock.now
+        if count == 0 { start = now }
+        guard now - start < timeout else { return false }
+        usleep(count < 40 ? 50 : count < 200 ? 250 : 2_000)
+        return true
+    }
+}
+
+/// SQLite's busy callback: `context` is the connection's ``BusyWait``.
+private func busyHandler(_ context: UnsafeMutableRawPointer?, _ count: Int32) -> Int32 {
+    guard let context else { return 0 }
+    return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().retry(count) ? 1 : 0
 }

@@ -1,8 +1,10 @@
 internal import CSQLite
 import Foundation
 
-/// Copies the write-ahead log back into the database off the committing thread (one serial
-/// queue serves every store), with a connection of its own, so that no commit waits for it.
+/// Copies the write-ahead log back into the database off the committing thread (a serial queue
+/// of the store's own), with a connection of its own, so that no commit waits for it; runs other
+/// work that must not hold up commits on a second queue with a third connection
+/// (``perform(_:)``), so that neither waits for the other.
 ///
 /// SQLite's automatic checkpoint runs inside the commit that crosses its threshold (1,000
 /// pages): that one commit then copies megabytes and, with `synchronous=NORMAL`, syncs the
@@ -19,13 +21,20 @@ import Foundation
 ///
 /// Related SQLite documentation: https://www.sqlite.org/wal.html#ckpt
 final class WALCheckpointer: @unchecked Sendable {
-    // Sound because the mutable state is touched only while `lock` is held, and `connection`
-    // only on `queue` (and by `stop()` once the queue is done with it).
+    // Sound because the mutable state is touched only while `lock` is held, `connection` only
+    // on `queue` and `jobConnection` only on `jobQueue` (and both by `stop()` once their queues
+    // are done with them).
     static let threshold: Int32 = 1_000
     static let hardLimit: Int32 = 4_000
 
-    /// One serial queue for every store's checkpoints: no thread waits while nothing is asked.
-    private static let queue = DispatchQueue(label: "Keepsake WAL checkpoints")
+    /// The store's serial queues, for checkpoints and for jobs: no thread waits while nothing
+    /// is asked, and closing one store waits only for its own work.
+    private let queue = DispatchQueue(label: "Keepsake WAL checkpoints")
+    private let jobQueue = DispatchQueue(label: "Keepsake background work")
+    private let path: String
+    private let busyTimeout: Duration
+    /// Opened by the first job.
+    private var jobConnection: SQLiteConnection?
 
     private let connection: SQLiteConnection
     private let lock = NSLock()
@@ -33,10 +42,12 @@ final class WALCheckpointer: @unchecked Sendable {
     private var busy = false
     private var stopped = false
     private var completed = 0
+    private var jobs = 0
 
     /// Opens a second connection to the store at `path`.
     init(path: String, busyTimeout: Duration) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, create: false, busyTimeout: busyTimeout)
+        (self.path, self.busyTimeout) = (path, busyTimeout)
     }
 
     /// Asks for a checkpoint soon; returns at once.
@@ -45,7 +56,7 @@ final class WALCheckpointer: @unchecked Sendable {
         let schedule = !scheduled && !stopped
         if schedule { scheduled = true }
         lock.unlock()
-        if schedule { Self.queue.async { self.run() } }
+        if schedule { queue.async { self.run() } }
     }
 
     /// Whether no checkpoint is asked for or running.
@@ -62,8 +73,44 @@ final class WALCheckpointer: @unchecked Sendable {
         return completed
     }
 
-    /// Waits until the checkpoints asked for so far have run (for tests).
-    func waitUntilIdle() { Self.queue.sync {} }
+    /// Waits until the checkpoints and jobs asked for so far have run (for tests).
+    func waitUntilIdle() {
+        jobQueue.sync {}
+        queue.sync {}
+    }
+
+    /// Runs `job` on the jobs' queue with a connection of its own (opened by the first job),
+    /// after the jobs asked for before; returns at once. For work that must not hold up the
+    /// committing thread: a history's checkpoint of its whole value is built here from the
+    /// stored rows. A job asked for after ``stop()``, or still queued then, does not run; nor
+    /// does one when the connection cannot be opened (the work is only an optimization).
+    func perform(_ job: @escaping @Sendable (SQLiteConnection) -> Void) {
+        lock.lock()
+        let go = !stopped
+        if go { jobs += 1 }
+        lock.unlock()
+        guard go else { return }
+        jobQueue.async {
+            self.lock.lock()
+            let run = !self.stopped
+            self.lock.unlock()
+            if run, self.jobConnection == nil {
+                self.jobConnection = try? SQLiteConnection(
+                    path: self.path, create: false, busyTimeout: self.busyTimeout)
+            }
+            if run, let connection = self.jobConnection { job(connection) }
+            self.lock.lock()
+            self.jobs -= 1
+            self.lock.unlock()
+        }
+    }
+
+    /// Whether jobs given to ``perform(_:)`` are waiting or running.
+    var hasJobs: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return jobs > 0
+    }
 
     /// Runs no more checkpoints, waits for one in progress, and closes the connection.
     func stop() {
@@ -72,8 +119,10 @@ final class WALCheckpointer: @unchecked Sendable {
         stopped = true
         lock.unlock()
         guard first else { return }
-        Self.queue.sync {}
+        jobQueue.sync {}
+        queue.sync {}
         connection.close()
+        jobConnection?.close()
     }
 
     private func run() {

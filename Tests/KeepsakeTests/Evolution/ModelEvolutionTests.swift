@@ -88,7 +88,7 @@ enum OldApp {
 
     /// Opens history "doc" with today's `Value`, then checks the value, every undo back to the
     /// start and every redo to the end against `expected` (oldest first).
-    func expectHistory<Value: Versionable & Codable & Equatable>(
+    func expectHistory<Value: Versionable & Codable & Equatable & SendableMetatype>(
         at path: String, initialValue: Value, expected: [Value]
     ) throws {
         let history = try KeepsakeStore(path: path).history("doc", initialValue: initialValue)
