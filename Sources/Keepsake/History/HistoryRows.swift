@@ -67,21 +67,27 @@ struct HistoryRows {
         let order = newestFirst ? "DESC" : "ASC"
         let limitClause = limit.map { " LIMIT \($0)" } ?? ""
         let columns = changes ? "position, tag, changes" : "position, tag"
-        // The literal `is_undone = 1` lets SQLite use the partial index.
         let filter =
             undone
             ? "is_undone = 1"
             : """
-            is_undone = 0 AND position < coalesce((SELECT min(position) FROM version
+            is_undone = 0 AND position < coalesce((SELECT min(position) FROM version \(undoneIndex)
                 WHERE history_id = ?1 AND scope_level = ?2 AND is_undone = 1), \(Self.largestNumber + 1))
             """
         return try connection.query(
             """
-            SELECT \(columns) FROM version WHERE history_id = ?1 AND scope_level = ?2 AND \(filter)
+            SELECT \(columns) FROM version \(undone ? undoneIndex : "")
+            WHERE history_id = ?1 AND scope_level = ?2 AND \(filter)
             AND \(Self.aboveFloor) ORDER BY position \(order)\(limitClause)
             """, [.integer(historyID), .integer(Int64(scope))]
         ) { try Version(row: $0) }
     }
+
+    /// `INDEXED BY` the partial index of undone versions, for a query with `is_undone = 1`:
+    /// SQLite's planner, with no statistics, would rather walk the primary key from one end of
+    /// the history (every version, when there is no undone one). Empty on a store older than
+    /// schema 4 opened read-only, whose `version` is a view.
+    var undoneIndex: String { connection.schemaVersion >= 4 ? "INDEXED BY version_undone" : "" }
 
     /// The condition that keeps the versions above the root scope's floor (those kept), for a
     /// query whose first parameter is the history's id. Versions at or below it are folded into
@@ -98,7 +104,7 @@ struct HistoryRows {
     func count(scope: Int, undone: Bool) throws -> Int {
         Int(
             try connection.scalarInt(
-                "SELECT count(*) FROM version WHERE history_id = ?1 AND scope_level = ?2 AND "
+                "SELECT count(*) FROM version \(undone ? undoneIndex : "") WHERE history_id = ?1 AND scope_level = ?2 AND "
                     + (undone ? "is_undone = 1" : "is_undone = 0") + " AND \(Self.aboveFloor)",
                 [.integer(historyID), .integer(Int64(scope))]) ?? 0)
     }
@@ -255,7 +261,7 @@ struct HistoryRows {
     @discardableResult
     func deleteVersions(scope: Int, undoneOnly: Bool) throws -> Int {
         try connection.execute(
-            "DELETE FROM version WHERE history_id = ? AND scope_level = ?"
+            "DELETE FROM version \(undoneOnly ? undoneIndex : "") WHERE history_id = ? AND scope_level = ?"
                 + (undoneOnly ? " AND is_undone = 1" : ""),
             [.integer(historyID), .integer(Int64(scope))])
         return connection.changes
@@ -402,7 +408,7 @@ struct HistoryRows {
         try connection.scalarInt(
             """
             SELECT max(position) FROM version WHERE history_id = ?1 AND is_undone = 0
-            AND position < coalesce((SELECT min(position) FROM version
+            AND position < coalesce((SELECT min(position) FROM version \(undoneIndex)
                 WHERE history_id = ?1 AND scope_level = ?2 AND is_undone = 1), \(Self.largestNumber + 1))
             """, [.integer(historyID), .integer(Int64(level))]
         ).map(Int.init)
