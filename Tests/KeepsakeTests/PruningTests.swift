@@ -111,3 +111,29 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         #expect(try store.verify().problems == [])
     }
 }
+
+/// Undo and redo find their versions by key, whatever the history's length: no query on the
+/// stacks walks the history's versions from one end.
+@Suite struct VersionQueryPlanTests {
+    let directory = TemporaryDirectory()
+
+    @Test(arguments: [false, true], [false, true])
+    func stackQueriesSeekByKey(undone: Bool, newestFirst: Bool) throws {
+        let store = try KeepsakeStore(path: directory.path("plan.keepsake"))
+        let plan = try store.database.read { connection in
+            let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: 1)
+            let sql = rows.versionsSQL(undone: undone, newestFirst: newestFirst, limit: 1, changes: true)
+            return try connection.query("EXPLAIN QUERY PLAN " + sql, [.integer(1), .integer(0)]) {
+                $0.text(3) ?? ""
+            }
+        }
+        let versionLines = plan.filter { $0.contains("version") }
+        #expect(!versionLines.isEmpty)
+        // Every search of `version` is bounded: by the partial index, or by a position range.
+        for line in versionLines {
+            #expect(
+                line.contains("USING INDEX version_undone") || line.contains("position>? AND position<?"),
+                "\(line)")
+        }
+    }
+}

@@ -64,6 +64,15 @@ struct HistoryRows {
     func versions(
         scope: Int, undone: Bool, newestFirst: Bool = false, limit: Int? = nil, changes: Bool = false
     ) throws -> [Version] {
+        try connection.query(
+            versionsSQL(undone: undone, newestFirst: newestFirst, limit: limit, changes: changes),
+            [.integer(historyID), .integer(Int64(scope))]
+        ) { try Version(row: $0) }
+    }
+
+    /// The query of ``versions(scope:undone:newestFirst:limit:changes:)``: `?1` the history's
+    /// id, `?2` the scope.
+    func versionsSQL(undone: Bool, newestFirst: Bool, limit: Int?, changes: Bool) -> String {
         let order = newestFirst ? "DESC" : "ASC"
         let limitClause = limit.map { " LIMIT \($0)" } ?? ""
         let columns = changes ? "position, tag, changes" : "position, tag"
@@ -74,13 +83,11 @@ struct HistoryRows {
             is_undone = 0 AND position < coalesce((SELECT min(position) FROM version \(undoneIndex)
                 WHERE history_id = ?1 AND scope_level = ?2 AND is_undone = 1), \(Self.largestNumber + 1))
             """
-        return try connection.query(
-            """
+        return """
             SELECT \(columns) FROM version \(undone ? undoneIndex : "")
             WHERE history_id = ?1 AND scope_level = ?2 AND \(filter)
             AND \(Self.aboveFloor) ORDER BY position \(order)\(limitClause)
-            """, [.integer(historyID), .integer(Int64(scope))]
-        ) { try Version(row: $0) }
+            """
     }
 
     /// `INDEXED BY` the partial index of undone versions, for a query with `is_undone = 1`:
