@@ -42,7 +42,6 @@ final class WALCheckpointer: @unchecked Sendable {
     private var busy = false
     private var stopped = false
     private var completed = 0
-    private var jobs = 0
 
     /// Opens a second connection to the store at `path`.
     init(path: String, busyTimeout: Duration) throws(SQLiteError) {
@@ -87,7 +86,6 @@ final class WALCheckpointer: @unchecked Sendable {
     func perform(_ job: @escaping @Sendable (SQLiteConnection) -> Void) {
         lock.lock()
         let go = !stopped
-        if go { jobs += 1 }
         lock.unlock()
         guard go else { return }
         jobQueue.async {
@@ -99,17 +97,7 @@ final class WALCheckpointer: @unchecked Sendable {
                     path: self.path, create: false, busyTimeout: self.busyTimeout)
             }
             if run, let connection = self.jobConnection { job(connection) }
-            self.lock.lock()
-            self.jobs -= 1
-            self.lock.unlock()
         }
-    }
-
-    /// Whether jobs given to ``perform(_:)`` are waiting or running.
-    var hasJobs: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return jobs > 0
     }
 
     /// Runs no more checkpoints, waits for one in progress, and closes the connection.

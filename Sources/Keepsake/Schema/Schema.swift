@@ -188,14 +188,15 @@ enum Schema {
     /// is written to the file.
     private static func createSchema4Views(_ connection: SQLiteConnection, over version: Int) throws {
         // Schema 1 has no digests, nor a record format.
-        let (digest, format) = version >= 2 ? ("c.digest", "v.format") : ("NULL", "1")
+        let (digest, checkpointDigest, format) =
+            version >= 2 ? ("digest", "c.digest", "v.format") : ("NULL", "NULL", "1")
         try connection.execute(
             """
             CREATE TEMP VIEW version AS
             SELECT v.history_id, v.position, v.scope_level, v.is_undone, v.tag, v.created_at, \(format) AS format,
                    coalesce((SELECT '[' || group_concat('[' || json_quote(c.path) || ',' || json_quote(c.kind) || ','
                                                         || c.patch || ',' || coalesce(c.digest, 'null') || ']', ',') || ']'
-                             FROM (SELECT path, kind, patch, \(digest.replacingOccurrences(of: "c.", with: "")) AS digest
+                             FROM (SELECT path, kind, patch, \(digest) AS digest
                                    FROM main.change WHERE version_id = v.id ORDER BY ordinal) AS c),
                             '[]') AS changes,
                    NULL AS revision, NULL AS undo_count, NULL AS redo_count, NULL AS version_count,
@@ -203,7 +204,7 @@ enum Schema {
             FROM main.version v;
             CREATE TEMP VIEW scope AS SELECT history_id, level, base_tag, 0 AS floor FROM main.scope;
             CREATE TEMP VIEW checkpoint AS
-            SELECT c.id, c.history_id, v.position, c.value, c.created_at, \(digest) AS digest
+            SELECT c.id, c.history_id, v.position, c.value, c.created_at, \(checkpointDigest) AS digest
             FROM main.checkpoint c LEFT JOIN main.version v ON v.id = c.version_id;
             """)
     }
