@@ -186,13 +186,20 @@ struct HistoryRows {
     /// The digest of a stored row: XXH64 of its parts, each followed by a NUL, as a signed
     /// 64-bit integer (SQLite's INTEGER).
     static func digest(position: Int, ordinal: Int64? = nil, _ parts: String...) -> Int64 {
-        var text = "\(position)\u{0}"
-        if let ordinal { text += "\(ordinal)\u{0}" }
-        for part in parts { text += part + "\u{0}" }
-        let digest =
-            text.utf8.withContiguousStorageIfAvailable { StableDigest.of(UnsafeRawBufferPointer($0)) }
-            ?? Array(text.utf8).withUnsafeBytes { StableDigest.of($0) }
-        return Int64(bitPattern: digest)
+        // The bytes of "\(position)\0\(ordinal)\0" and each part followed by a zero byte.
+        var input: [UInt8] = []
+        input.reserveCapacity(parts.reduce(48) { $0 + $1.utf8.count + 1 })
+        input.append(contentsOf: String(position).utf8)
+        input.append(0)
+        if let ordinal {
+            input.append(contentsOf: String(ordinal).utf8)
+            input.append(0)
+        }
+        for part in parts {
+            input.append(contentsOf: part.utf8)
+            input.append(0)
+        }
+        return Int64(bitPattern: input.withUnsafeBytes { StableDigest.of($0) })
     }
 
     /// The highest position in the history (0 when it has no version).
@@ -212,18 +219,30 @@ struct HistoryRows {
     /// history (a trillion versions), far below where adding to it could overflow.
     static let largestNumber = 1 << 40
 
-    /// Inserts a version with its changes, one row; returns the bytes its changes took.
-    func insertVersion(position: Int, scope: Int, tag: VersionTag?, records: [ChangeRecord]) throws -> Int {
+    /// Inserts a version with its changes, one row, holding `counters` (the history's counters
+    /// once the transaction commits, when the caller knows them: the new version is the newest);
+    /// returns the bytes its changes took.
+    func insertVersion(
+        position: Int, scope: Int, tag: VersionTag?, records: [ChangeRecord], counters: Counters?
+    ) throws -> Int {
         let (changes, bytes) = StoredChanges.encode(records, position: position)
+        let now = Self.now()
         try connection.execute(
             """
-            INSERT INTO version (history_id, position, scope_level, tag, created_at, changes)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO version (history_id, position, scope_level, tag, created_at, changes,
+                revision, undo_count, redo_count, version_count, modified_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .integer(historyID), .integer(Int64(position)), .integer(Int64(scope)), Self.encodeTag(tag),
-                .real(Self.now()), .text(changes),
-            ])
+                .real(now), .text(changes),
+            ]
+                + (counters.map {
+                    [
+                        .integer($0.revision), .integer(Int64($0.undo)), .integer(Int64($0.redo)),
+                        .integer(Int64($0.total)), .real(now),
+                    ]
+                } ?? Array(repeating: .null, count: 5)))
         return bytes
     }
 
@@ -444,6 +463,16 @@ struct HistoryRows {
         var total: Int
     }
 
+    /// What a write transaction knows of its history's newest version when it ends.
+    enum NewestVersion {
+        /// No version was inserted or deleted: the newest is the one the transaction began with.
+        case unchanged
+        /// The transaction inserted the newest version, at `position`, holding these counters.
+        case inserted(position: Int, holding: Counters)
+        /// Versions may have been deleted: the newest is read.
+        case unknown
+    }
+
     /// The counters as stored, and the newest version's position (`nil` when there is none).
     ///
     /// They are kept on the newest version's row, which an append writes anyway, so that an
@@ -481,12 +510,17 @@ struct HistoryRows {
     /// Stores `counters` on the newest version (taking them off `previousNewest`, the newest
     /// version when the transaction began, when that is another row), or on the history row when
     /// the history has no version.
-    func store(_ counters: Counters, previousNewest: Int?) throws {
-        let newest = try maxPosition()
-        let values: [SQLiteValue] = [
-            .integer(counters.revision), .integer(Int64(counters.undo)), .integer(Int64(counters.redo)),
-            .integer(Int64(counters.total)), .real(Self.now()),
-        ]
+    ///
+    /// - Parameter newest: What the transaction knows of the newest version: what it knows is
+    ///   not read again, and counters a row already holds are not written again.
+    func store(_ counters: Counters, previousNewest: Int?, newest known: NewestVersion = .unknown) throws {
+        var newest = previousNewest ?? 0
+        var holding: Counters?
+        switch known {
+        case .unchanged: break
+        case .inserted(let position, let counters): (newest, holding) = (position, counters)
+        case .unknown: newest = try maxPosition()
+        }
         if let previousNewest, previousNewest != newest {
             try connection.execute(
                 """
@@ -495,6 +529,11 @@ struct HistoryRows {
                 WHERE history_id = ? AND position = ?
                 """, [.integer(historyID), .integer(Int64(previousNewest))])
         }
+        guard holding != counters else { return }
+        let values: [SQLiteValue] = [
+            .integer(counters.revision), .integer(Int64(counters.undo)), .integer(Int64(counters.redo)),
+            .integer(Int64(counters.total)), .real(Self.now()),
+        ]
         if newest > 0 {
             try connection.execute(
                 """

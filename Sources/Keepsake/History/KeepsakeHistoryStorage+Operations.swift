@@ -38,6 +38,10 @@ extension KeepsakeHistoryStorage {
         let (name, level, highest, redoCount) = (self.name, self.level, self.lastPosition, self.redoCount)
         // The counts after the append, known without asking the store unless pruning runs.
         var counts = Counts(undo: undoCount + 1, redo: 0, total: total - redoCount + 1)
+        // The new version carries the history's counters as they will be, unless pruning
+        // changes them: then they are written again at the end.
+        let counters = HistoryRows.Counters(
+            revision: revision + 1, undo: counts.undo, redo: counts.redo, total: counts.total)
         let (wroteCheckpoint, bytes, position, final) = try transact { rows in
             // A version takes the position after the highest one; discarding the redo stack
             // (or pruning it) lowers that highest one, so it is read again then.
@@ -47,7 +51,8 @@ extension KeepsakeHistoryStorage {
                 position = try rows.maxPosition() + 1
             }
             let bytes = try insert(
-                reversion, rows: rows, position: position, scope: level, tag: tag, history: name)
+                reversion, rows: rows, position: position, scope: level, tag: tag, history: name,
+                counters: counters)
             // The version records what was held: the held rows go in the same transaction.
             if hasPendingRows { try rows.replacePending(with: []) }
             let wroteCheckpoint = try checkpointIfDue(
@@ -59,6 +64,8 @@ extension KeepsakeHistoryStorage {
             return (wroteCheckpoint, bytes, position, counts)
         } counts: {
             $0.3
+        } newest: {
+            .inserted(position: $0.2, holding: counters)
         }
         self.lastPosition = position
         hasPendingRows = false
@@ -68,11 +75,11 @@ extension KeepsakeHistoryStorage {
 
     private func insert(
         _ reversion: Reversion<Value>, rows: HistoryRows, position: Int, scope: Int, tag: VersionTag?,
-        history: String
+        history: String, counters: HistoryRows.Counters? = nil
     ) throws -> Int {
         try rows.insertVersion(
             position: position, scope: scope, tag: tag,
-            records: try records(of: reversion, rows, history: history))
+            records: try records(of: reversion, rows, history: history), counters: counters)
     }
 
     /// The stored form of `reversion`.
@@ -103,6 +110,8 @@ extension KeepsakeHistoryStorage {
                 with: try reversion.map { try records(of: $0, rows, history: name) } ?? [])
         } counts: { [counts] _ in
             counts
+        } newest: { _ in
+            .unchanged
         }
         hasPendingRows = reversion != nil
     }
@@ -247,6 +256,8 @@ extension KeepsakeHistoryStorage {
             return try rows.writeCheckpoint(value, position: try rows.topApplied(level: level))
         } counts: { [counts] _ in
             counts
+        } newest: { _ in
+            .unchanged
         }
         noteCheckpoint(.written(written), adding: 0)
     }
@@ -337,6 +348,8 @@ extension KeepsakeHistoryStorage {
                 return Counts(undo: undoCount - moved, redo: redoCount + moved, total: total)
             } counts: {
                 $0
+            } newest: { _ in
+                .unchanged
             }
             settle(current, counts)
         } catch {
@@ -359,6 +372,8 @@ extension KeepsakeHistoryStorage {
             }
         } counts: { [counts] _ in
             counts
+        } newest: { _ in
+            .unchanged
         }
     }
 
@@ -467,6 +482,8 @@ extension KeepsakeHistoryStorage {
             return try rows.writeCheckpoint(value, position: top.position)
         } counts: { [counts] _ in
             counts
+        } newest: { _ in
+            .unchanged
         }
         current = value
         (stepsSinceCheckpoint, bytesSinceCheckpoint, checkpointBytes) = (0, 0, written)

@@ -234,19 +234,23 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// ``KeepsakeError/historyConflict(history:)``, and nothing is written) and ends by storing
     /// the next revision and the stack sizes `counts` derives from the result. `BEGIN
     /// IMMEDIATE` holds the write lock throughout, so no other writer comes in between. In-memory
-    /// state is changed by the caller only after this returns.
+    /// state is changed by the caller only after this returns. `newest` tells what `body` knows
+    /// of the newest version (by default nothing: it is read).
     @discardableResult
-    func transact<T>(_ body: (HistoryRows) throws -> T, counts: (T) -> Counts) throws(KeepsakeError) -> T {
+    func transact<T>(
+        _ body: (HistoryRows) throws -> T, counts: (T) -> Counts,
+        newest: (T) -> HistoryRows.NewestVersion = { _ in .unknown }
+    ) throws(KeepsakeError) -> T {
         let (id, name, revision) = (self.id, self.name, self.revision)
         let result = try store.write { connection, blobs in
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            let (newest, stored) = try rows.storedCounters()
+            let (previousNewest, stored) = try rows.storedCounters()
             guard stored.revision == revision else { throw KeepsakeError.historyConflict(history: name) }
             let result = try body(rows)
             let sizes = counts(result)
             try rows.store(
                 .init(revision: revision + 1, undo: sizes.undo, redo: sizes.redo, total: sizes.total),
-                previousNewest: newest)
+                previousNewest: previousNewest, newest: newest(result))
             return result
         }
         self.revision += 1

@@ -27,28 +27,57 @@ enum StoredChanges {
     /// take (paths and patches).
     static func encode(_ records: [ChangeRecord], position: Int) -> (text: String, bytes: Int) {
         var bytes = 0
-        let entries = records.enumerated().map { ordinal, record in
+        var text: [UInt8] = []
+        text.reserveCapacity(records.reduce(2) { $0 + $1.payload.count + 64 })
+        text.append(UInt8(ascii: "["))
+        for (ordinal, record) in records.enumerated() {
             let patch = String(decoding: record.payload, as: UTF8.self)
             let path = record.path.description
             bytes += record.payload.count + path.utf8.count
-            return Entry(
-                path: path, kind: record.kind, patch: patch,
-                digest: HistoryRows.digest(
-                    position: position, ordinal: Int64(ordinal), path, record.kind, patch))
+            let digest = HistoryRows.digest(
+                position: position, ordinal: Int64(ordinal), path, record.kind, patch)
+            write(
+                Entry(path: path, kind: record.kind, patch: patch, digest: digest), first: ordinal == 0,
+                into: &text)
         }
-        return (text(of: entries), bytes)
+        text.append(UInt8(ascii: "]"))
+        return (String(decoding: text, as: UTF8.self), bytes)
     }
 
     /// The column's text holding `entries`, each patch written as it stands.
     static func text(of entries: [Entry]) -> String {
-        var text = "["
+        var text: [UInt8] = [UInt8(ascii: "[")]
         for (ordinal, entry) in entries.enumerated() {
-            if ordinal > 0 { text += "," }
-            text +=
-                "[" + DirectJSON.quoted(entry.path) + "," + DirectJSON.quoted(entry.kind) + "," + entry.patch
-            text += "," + (entry.digest.map { String($0) } ?? "null") + "]"
+            write(entry, first: ordinal == 0, into: &text)
         }
-        return text + "]"
+        text.append(UInt8(ascii: "]"))
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends one element, `[path, kind, patch, digest]`, preceded by a comma unless `first`.
+    private static func write(_ entry: Entry, first: Bool, into text: inout [UInt8]) {
+        if !first { text.append(UInt8(ascii: ",")) }
+        text.append(UInt8(ascii: "["))
+        writeQuoted(entry.path, into: &text)
+        text.append(UInt8(ascii: ","))
+        writeQuoted(entry.kind, into: &text)
+        text.append(UInt8(ascii: ","))
+        text.append(contentsOf: entry.patch.utf8)
+        text.append(UInt8(ascii: ","))
+        text.append(contentsOf: (entry.digest.map { String($0) } ?? "null").utf8)
+        text.append(UInt8(ascii: "]"))
+    }
+
+    /// Appends `string` as a JSON string; only one that needs escaping goes through
+    /// ``DirectJSON/quoted(_:)``.
+    private static func writeQuoted(_ string: String, into text: inout [UInt8]) {
+        guard string.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) else {
+            text.append(contentsOf: DirectJSON.quoted(string).utf8)
+            return
+        }
+        text.append(UInt8(ascii: "\""))
+        text.append(contentsOf: string.utf8)
+        text.append(UInt8(ascii: "\""))
     }
 
     /// The records stored in `text` for the version at `position`, each checked against its

@@ -129,18 +129,14 @@ extension Reverter {
     @discardableResult
     public mutating func appendStoredPropertyReversions() -> Bool {
         let table = FieldTable<Root>.shared
-        // Comparing two versions: a field whose bytes did not change is skipped unread.
-        if let diffing = self as? DiffingReverter<Root> {
-            withUnsafeBytes(of: diffing.old) { old in
-                withUnsafeBytes(of: diffing.new) { new in
-                    for field in table.tracked {
-                        if let bytes = field.bytes, let a = old.baseAddress, let b = new.baseAddress,
-                            bytes.mask.same(a + bytes.offset, b + bytes.offset)
-                        {
-                            continue
-                        }
-                        field.register(into: &self)
-                    }
+        // Comparing two versions: a field whose bytes did not change is skipped unread. The
+        // reverter is reached in place once its type is known (a cast would copy both values).
+        if Self.self == DiffingReverter<Root>.self {
+            withUnsafeMutablePointer(to: &self) { pointer in
+                let diffing = UnsafeMutableRawPointer(pointer).assumingMemoryBound(
+                    to: DiffingReverter<Root>.self)
+                for index in diffing.pointee.changedFields(table) {
+                    table.tracked[index].register(into: &diffing.pointee)
                 }
             }
             return table.hasStoredProperties

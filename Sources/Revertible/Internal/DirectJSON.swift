@@ -28,21 +28,27 @@ extension RangePatch: DirectlyWrittenPatch {
 /// JSON text written directly, without an encoder. Keepsake writes its stored records with it too.
 package enum DirectJSON {
     /// A number, boolean or string as JSON, or `nil` for any other value.
-    static func scalar(_ value: Any) -> String? {
-        switch value {
-        case let string as String: return quoted(string)
-        case let bool as Bool: return bool ? "true" : "false"
-        case let int as Int: return String(int)
-        case let int as Int64: return String(int)
-        case let int as Int32: return String(int)
-        case let int as UInt: return String(int)
-        case let int as UInt64: return String(int)
-        case let double as Double where double.isFinite:
+    ///
+    /// The type is compared, not cast: a patch holds its values unboxed, and a cast from `Any`
+    /// per type tried would cost more than writing the text.
+    static func scalar<Value>(_ value: Value) -> String? {
+        func read<T>(_: T.Type) -> T { unsafeBitCast(value, to: T.self) }
+        let type: Any.Type = Value.self
+        if type == String.self { return quoted(read(String.self)) }
+        if type == Bool.self { return read(Bool.self) ? "true" : "false" }
+        if type == Int.self { return String(read(Int.self)) }
+        if type == Int64.self { return String(read(Int64.self)) }
+        if type == Int32.self { return String(read(Int32.self)) }
+        if type == UInt.self { return String(read(UInt.self)) }
+        if type == UInt64.self { return String(read(UInt64.self)) }
+        if type == Double.self {
+            let double = read(Double.self)
+            guard double.isFinite else { return nil }
             // As `JSONEncoder` writes it: the shortest text that reads back, without ".0".
             let text = "\(double)"
             return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
-        default: return nil
         }
+        return nil
     }
 
     /// A JSON string literal, escaped as `JSONEncoder` escapes it (slashes left alone).

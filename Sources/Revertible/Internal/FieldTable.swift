@@ -6,18 +6,25 @@ import Foundation
 ///
 /// This is what lets a plain struct conform to ``Versionable`` in one line. The SPI is pinned by
 /// `FieldTableTests`; explicit ``Versionable/addReversions(into:)`` does not depend on it.
-struct FieldTable<Root>: @unchecked Sendable {
+final class FieldTable<Root>: @unchecked Sendable {
+    // Sound because every property is a `let` set in `init`, and the registrations only hold
+    // key paths, names and byte masks.
+
     /// Registrations for every tracked stored property, in declaration order.
     let tracked: [any FieldRegistration<Root>]
     /// Stored property names by key path, for `appendReversion(at:)`.
     let names: [AnyKeyPath: String]
     /// Whether reflection found any stored property.
     let hasStoredProperties: Bool
+    /// How each tracked field is compared by its bytes (`tracked[i]` by the `i`th check).
+    let byteChecks: FieldByteChecks
 
     static var shared: FieldTable<Root> {
         let key = ObjectIdentifier(Root.self)
+        // The cache holds one table per type, under that type's identifier: the downcast is
+        // to the type stored there (`as!` would cost a dynamic cast per diff).
         if let table = fieldTableCache.withLock({ $0[key] }) {
-            return table as! FieldTable<Root>
+            return unsafeDowncast(table, to: FieldTable<Root>.self)
         }
         let table = FieldTable<Root>()
         fieldTableCache.withLock { $0[key] = table }
@@ -40,6 +47,7 @@ struct FieldTable<Root>: @unchecked Sendable {
         self.tracked = tracked
         self.names = names
         self.hasStoredProperties = count > 0
+        self.byteChecks = FieldByteChecks(tracked.map(\.bytes))
     }
 
     private static func registration(
@@ -135,7 +143,7 @@ struct FieldTable<Root>: @unchecked Sendable {
     }
 }
 
-private let fieldTableCache = Locked<[ObjectIdentifier: Any]>([:])
+private let fieldTableCache = Locked<[ObjectIdentifier: AnyObject]>([:])
 
 protocol FieldRegistration<Root> {
     associatedtype Root
@@ -144,6 +152,61 @@ protocol FieldRegistration<Root> {
     /// struct: a field whose bytes are the same in two versions is the same value, and diffing
     /// skips it without reading it through its key path.
     var bytes: FieldBytes? { get }
+}
+
+/// The byte comparison of some fields, with their masks laid end to end: comparing two
+/// versions reads plain arrays, with no reference counting or generic code per field.
+final class FieldByteChecks: @unchecked Sendable {
+    // Sound because every property is a `let` set in `init`.
+    private let checks: [Check]
+    private let words: [UInt64]
+    private let tail: [Bool]
+
+    /// Where one field lies (`nil`: it cannot be compared by its bytes), and where its mask lies
+    /// in `words` and `tail`.
+    private struct Check {
+        var offset: Int?
+        var words: Range<Int>
+        var tail: Range<Int>
+    }
+
+    init(_ fields: [FieldBytes?]) {
+        var (checks, words, tail) = ([Check](), [UInt64](), [Bool]())
+        for field in fields {
+            let mask = field?.mask
+            checks.append(
+                Check(
+                    offset: field?.offset, words: words.count..<words.count + (mask?.words.count ?? 0),
+                    tail: tail.count..<tail.count + (mask?.tail.count ?? 0)))
+            words += mask?.words ?? []
+            tail += mask?.tail ?? []
+        }
+        (self.checks, self.words, self.tail) = (checks, words, tail)
+    }
+
+    /// The indices of the fields whose meaningful bytes differ between the values at `a` and
+    /// `b` (and of those that cannot be compared by their bytes): a field whose bytes are the
+    /// same holds the same value in both.
+    func changed(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> [Int] {
+        var changed: [Int] = []
+        checks.withUnsafeBufferPointer { checks in
+            words.withUnsafeBufferPointer { words in
+                tail.withUnsafeBufferPointer { tail in
+                    for (index, check) in checks.enumerated() {
+                        guard let offset = check.offset,
+                            MeaningfulBytes.same(
+                                a + offset, b + offset, UnsafeBufferPointer(rebasing: words[check.words]),
+                                UnsafeBufferPointer(rebasing: tail[check.tail]))
+                        else {
+                            changed.append(index)
+                            continue
+                        }
+                    }
+                }
+            }
+        }
+        return changed
+    }
 }
 
 /// A stored property's place in its struct, and the mask of its meaningful bytes.

@@ -81,7 +81,7 @@ struct MeaningfulBytes: @unchecked Sendable {
 
     /// Reads no array inside the loop (no reference counting per element).
     @inline(__always)
-    private static func same(
+    static func same(
         _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ words: UnsafeBufferPointer<UInt64>,
         _ tail: UnsafeBufferPointer<Bool>
     ) -> Bool {
