@@ -249,9 +249,33 @@ struct HistoryRows {
     // MARK: Pending changes
 
     /// Replaces the history's held change with `records` (none: no change is held).
-    func replacePending(with records: [ChangeRecord]) throws {
-        try connection.execute("DELETE FROM pending_change WHERE history_id = ?", [.integer(historyID)])
-        for (ordinal, record) in records.enumerated() {
+    ///
+    /// - Parameter previous: The records the rows hold now, when known: only the rows that
+    ///   differ are written (a keystroke usually changes one), the others are left as they are.
+    func replacePending(with records: [ChangeRecord], replacing previous: [ChangeRecord]?) throws {
+        var kept = 0
+        if let previous {
+            for ordinal in 0..<min(previous.count, records.count) where previous[ordinal] != records[ordinal]
+            {
+                let record = records[ordinal]
+                try connection.execute(
+                    "UPDATE pending_change SET path = ?, kind = ?, patch = ? WHERE history_id = ? AND ordinal = ?",
+                    [
+                        .text(record.path.description), .text(record.kind),
+                        .text(String(decoding: record.payload, as: UTF8.self)), .integer(historyID),
+                        .integer(Int64(ordinal)),
+                    ])
+            }
+            kept = min(previous.count, records.count)
+            if previous.count > records.count {
+                try connection.execute(
+                    "DELETE FROM pending_change WHERE history_id = ? AND ordinal >= ?",
+                    [.integer(historyID), .integer(Int64(kept))])
+            }
+        } else {
+            try connection.execute("DELETE FROM pending_change WHERE history_id = ?", [.integer(historyID)])
+        }
+        for (ordinal, record) in records.enumerated().dropFirst(kept) {
             try connection.execute(
                 "INSERT INTO pending_change (history_id, ordinal, path, kind, patch) VALUES (?, ?, ?, ?, ?)",
                 [

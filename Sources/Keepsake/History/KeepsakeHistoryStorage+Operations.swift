@@ -54,7 +54,7 @@ extension KeepsakeHistoryStorage {
                 reversion, rows: rows, position: position, scope: level, tag: tag, history: name,
                 counters: counters)
             // The version records what was held: the held rows go in the same transaction.
-            if hasPendingRows { try rows.replacePending(with: []) }
+            if hasPendingRows { try rows.replacePending(with: [], replacing: nil) }
             let wroteCheckpoint = try checkpointIfDue(
                 rows, value: newValue, position: position, adding: bytes)
             if let pruned = try pruneIfNeeded(rows, total: counts.total, force: false) {
@@ -68,7 +68,7 @@ extension KeepsakeHistoryStorage {
             .inserted(position: $0.2, holding: counters)
         }
         self.lastPosition = position
-        hasPendingRows = false
+        (hasPendingRows, heldRecords) = (false, [])
         noteCheckpoint(wroteCheckpoint, adding: bytes)
         settle(newValue, final)
     }
@@ -104,22 +104,24 @@ extension KeepsakeHistoryStorage {
     func holdDurably(_ value: Value?) throws(KeepsakeError) {
         let reversion = value.flatMap { $0.reversion(to: current) }
         guard reversion != nil || hasPendingRows else { return }
-        let name = self.name
-        try transact { rows in
-            try rows.replacePending(
-                with: try reversion.map { try records(of: $0, rows, history: name) } ?? [])
+        let (name, previous) = (self.name, heldRecords)
+        let held = try transact { rows in
+            let held = try reversion.map { try records(of: $0, rows, history: name) } ?? []
+            try rows.replacePending(with: held, replacing: previous)
+            return held
         } counts: { [counts] _ in
             counts
         } newest: { _ in
             .unchanged
         }
         hasPendingRows = reversion != nil
+        heldRecords = held
     }
 
     /// Turns the change a previous process was holding (it stopped before recording it) into a
     /// version, as recording it would have.
     func recordHeldChange(_ held: Value) throws(KeepsakeError) {
-        hasPendingRows = true
+        (hasPendingRows, heldRecords) = (true, nil)
         if let reversion = held.reversion(to: current) {
             try commit(reversion, resulting: held, tag: nil)
         } else {

@@ -37,6 +37,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     var checkpointBytes = 0
     /// Whether the store holds a change held back by debouncing (`pending_change` rows).
     var hasPendingRows = false
+    /// The records those rows hold, when this history wrote them (`nil`: not known, as after a
+    /// crash): the next hold then rewrites only the rows that differ.
+    var heldRecords: [ChangeRecord]?
     /// The checkpoint waiting to be built off the committing thread, if any.
     let checkpointRequest = CheckpointRequest()
 

@@ -143,9 +143,10 @@ extension VersioningController {
 
     /// Tells observers that ``value`` and ``hasUndo`` now count a held change.
     func announceHeldChange() {
-        registrar.withMutation(of: self, keyPath: \.value) {}
-        registrar.withMutation(of: self, keyPath: \.hasUndo) {}
-        registrar.withMutation(of: self, keyPath: \.hasRedo) {}
+        let paths = observed
+        registrar.withMutation(of: self, keyPath: paths.value) {}
+        registrar.withMutation(of: self, keyPath: paths.hasUndo) {}
+        registrar.withMutation(of: self, keyPath: paths.hasRedo) {}
     }
 
     // MARK: - Undo and redo

@@ -56,10 +56,10 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     var storedError: ReversionError?
     /// The key paths observers are told about, made once: a key path literal in a generic
     /// class is instantiated anew on every use, which made notifying cost more than diffing.
-    private lazy var observed = (
+    private(set) lazy var observed = (
         value: \VersioningController.value, hasUndo: \VersioningController.hasUndo,
         hasRedo: \VersioningController.hasRedo, scopeLevel: \VersioningController.scopeLevel,
-        versionCount: \VersioningController.versionCount
+        versionCount: \VersioningController.versionCount, error: \VersioningController.error
     )
 
     package init(
@@ -266,32 +266,32 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
 
     /// The current version, including a change held back by debouncing.
     public var value: Value {
-        registrar.access(self, keyPath: \.value)
+        registrar.access(self, keyPath: observed.value)
         return debouncer?.pending ?? storage.current
     }
 
     /// Whether ``undo()`` has a version to go back to in the current scope, counting a pending
     /// debounced change.
     public var hasUndo: Bool {
-        registrar.access(self, keyPath: \.hasUndo)
+        registrar.access(self, keyPath: observed.hasUndo)
         return storage.undoCount > 0 || debouncer?.pending != nil
     }
 
     /// Whether ``redo()`` has a version to go forward to in the current scope.
     public var hasRedo: Bool {
-        registrar.access(self, keyPath: \.hasRedo)
+        registrar.access(self, keyPath: observed.hasRedo)
         return storage.redoCount > 0 && debouncer?.pending == nil
     }
 
     /// The 0-based level of the current scope.
     public var scopeLevel: Int {
-        registrar.access(self, keyPath: \.scopeLevel)
+        registrar.access(self, keyPath: observed.scopeLevel)
         return storage.scopeLevel
     }
 
     /// The number of versions kept, undo and redo, in every scope.
     public var versionCount: Int {
-        registrar.access(self, keyPath: \.versionCount)
+        registrar.access(self, keyPath: observed.versionCount)
         return storage.versionCount
     }
 
@@ -299,7 +299,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// the throwing mode those of work with no caller to throw to (a debounced or observed
     /// change recorded later). `nil` after a successful operation.
     public var error: ReversionError? {
-        registrar.access(self, keyPath: \.error)
+        registrar.access(self, keyPath: observed.error)
         return storedError
     }
 
@@ -362,7 +362,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     }
 
     func setError(_ error: ReversionError?) {
-        registrar.withMutation(of: self, keyPath: \.error) { storedError = error }
+        registrar.withMutation(of: self, keyPath: observed.error) { storedError = error }
     }
 
     /// Writes the current version into the reference root, if there is one.
