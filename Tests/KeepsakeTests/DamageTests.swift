@@ -138,3 +138,62 @@ import Testing
         print("extreme integers \(number): \(outcomes)")
     }
 }
+
+/// Damage that makes SQLite lose rows without reporting corruption — a b-tree page that lost
+/// its last cells — reads as damage, not as a shorter history or a snapshot never saved.
+@MainActor @Suite struct LostRowsTests {
+    let directory = TemporaryDirectory()
+
+    /// A store with four versions of "doc" and a snapshot "latest", closed.
+    func store() throws -> String {
+        let path = directory.path("lost.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        for n in 1...4 {
+            doc.title = "title \(n)"
+            try history.append(doc)
+        }
+        try Caretaker(store: store).save(doc, as: "latest")
+        store.close()
+        return path
+    }
+
+    @Test func aNewestVersionLostIsDamageNotAnOlderHistory() throws {
+        let path = try store()
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        try connection.execute("DELETE FROM version WHERE position = 4")
+        connection.close()
+        #expect {
+            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        } throws: { error in
+            guard case .damaged(_, let reason) = error as? KeepsakeError else { return false }
+            return reason == "its newest stored version (3) does not hold its counters"
+        }
+    }
+
+    @Test func aSnapshotLostFromItsIndexIsDamageNotMissing() throws {
+        let path = try store()
+        // The name index's leaf page says it holds no cells: SQLite finds no such name through
+        // it, and reports nothing.
+        let connection = try SQLiteConnection(path: path)
+        let page = try #require(
+            try connection.scalarInt("SELECT pageno FROM dbstat WHERE name = 'sqlite_autoindex_snapshot_1'"))
+        connection.close()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let header = Int(page - 1) * 4_096
+        (bytes[header + 3], bytes[header + 4]) = (0, 0)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        #expect {
+            _ = try caretaker.restore("latest", as: Doc.self)
+        } throws: { error in
+            guard case .undecodableSnapshot("latest", [], let reason) = error as? KeepsakeError else {
+                return false
+            }
+            return reason.hasSuffix("the file is damaged")
+        }
+        #expect(try caretaker.restore("never saved", as: Doc.self) == nil)
+    }
+}

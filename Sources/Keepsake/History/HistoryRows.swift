@@ -519,6 +519,14 @@ struct HistoryRows {
             )
         }.first
         if let counters = newest?.counters { return (newest?.position, counters) }
+        // Every write leaves the counters on the newest version of a schema 4 table: a newest
+        // row without them is a damaged file hiding rows (a b-tree page that lost its last
+        // cells), not the history as written.
+        if let newest, connection.schemaVersion >= 4 {
+            throw KeepsakeError.damaged(
+                history: "",
+                reason: "its newest stored version (\(newest.position)) does not hold its counters")
+        }
         let counters = try connection.query(
             "SELECT revision, undo_count, redo_count, version_count FROM history WHERE id = ?",
             [.integer(historyID)]

@@ -264,8 +264,23 @@ public struct Caretaker: Sendable {
     }
 
     static func id(_ connection: SQLiteConnection, _ namespace: String, _ name: String) throws -> Int64? {
-        try connection.scalarInt(
-            "SELECT id FROM snapshot WHERE namespace = ? AND name = ?", [.text(namespace), .text(name)])
+        let key: [SQLiteValue] = [.text(namespace), .text(name)]
+        if let id = try connection.scalarInt("SELECT id FROM snapshot WHERE namespace = ? AND name = ?", key)
+        {
+            return id
+        }
+        // Not found through the name's index: the table itself confirms it, so that a damaged
+        // index page reads as damage, not as a snapshot that was never saved.
+        guard
+            try connection.scalarInt(
+                "SELECT id FROM snapshot NOT INDEXED WHERE namespace = ? AND name = ?", key) == nil
+        else {
+            throw KeepsakeError.undecodableSnapshot(
+                name: name, path: [],
+                reason:
+                    "the index of snapshot names has lost it while the table holds it: the file is damaged")
+        }
+        return nil
     }
 }
 
