@@ -35,6 +35,36 @@ import Testing
         #expect(try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty).value == doc)
     }
 
+    /// Commits with pauses between bursts, as an app makes them: each pause lets the background
+    /// checkpoint copy the whole log, and the log starts over, far below the hard limit where a
+    /// commit would copy it itself. (A checkpoint connection that never read the database does
+    /// nothing: its log stayed in use until the hard limit.)
+    @Test func pausesLetTheBackgroundCheckpointsStartTheLogOver() throws {
+        let path = directory.path("pauses.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let checkpointer = try #require(store.checkpointer)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        var largest = 0
+        for step in 0..<2_000 {
+            doc.note = String(repeating: String(UnicodeScalar(UInt8(65 + step % 26))), count: 6_000)
+            try history.append(doc)
+            if step % 50 == 49 {
+                checkpointer.waitUntilIdle()
+                let size = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+                largest = max(largest, size)
+            }
+        }
+        #expect(checkpointer.framesCopied > 0)
+        // 8,000 pages were written, ~200 per burst. The file keeps its largest size: the log
+        // started over before it reached the hard limit (4,000 pages), where it would grow to
+        // if the background copied nothing.
+        let pages = largest / (4_096 + 24)
+        #expect(pages < Int(WALCheckpointer.hardLimit) * 5 / 8, "the log reached \(pages) pages")
+        #expect(try store.integrityCheck() == ["ok"])
+        try history.checkInvariants()
+    }
+
     @Test func readOnlyAndInMemoryStoresHaveNone() throws {
         let path = directory.path("ro.keepsake")
         _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)

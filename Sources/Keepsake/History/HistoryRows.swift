@@ -136,36 +136,54 @@ struct HistoryRows {
     /// Deletes the versions folded under the floor when a checkpoint lies at or below it: the
     /// newest such checkpoint's text becomes the base value (copied, not decoded), and the
     /// versions up to it go (their checkpoints with them). Versions between it and the floor
-    /// stay, still folded, until a later checkpoint passes under the floor.
+    /// stay, still folded, until a later checkpoint passes under it.
     ///
     /// - Returns: Whether anything was deleted.
     @discardableResult
     func compact() throws -> Bool {
+        guard let next = try nextBase() else { return false }
+        try compact(to: next)
+        return true
+    }
+
+    /// The checkpoint that compacting would make the base value: the newest one at or under the
+    /// floor, below the newest version (whose row holds the history's counters). Its text is
+    /// read and checked against its digest.
+    func nextBase() throws -> (position: Int, json: String, digest: Int64?)? {
+        guard let place = try nextBasePlace() else { return nil }
+        let json = try connection.scalarText(
+            "SELECT value FROM checkpoint WHERE history_id = ? AND position = ?",
+            [.integer(historyID), .integer(Int64(place.position))])
+        let checked = try Self.checkedCheckpoint(position: place.position, json: json, digest: place.digest)
+        return (place.position, checked.json, place.digest)
+    }
+
+    /// Where ``nextBase()`` lies, and its digest, without reading its text.
+    func nextBasePlace() throws -> (position: Int, digest: Int64?)? {
         let floor = try floor()
-        guard floor > 0,
-            let found = try connection.query(
-                """
-                SELECT position, value, digest FROM checkpoint WHERE history_id = ? AND position <= ?
-                ORDER BY position DESC LIMIT 1
-                """, [.integer(historyID), .integer(Int64(floor))],
-                row: {
-                    try Self.checkedCheckpoint(
-                        position: Int(try $0.requiredInt64(0)), json: $0.text(1), digest: $0.int64(2))
-                }
-            ).first
-        else { return false }
+        guard floor > 0 else { return nil }
+        return try connection.query(
+            """
+            SELECT position, digest FROM checkpoint WHERE history_id = ?1 AND position <= ?2
+              AND position < (SELECT max(position) FROM version WHERE history_id = ?1)
+            ORDER BY position DESC LIMIT 1
+            """, [.integer(historyID), .integer(Int64(floor))]
+        ) { (position: Int(try $0.requiredInt64(0)), digest: $0.int64(1)) }.first
+    }
+
+    /// Makes `next` (from ``nextBase()``) the base value and deletes the versions up to it.
+    func compact(to next: (position: Int, json: String, digest: Int64?)) throws {
         try connection.execute(
             "DELETE FROM checkpoint WHERE history_id = ? AND position IS NULL", [.integer(historyID)])
         try connection.execute(
             "INSERT INTO checkpoint (history_id, position, value, created_at, digest) VALUES (?, NULL, ?, ?, ?)",
             [
-                .integer(historyID), .text(found.json), .real(Self.now()),
-                .integer(Self.digest(position: 0, found.json)),
+                .integer(historyID), .text(next.json), .real(Self.now()),
+                .integer(Self.digest(position: 0, next.json)),
             ])
         try connection.execute(
             "DELETE FROM version WHERE history_id = ? AND position <= ?",
-            [.integer(historyID), .integer(Int64(found.position))])
-        return true
+            [.integer(historyID), .integer(Int64(next.position))])
     }
 
     /// The change records of `version`, each checked against its digest (changes written before

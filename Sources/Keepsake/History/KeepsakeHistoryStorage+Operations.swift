@@ -42,6 +42,7 @@ extension KeepsakeHistoryStorage {
         // changes them: then they are written again at the end.
         let counters = HistoryRows.Counters(
             revision: revision + 1, undo: counts.undo, redo: counts.redo, total: counts.total)
+        var folded = false
         let (wroteCheckpoint, bytes, position, final) = try transact { rows in
             // A version takes the position after the highest one; discarding the redo stack
             // (or pruning it) lowers that highest one, so it is read again then.
@@ -57,9 +58,13 @@ extension KeepsakeHistoryStorage {
             if hasPendingRows { try rows.replacePending(with: [], replacing: nil) }
             let wroteCheckpoint = try checkpointIfDue(
                 rows, value: newValue, position: position, adding: bytes)
-            if let pruned = try pruneIfNeeded(rows, total: counts.total, force: false) {
+            let background = store.checkpointer != nil
+            if let pruned = try pruneIfNeeded(
+                rows, total: counts.total, force: false, compacting: !background)
+            {
                 counts = pruned.counts(after: counts, level: level)
                 position = try rows.maxPosition()
+                folded = pruned.folded > 0 && background
             }
             return (wroteCheckpoint, bytes, position, counts)
         } counts: {
@@ -70,6 +75,7 @@ extension KeepsakeHistoryStorage {
         self.lastPosition = position
         (hasPendingRows, heldRecords) = (false, [])
         noteCheckpoint(wroteCheckpoint, adding: bytes)
+        if folded { noteFolding() }
         settle(newValue, final)
     }
 
@@ -171,6 +177,40 @@ extension KeepsakeHistoryStorage {
         case nil:
             stepsSinceCheckpoint += 1
             bytesSinceCheckpoint += bytes
+        }
+    }
+
+    /// Asks the background connection to delete what the root scope's floor covers, once a
+    /// checkpoint lies under it (``compactOffThread(_:historyID:)``); at most one such job
+    /// waits per history.
+    private func noteFolding() {
+        guard compactionRequest.ask(for: 0), let checkpointer = store.checkpointer else { return }
+        let (id, request) = (self.id, compactionRequest)
+        checkpointer.perform { connection in
+            guard request.take() != nil else { return }
+            Self.compactOffThread(connection, historyID: id)
+        }
+    }
+
+    /// Compacts the history (``HistoryRows/compact()``) on the background connection: the next
+    /// base value is read and checked in a read snapshot, and the write transaction, which
+    /// holds the write lock, only swaps it in and deletes the versions under it — provided the
+    /// same checkpoint is still the one to use. Like a checkpoint, compacting only saves space:
+    /// one that fails is tried again after the next folding.
+    static func compactOffThread(_ connection: SQLiteConnection, historyID: Int64) {
+        let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
+        do {
+            guard let next = try connection.transaction(immediate: false, { try rows.nextBase() }) else {
+                return
+            }
+            try connection.transaction {
+                guard let place = try rows.nextBasePlace(), place.position == next.position,
+                    place.digest == next.digest
+                else { return }
+                try rows.compact(to: next)
+            }
+        } catch {
+            return
         }
     }
 
@@ -290,8 +330,13 @@ extension KeepsakeHistoryStorage {
     /// the floor.
     /// - Parameter total: The number of versions the history keeps now.
     /// - Returns: What was pruned, or `nil` when nothing was.
+    /// - Parameter compacting: Whether to delete what the floor now covers in this transaction;
+    ///   an append leaves that to the background connection (``noteFolding()``), since copying a
+    ///   checkpoint as the base value and deleting a thousand rows would stall it.
     @discardableResult
-    func pruneIfNeeded(_ rows: HistoryRows, total: Int, force: Bool) throws -> Pruned? {
+    func pruneIfNeeded(_ rows: HistoryRows, total: Int, force: Bool, compacting: Bool = true) throws
+        -> Pruned?
+    {
         guard let limit else { return nil }
         let slack = force ? 0 : max(16, limit / 8)
         guard total - limit > slack else { return nil }
@@ -300,7 +345,7 @@ extension KeepsakeHistoryStorage {
         if let newest = oldest.last {
             try rows.raiseFloor(to: newest.position, tag: newest.tag)
             pruned.folded = oldest.count
-            try rows.compact()
+            if compacting { try rows.compact() }
         }
         let excess = total - limit - pruned.folded
         if excess > 0 {

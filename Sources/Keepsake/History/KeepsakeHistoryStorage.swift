@@ -42,6 +42,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     var heldRecords: [ChangeRecord]?
     /// The checkpoint waiting to be built off the committing thread, if any.
     let checkpointRequest = CheckpointRequest()
+    /// Whether a compaction waits to run off the committing thread (any position asked).
+    let compactionRequest = CheckpointRequest()
 
     /// Versions between checkpoints at most, so reopening replays at most this many.
     static var checkpointInterval: Int { 1_024 }

@@ -12,12 +12,12 @@ import Foundation
 /// connection asks for a checkpoint when its log passes ``threshold`` pages and goes on; a
 /// `PASSIVE` checkpoint on that queue never blocks writers or readers.
 ///
-/// A log is reused from its start only once a checkpoint has copied all of it; while commits
-/// keep coming (an import, a benchmark), the queue is always a little behind. So when the log
-/// passes twice the threshold and the queue is idle for this store — it has copied nearly all of it — the
-/// commit copies the few pages left itself, and the log starts over. Past ``hardLimit`` pages
-/// (a reader holds old pages, say) the commit checkpoints whatever the queue is doing, as
-/// SQLite would have at the threshold.
+/// A log is reused from its start only once a checkpoint has copied all of it. While commits
+/// come back to back (an import, a benchmark), the queue stays a little behind and the log
+/// grows; the first pause lets it catch up, and the next commit starts the log over. Copying
+/// the last pages in a commit instead would sync the database file there, the stall this type
+/// exists to avoid. Past ``hardLimit`` pages (a reader holds old pages, or the commits never
+/// pause) the commit checkpoints itself, as SQLite would have at the threshold.
 ///
 /// Related SQLite documentation: https://www.sqlite.org/wal.html#ckpt
 final class WALCheckpointer: @unchecked Sendable {
@@ -42,10 +42,14 @@ final class WALCheckpointer: @unchecked Sendable {
     private var busy = false
     private var stopped = false
     private var completed = 0
+    private var copiedFrames = 0
 
     /// Opens a second connection to the store at `path`.
     init(path: String, busyTimeout: Duration) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, create: false, busyTimeout: busyTimeout)
+        // A connection finds the database in WAL mode when it first reads it: until then its
+        // checkpoints do nothing (and say so only by a log size of -1).
+        _ = try connection.scalarText("PRAGMA journal_mode")
         (self.path, self.busyTimeout) = (path, busyTimeout)
     }
 
@@ -63,6 +67,15 @@ final class WALCheckpointer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return !scheduled && !busy
+    }
+
+    /// The log frames this checkpointer's runs found copied into the database, summed over
+    /// its runs (a frame copied by an earlier run is counted again by the next, until the log
+    /// starts over): zero means its checkpoints copied nothing (for tests).
+    var framesCopied: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return copiedFrames
     }
 
     /// Checkpoints this store's queue work has run (for tests).
@@ -95,6 +108,8 @@ final class WALCheckpointer: @unchecked Sendable {
             if run, self.jobConnection == nil {
                 self.jobConnection = try? SQLiteConnection(
                     path: self.path, create: false, busyTimeout: self.busyTimeout)
+                // Its commits ask for checkpoints too, rather than running SQLite's own.
+                if let connection = self.jobConnection { self.install(on: connection) }
             }
             if run, let connection = self.jobConnection { job(connection) }
         }
@@ -122,10 +137,12 @@ final class WALCheckpointer: @unchecked Sendable {
         guard go else { return }
         // PASSIVE: copies what no reader still needs, without waiting for anyone. A busy or
         // failed checkpoint is simply tried again at the next request.
-        _ = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        var (log, copied): (Int32, Int32) = (-1, -1)
+        _ = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
         lock.lock()
         busy = false
         completed += 1
+        if copied > 0 { copiedFrames += Int(copied) }
         lock.unlock()
     }
 
@@ -146,7 +163,7 @@ private func walHook(
 ) -> Int32 {
     guard let context, pages >= WALCheckpointer.threshold else { return SQLITE_OK }
     let checkpointer = Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue()
-    if pages >= WALCheckpointer.hardLimit || (pages >= 2 * WALCheckpointer.threshold && checkpointer.isIdle) {
+    if pages >= WALCheckpointer.hardLimit {
         // Copies what the thread has not copied yet, so that the log can start over.
         _ = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
     } else {
