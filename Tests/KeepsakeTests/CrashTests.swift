@@ -108,4 +108,71 @@ import Testing
         }
         #expect(!history.hasUndo)
     }
+
+    /// The versions a history of plain appends holds, from the empty document, after `count`
+    /// appends: an append that changes nothing records no version.
+    static func appendedVersions(_ count: Int, seed: UInt64) -> [Doc] {
+        var versions = [Doc.empty]
+        for step in 0..<count {
+            var generator = SeededGenerator(seed: seed &* 31 &+ UInt64(step))
+            let next = edited(versions[versions.count - 1], generator.next())
+            if next != versions.last { versions.append(next) }
+        }
+        return versions
+    }
+
+    /// Under a small limit, appends keep folding old versions, and the background connection
+    /// keeps compacting them (a new base value, the folded versions deleted, one transaction):
+    /// a kill at any moment leaves the last reported value, or the next, with every version
+    /// kept undoing to the value before it.
+    @Test(arguments: 0..<max(1, trials / 2))
+    func aKilledWriterUnderALimitLosesNothingItReported(trial: Int) async throws {
+        let directory = TemporaryDirectory()
+        let (path, log) = (directory.path("limited.keepsake"), directory.path("committed.log"))
+        let seed = UInt64(0x1A17_0000 + trial)
+        await #expect(processExitsWith: .signal(SIGKILL)) {
+            [path = path as String, log = log as String, seed = seed as UInt64] in
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let output = FileHandle(forWritingAtPath: log)!
+            let history = try KeepsakeStore(path: path).history(
+                "limited", initialValue: Doc.empty, maximumVersions: 8)
+            var killer = SeededGenerator(seed: seed)
+            let delay = UInt32.random(in: 200_000..<1_500_000, using: &killer)
+            Thread.detachNewThread {
+                usleep(delay)
+                kill(getpid(), SIGKILL)
+            }
+            for step in 0... {
+                var generator = SeededGenerator(seed: seed &* 31 &+ UInt64(step))
+                try history.append(CrashTests.edited(history.value, generator.next()))
+                output.write(Data("\(step)\n".utf8))
+            }
+        }
+        let reported = CheckpointCrashTests.reportedCount(log)
+        guard FileManager.default.fileExists(atPath: path) else {
+            #expect(reported == 0)
+            return
+        }
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.integrityCheck() == ["ok"])
+        #expect(try store.verify().problems == [])
+        let history = try store.history("limited", initialValue: Doc.empty, maximumVersions: 8)
+        try history.checkInvariants()
+        // The store holds every reported append, and at most the one after it.
+        let versions = try #require(
+            [reported, reported + 1].map { Self.appendedVersions($0, seed: seed) }.first {
+                $0.last == history.value
+            }, "trial \(trial): \(reported) appends reported; the store holds neither value")
+        #expect(history.versionCount <= 8 + 16 && history.versionCount < versions.count)
+        for back in 1...max(1, history.versionCount) where history.hasUndo {
+            #expect(try history.undo() == versions[versions.count - 1 - back], "trial \(trial), undo \(back)")
+        }
+        #expect(!history.hasUndo)
+        let stored = try store.read { connection, _ in
+            try connection.scalarInt("SELECT count(*) FROM version") ?? 0
+        }
+        // Folded versions are deleted once a checkpoint lies under the floor: the store never
+        // keeps the whole run.
+        #expect(reported < 150 || stored * 2 < Int64(reported), "trial \(trial): \(stored) versions stored")
+    }
 }
