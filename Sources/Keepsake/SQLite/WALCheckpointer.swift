@@ -39,10 +39,19 @@ final class WALCheckpointer: @unchecked Sendable {
     private let connection: SQLiteConnection
     private let lock = NSLock()
     private var scheduled = false
-    private var busy = false
     private var stopped = false
     private var completed = 0
     private var copiedFrames = 0
+    /// When the last run ended, and what it found copied.
+    private var lastRun: ContinuousClock.Instant?
+    private var lastCopied: Int32 = 0
+    /// Runs asked for and not yet over, for ``waitUntilIdle()``.
+    private let pending = DispatchGroup()
+
+    /// The least time between two runs: while commits never pause, each commit past the
+    /// threshold would otherwise start a run (a sync of the database file each), competing
+    /// with the commits' own writes; one run copies what all those commits added.
+    static let interval: Duration = .milliseconds(20)
 
     /// Opens a second connection to the store at `path`.
     init(path: String, busyTimeout: Duration) throws(SQLiteError) {
@@ -53,20 +62,26 @@ final class WALCheckpointer: @unchecked Sendable {
         (self.path, self.busyTimeout) = (path, busyTimeout)
     }
 
-    /// Asks for a checkpoint soon; returns at once.
+    /// Asks for a checkpoint soon — at once, or ``interval`` after the last run ended; returns
+    /// at once.
     func request() {
         lock.lock()
         let schedule = !scheduled && !stopped
-        if schedule { scheduled = true }
+        var delay = Duration.zero
+        if schedule {
+            scheduled = true
+            pending.enter()
+            if let lastRun { delay = max(.zero, Self.interval - (ContinuousClock.now - lastRun)) }
+        }
         lock.unlock()
-        if schedule { queue.async { self.run() } }
-    }
-
-    /// Whether no checkpoint is asked for or running.
-    var isIdle: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return !scheduled && !busy
+        guard schedule else { return }
+        if delay == .zero {
+            queue.async { self.run() }
+        } else {
+            let (seconds, attoseconds) = delay.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.run() }
+        }
     }
 
     /// The log frames this checkpointer's runs found copied into the database, summed over
@@ -85,10 +100,11 @@ final class WALCheckpointer: @unchecked Sendable {
         return completed
     }
 
-    /// Waits until the checkpoints and jobs asked for so far have run (for tests).
+    /// Waits until the checkpoints and jobs asked for so far have run, and the checkpoints
+    /// those asked for in turn (for tests).
     func waitUntilIdle() {
         jobQueue.sync {}
-        queue.sync {}
+        pending.wait()
     }
 
     /// Runs `job` on the jobs' queue with a connection of its own (opened by the first job),
@@ -123,16 +139,16 @@ final class WALCheckpointer: @unchecked Sendable {
         lock.unlock()
         guard first else { return }
         jobQueue.sync {}
-        queue.sync {}
+        pending.wait()
         connection.close()
         jobConnection?.close()
     }
 
     private func run() {
+        defer { pending.leave() }
         lock.lock()
         scheduled = false
         let go = !stopped
-        if go { busy = true }
         lock.unlock()
         guard go else { return }
         // PASSIVE: copies what no reader still needs, without waiting for anyone. A busy or
@@ -140,10 +156,15 @@ final class WALCheckpointer: @unchecked Sendable {
         var (log, copied): (Int32, Int32) = (-1, -1)
         _ = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
         lock.lock()
-        busy = false
         completed += 1
         if copied > 0 { copiedFrames += Int(copied) }
+        // Commits came meanwhile: copy them too, once the interval has passed, so that a pause
+        // finds the log all copied and the next commit starts it over. Not when this run made
+        // no progress (a reader holds the frames left): the next commit asks again.
+        let followUp = copied >= 0 && copied < log && copied != lastCopied
+        (lastRun, lastCopied) = (ContinuousClock.now, copied)
         lock.unlock()
+        if followUp { request() }
     }
 
     /// Makes `writer` ask this checkpointer for checkpoints instead of running them itself.
