@@ -34,10 +34,11 @@ import Testing
         return doc
     }
 
-    /// Kills this process at a random moment of the next 1–60 ms.
-    static func killSoon(seed: UInt64) {
+    /// Kills this process at a random moment `within` that many microseconds (1–60 ms by
+    /// default), drawn from `seed`.
+    static func killSoon(seed: UInt64, within: Range<UInt32> = 1_000..<60_000) {
         var generator = SeededGenerator(seed: seed)
-        let delay = UInt32.random(in: 1_000..<60_000, using: &generator)
+        let delay = UInt32.random(in: within, using: &generator)
         Thread.detachNewThread {
             usleep(delay)
             kill(getpid(), SIGKILL)

@@ -64,12 +64,7 @@ import Testing
             let history = try KeepsakeStore(path: path).history(
                 "crash", initialValue: Doc.empty, maximumVersions: nil)
             // The kill comes at a random moment of the writing, not of the start-up.
-            var killer = SeededGenerator(seed: seed)
-            let delay = UInt32.random(in: 1_000..<40_000, using: &killer)
-            Thread.detachNewThread {
-                usleep(delay)
-                kill(getpid(), SIGKILL)
-            }
+            CheckpointCrashTests.killSoon(seed: seed, within: 1_000..<40_000)
             for step in 0... {
                 switch CrashTests.operation(step, seed: seed) {
                 case .edit(let editSeed): try history.append(CrashTests.edited(history.value, editSeed))
@@ -136,12 +131,7 @@ import Testing
             let output = FileHandle(forWritingAtPath: log)!
             let history = try KeepsakeStore(path: path).history(
                 "limited", initialValue: Doc.empty, maximumVersions: 8)
-            var killer = SeededGenerator(seed: seed)
-            let delay = UInt32.random(in: 200_000..<1_500_000, using: &killer)
-            Thread.detachNewThread {
-                usleep(delay)
-                kill(getpid(), SIGKILL)
-            }
+            CheckpointCrashTests.killSoon(seed: seed, within: 200_000..<1_500_000)
             for step in 0... {
                 var generator = SeededGenerator(seed: seed &* 31 &+ UInt64(step))
                 try history.append(CrashTests.edited(history.value, generator.next()))

@@ -10,7 +10,9 @@ import Foundation
 /// pages): that one commit then copies megabytes and, with `synchronous=NORMAL`, syncs the
 /// database file — a stall of milliseconds every hundred-odd small commits. Here the writer's
 /// connection asks for a checkpoint when its log passes ``threshold`` pages and goes on; a
-/// `PASSIVE` checkpoint on that queue never blocks writers or readers.
+/// `PASSIVE` checkpoint on that queue never blocks writers or readers. Runs are at least
+/// ``interval`` apart, so that commits that never pause do not each bring a sync of the
+/// database file along.
 ///
 /// A log is reused from its start only once a checkpoint has copied all of it. While commits
 /// come back to back (an import, a benchmark), the queue stays a little behind and the log
