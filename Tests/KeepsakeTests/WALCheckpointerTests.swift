@@ -65,10 +65,47 @@ import Testing
         try history.checkInvariants()
     }
 
+    /// A job that waits for a quiet moment runs at once when the writer is idle, waits while
+    /// it commits, and runs anyway once its patience is out.
+    @Test func aQuietJobWaitsForAPauseButNotForever() throws {
+        let store = try KeepsakeStore(path: directory.path("quiet.keepsake"))
+        let checkpointer = try #require(store.checkpointer)
+        let ran = Ran()
+        checkpointer.perform(whenQuietFor: .seconds(3_600), patience: .milliseconds(200)) { _ in
+            ran.add("before any commit")
+        }
+        checkpointer.waitUntilIdle()
+        #expect(ran.names == ["before any commit"])
+
+        let history = try store.history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "committed"
+        try history.append(doc)
+        let asked = ContinuousClock.now
+        checkpointer.perform(whenQuietFor: .seconds(3_600), patience: .milliseconds(200)) { _ in
+            ran.add("after a commit")
+        }
+        // A job asked for after it (not waiting for quiet) runs first.
+        checkpointer.perform { _ in ran.add("plain") }
+        checkpointer.waitUntilIdle()
+        #expect(ran.names == ["before any commit", "plain", "after a commit"])
+        #expect(ContinuousClock.now - asked >= .milliseconds(200))
+    }
+
     @Test func readOnlyAndInMemoryStoresHaveNone() throws {
         let path = directory.path("ro.keepsake")
         _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
         #expect(try KeepsakeStore(path: path, options: .init(readOnly: true)).checkpointer == nil)
         #expect(try KeepsakeStore.inMemory().checkpointer == nil)
     }
+}
+
+/// Names of jobs in the order they ran, from any thread.
+private final class Ran: @unchecked Sendable {
+    // Sound because `list` is touched only while `lock` is held.
+    private let lock = NSLock()
+    private var list: [String] = []
+
+    func add(_ name: String) { lock.withLock { list.append(name) } }
+    var names: [String] { lock.withLock { list } }
 }

@@ -170,7 +170,9 @@ extension KeepsakeHistoryStorage {
             // never pile up behind a fast writer.
             guard checkpointRequest.ask(for: position), let checkpointer = store.checkpointer else { return }
             let (id, name, request) = (self.id, self.name, checkpointRequest)
-            checkpointer.perform { connection in
+            // Storing a checkpoint of a large value holds the write lock for a while: it waits
+            // for a pause in the app's writing, like compacting.
+            checkpointer.perform(whenQuietFor: Self.quietBeforeBackgroundWrites) { connection in
                 guard let position = request.take() else { return }
                 Self.buildCheckpoint(connection, historyID: id, name: name, position: position)
             }
@@ -180,13 +182,20 @@ extension KeepsakeHistoryStorage {
         }
     }
 
+    /// How long the app's writer must have been idle before the background connection builds a
+    /// checkpoint or compacts (at most 10 s later): their write
+    /// transactions would hold up a commit arriving meanwhile.
+    static var quietBeforeBackgroundWrites: Duration { .milliseconds(50) }
+
     /// Asks the background connection to delete what the root scope's floor covers, once a
     /// checkpoint lies under it (``compactOffThread(_:historyID:)``); at most one such job
     /// waits per history.
     private func noteFolding() {
         guard compactionRequest.ask(for: 0), let checkpointer = store.checkpointer else { return }
         let (id, request) = (self.id, compactionRequest)
-        checkpointer.perform { connection in
+        // Its write transaction (a base value copied, a thousand rows deleted) would hold up a
+        // commit arriving meanwhile: it waits for a pause in the app's writing.
+        checkpointer.perform(whenQuietFor: Self.quietBeforeBackgroundWrites) { connection in
             guard request.take() != nil else { return }
             Self.compactOffThread(connection, historyID: id)
         }

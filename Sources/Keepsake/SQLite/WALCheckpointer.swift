@@ -47,8 +47,10 @@ final class WALCheckpointer: @unchecked Sendable {
     /// When the last run ended, and what it found copied.
     private var lastRun: ContinuousClock.Instant?
     private var lastCopied: Int32 = 0
-    /// Runs asked for and not yet over, for ``waitUntilIdle()``.
+    /// Runs and jobs asked for and not yet over, for ``waitUntilIdle()``.
     private let pending = DispatchGroup()
+    /// When the store's writer last committed.
+    private var lastCommit: ContinuousClock.Instant?
 
     /// The least time between two runs: while commits never pause, each commit past the
     /// threshold would otherwise start a run (a sync of the database file each), competing
@@ -80,10 +82,21 @@ final class WALCheckpointer: @unchecked Sendable {
         if delay == .zero {
             queue.async { self.run() }
         } else {
-            let (seconds, attoseconds) = delay.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.run() }
+            queue.asyncAfter(deadline: Self.deadline(after: delay)) { self.run() }
         }
+    }
+
+    /// The dispatch time `delay` from now.
+    private static func deadline(after delay: Duration) -> DispatchTime {
+        let (seconds, attoseconds) = delay.components
+        return .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+
+    /// Notes that the store's writer committed (its WAL hook calls this).
+    fileprivate func noteCommit() {
+        lock.lock()
+        lastCommit = ContinuousClock.now
+        lock.unlock()
     }
 
     /// The log frames this checkpointer's runs found copied into the database, summed over
@@ -114,23 +127,50 @@ final class WALCheckpointer: @unchecked Sendable {
     /// committing thread: a history's checkpoint of its whole value is built here from the
     /// stored rows. A job asked for after ``stop()``, or still queued then, does not run; nor
     /// does one when the connection cannot be opened (the work is only an optimization).
-    func perform(_ job: @escaping @Sendable (SQLiteConnection) -> Void) {
+    ///
+    /// - Parameters:
+    ///   - quiet: When given, the job waits until the store's writer has not committed for that
+    ///     long: for work whose write transaction is long enough that a commit arriving
+    ///     meanwhile would wait for it.
+    ///   - patience: How long it waits at most; past it, it runs between commits that never
+    ///     pause.
+    func perform(
+        whenQuietFor quiet: Duration? = nil, patience: Duration = .seconds(10),
+        _ job: @escaping @Sendable (SQLiteConnection) -> Void
+    ) {
         lock.lock()
         let go = !stopped
+        if go { pending.enter() }
         lock.unlock()
         guard go else { return }
-        jobQueue.async {
-            self.lock.lock()
-            let run = !self.stopped
-            self.lock.unlock()
-            if run, self.jobConnection == nil {
-                self.jobConnection = try? SQLiteConnection(
-                    path: self.path, create: false, busyTimeout: self.busyTimeout)
-                // Its commits ask for checkpoints too, rather than running SQLite's own.
-                if let connection = self.jobConnection { self.install(on: connection) }
+        let giveUp = ContinuousClock.now + patience
+        jobQueue.async { self.runJob(job, quiet: quiet, giveUp: giveUp) }
+    }
+
+    /// Runs `job` now, or again later while the writer is busy (see
+    /// ``perform(whenQuietFor:patience:_:)``).
+    private func runJob(
+        _ job: @escaping @Sendable (SQLiteConnection) -> Void, quiet: Duration?,
+        giveUp: ContinuousClock.Instant
+    ) {
+        lock.lock()
+        let (run, lastCommit) = (!stopped, self.lastCommit)
+        lock.unlock()
+        let now = ContinuousClock.now
+        if run, let quiet, let lastCommit, now - lastCommit < quiet, now < giveUp {
+            let wait = min(quiet - (now - lastCommit), giveUp - now)
+            jobQueue.asyncAfter(deadline: Self.deadline(after: wait)) {
+                self.runJob(job, quiet: quiet, giveUp: giveUp)
             }
-            if run, let connection = self.jobConnection { job(connection) }
+            return
         }
+        defer { pending.leave() }
+        if run, jobConnection == nil {
+            jobConnection = try? SQLiteConnection(path: path, create: false, busyTimeout: busyTimeout)
+            // Its commits ask for checkpoints too, rather than running SQLite's own.
+            if let connection = jobConnection { install(on: connection, writer: false) }
+        }
+        if run, let connection = jobConnection { job(connection) }
     }
 
     /// Runs no more checkpoints, waits for one in progress, and closes the connection.
@@ -169,15 +209,29 @@ final class WALCheckpointer: @unchecked Sendable {
         if followUp { request() }
     }
 
-    /// Makes `writer` ask this checkpointer for checkpoints instead of running them itself.
-    func install(on writer: SQLiteConnection) {
-        sqlite3_wal_hook(writer.handle, walHook, Unmanaged.passUnretained(self).toOpaque())
+    /// Makes `connection` ask this checkpointer for checkpoints instead of running them itself;
+    /// the store's `writer` connection also tells it when it commits.
+    func install(on connection: SQLiteConnection, writer: Bool = true) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        if writer {
+            sqlite3_wal_hook(connection.handle, writerWALHook, context)
+        } else {
+            sqlite3_wal_hook(connection.handle, walHook, context)
+        }
     }
 
     /// Gives `writer` back SQLite's own automatic checkpoints.
     static func uninstall(from writer: SQLiteConnection) {
         sqlite3_wal_autocheckpoint(writer.handle, threshold)
     }
+}
+
+/// Called by SQLite after each commit of the store's writer, with the number of pages in the log.
+private func writerWALHook(
+    _ context: UnsafeMutableRawPointer?, _ db: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ pages: Int32
+) -> Int32 {
+    if let context { Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().noteCommit() }
+    return walHook(context, db, name, pages)
 }
 
 /// Called by SQLite after each commit with the number of pages in the log.
