@@ -145,7 +145,7 @@ extension KeepsakeHistoryStorage {
 
     /// A checkpoint when enough versions or bytes have piled up since the last one (the byte
     /// rule keeps checkpoint writes within the size of the changes themselves): built off the
-    /// committing thread (``buildCheckpoint(_:historyID:name:position:)``) when the store has a
+    /// committing thread (``buildCheckpoint(_:historyID:name:position:deferring:)``) when the store has a
     /// background connection, else written in this transaction.
     private func checkpointIfDue(_ rows: HistoryRows, value: Value, position: Int, adding bytes: Int) throws
         -> DueCheckpoint?
@@ -170,11 +170,18 @@ extension KeepsakeHistoryStorage {
             // never pile up behind a fast writer.
             guard checkpointRequest.ask(for: position), let checkpointer = store.checkpointer else { return }
             let (id, name, request) = (self.id, self.name, checkpointRequest)
-            // Storing a checkpoint of a large value holds the write lock for a while: it waits
-            // for a pause in the app's writing, like compacting.
-            checkpointer.perform(whenQuietFor: Self.quietBeforeBackgroundWrites) { connection in
+            checkpointer.perform { connection in
                 guard let position = request.take() else { return }
-                Self.buildCheckpoint(connection, historyID: id, name: name, position: position)
+                Self.buildCheckpoint(connection, historyID: id, name: name, position: position) { store in
+                    // Storing a large value holds the write lock for a millisecond or more: that
+                    // waits for a pause in the app's writing, briefly (reopening replays what
+                    // lies above the newest checkpoint, so it may not wait long).
+                    checkpointer.perform(
+                        whenQuietFor: Self.quietBeforeBackgroundWrites, patience: .seconds(2)
+                    ) {
+                        store($0)
+                    }
+                }
             }
         case nil:
             stepsSinceCheckpoint += 1
@@ -182,8 +189,8 @@ extension KeepsakeHistoryStorage {
         }
     }
 
-    /// How long the app's writer must have been idle before the background connection builds a
-    /// checkpoint or compacts (at most 10 s later): their write
+    /// How long the app's writer must have been idle before the background connection stores a
+    /// large checkpoint (at most 2 s later) or compacts (at most 10 s later): their write
     /// transactions would hold up a commit arriving meanwhile.
     static var quietBeforeBackgroundWrites: Duration { .milliseconds(50) }
 
@@ -256,8 +263,14 @@ extension KeepsakeHistoryStorage {
     /// A checkpoint only shortens reopening, so one that cannot be built is left out (the next
     /// one is tried at its turn); whatever stopped it reaches the app when the app reads those
     /// rows itself.
-    static func buildCheckpoint(_ connection: SQLiteConnection, historyID: Int64, name: String, position: Int)
-    {
+    ///
+    /// - Parameter deferring: Handed the store step when the checkpoint is large (over
+    ///   ``largeCheckpoint`` bytes), to run it later on the background connection; a small one
+    ///   is stored at once.
+    static func buildCheckpoint(
+        _ connection: SQLiteConnection, historyID: Int64, name: String, position: Int,
+        deferring: (@escaping @Sendable (SQLiteConnection) -> Void) -> Void
+    ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
         let key: [SQLiteValue] = [.integer(historyID), .integer(Int64(position))]
         let has = "SELECT count(*) FROM checkpoint WHERE history_id = ? AND position = ?"
@@ -280,17 +293,27 @@ extension KeepsakeHistoryStorage {
             for version in read.versions {
                 try Self.apply(rows, version, to: &value, inverted: true, history: name)
             }
-            let json = try rows.encodeCheckpoint(value).json
-            try connection.transaction {
-                guard try connection.scalarText(changes, key) == read.changes,
-                    try connection.scalarInt(has, key) == 0
-                else { return }
-                try rows.insertCheckpoint(json, position: position)
+            let (json, source) = (try rows.encodeCheckpoint(value).json, read.changes)
+            // Stored only if the version is still the one built from, and still has none.
+            let store: @Sendable (SQLiteConnection) -> Void = { connection in
+                let rows = HistoryRows(
+                    connection: connection, blobs: BlobCoding(connection), historyID: historyID)
+                try? connection.transaction {
+                    guard try connection.scalarText(changes, key) == source,
+                        try connection.scalarInt(has, key) == 0
+                    else { return }
+                    try rows.insertCheckpoint(json, position: position)
+                }
             }
+            if json.utf8.count > largeCheckpoint { deferring(store) } else { store(connection) }
         } catch {
             return
         }
     }
+
+    /// The size past which a checkpoint built off the committing thread waits for a pause in the
+    /// app's writing before it is stored: 64 KiB.
+    static var largeCheckpoint: Int { 64 * 1024 }
 
     /// Stores the current value whole, so that reopening the history replays no change.
     ///
