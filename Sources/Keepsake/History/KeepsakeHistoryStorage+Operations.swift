@@ -73,7 +73,7 @@ extension KeepsakeHistoryStorage {
             .inserted(position: $0.2, holding: counters)
         }
         self.lastPosition = position
-        (hasPendingRows, heldRecords) = (false, [])
+        heldRecords = []
         noteCheckpoint(wroteCheckpoint, adding: bytes)
         if folded { noteFolding() }
         settle(newValue, final)
@@ -120,14 +120,13 @@ extension KeepsakeHistoryStorage {
         } newest: { _ in
             .unchanged
         }
-        hasPendingRows = reversion != nil
         heldRecords = held
     }
 
     /// Turns the change a previous process was holding (it stopped before recording it) into a
     /// version, as recording it would have.
     func recordHeldChange(_ held: Value) throws(KeepsakeError) {
-        (hasPendingRows, heldRecords) = (true, nil)
+        heldRecords = nil
         if let reversion = held.reversion(to: current) {
             try commit(reversion, resulting: held, tag: nil)
         } else {

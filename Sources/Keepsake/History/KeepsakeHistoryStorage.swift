@@ -35,11 +35,12 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     var stepsSinceCheckpoint = 0
     var bytesSinceCheckpoint = 0
     var checkpointBytes = 0
-    /// Whether the store holds a change held back by debouncing (`pending_change` rows).
-    var hasPendingRows = false
-    /// The records those rows hold, when this history wrote them (`nil`: not known, as after a
-    /// crash): the next hold then rewrites only the rows that differ.
-    var heldRecords: [ChangeRecord]?
+    /// The records the history's `pending_change` rows hold (the change held back by
+    /// debouncing): empty when there are none, `nil` when there are some this history did not
+    /// write (a previous process held them). A hold rewrites only the rows that differ.
+    var heldRecords: [ChangeRecord]? = []
+    /// Whether the store holds a change held back by debouncing.
+    var hasPendingRows: Bool { heldRecords != [] }
     /// The checkpoint waiting to be built off the committing thread, if any.
     let checkpointRequest = CheckpointRequest()
     /// Whether a compaction waits to run off the committing thread (any position asked).
