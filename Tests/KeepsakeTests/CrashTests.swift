@@ -162,11 +162,7 @@ import Testing
             #expect(try history.undo() == versions[versions.count - 1 - back], "trial \(trial), undo \(back)")
         }
         #expect(!history.hasUndo)
-        let stored = try store.read { connection, _ in
-            try connection.scalarInt("SELECT count(*) FROM version") ?? 0
-        }
-        // Folded versions are deleted once a checkpoint lies under the floor: the store never
-        // keeps the whole run.
-        #expect(reported < 150 || stored * 2 < Int64(reported), "trial \(trial): \(stored) versions stored")
+        // How much compaction had deleted by the kill depends on timing (it runs in the
+        // writer's pauses); PruningTests pins what it keeps.
     }
 }
