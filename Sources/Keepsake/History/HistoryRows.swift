@@ -255,12 +255,7 @@ struct HistoryRows {
                 .integer(historyID), .integer(Int64(position)), .integer(Int64(scope)), Self.encodeTag(tag),
                 .real(now), .text(changes),
             ]
-                + (counters.map {
-                    [
-                        .integer($0.revision), .integer(Int64($0.undo)), .integer(Int64($0.redo)),
-                        .integer(Int64($0.total)), .real(now),
-                    ]
-                } ?? Array(repeating: .null, count: 5)))
+                + (counters?.columns(modifiedAt: now) ?? Array(repeating: .null, count: 5)))
         return bytes
     }
 
@@ -278,11 +273,7 @@ struct HistoryRows {
                 let record = records[ordinal]
                 try connection.execute(
                     "UPDATE pending_change SET path = ?, kind = ?, patch = ? WHERE history_id = ? AND ordinal = ?",
-                    [
-                        .text(record.path.description), .text(record.kind),
-                        .text(String(decoding: record.payload, as: UTF8.self)), .integer(historyID),
-                        .integer(Int64(ordinal)),
-                    ])
+                    Self.pendingColumns(record) + [.integer(historyID), .integer(Int64(ordinal))])
             }
             kept = min(previous.count, records.count)
             if previous.count > records.count {
@@ -296,11 +287,16 @@ struct HistoryRows {
         for (ordinal, record) in records.enumerated().dropFirst(kept) {
             try connection.execute(
                 "INSERT INTO pending_change (history_id, ordinal, path, kind, patch) VALUES (?, ?, ?, ?, ?)",
-                [
-                    .integer(historyID), .integer(Int64(ordinal)), .text(record.path.description),
-                    .text(record.kind), .text(String(decoding: record.payload, as: UTF8.self)),
-                ])
+                [.integer(historyID), .integer(Int64(ordinal))] + Self.pendingColumns(record))
         }
+    }
+
+    /// The values of a held record's columns `path, kind, patch`, in that order.
+    private static func pendingColumns(_ record: ChangeRecord) -> [SQLiteValue] {
+        [
+            .text(record.path.description), .text(record.kind),
+            .text(String(decoding: record.payload, as: UTF8.self)),
+        ]
     }
 
     /// The held change's records, in order; empty when no change is held.
@@ -503,6 +499,15 @@ struct HistoryRows {
         var undo: Int
         var redo: Int
         var total: Int
+
+        /// The values of the columns `revision, undo_count, redo_count, version_count,
+        /// modified_at`, in that order.
+        func columns(modifiedAt: Double) -> [SQLiteValue] {
+            [
+                .integer(revision), .integer(Int64(undo)), .integer(Int64(redo)), .integer(Int64(total)),
+                .real(modifiedAt),
+            ]
+        }
     }
 
     /// What a write transaction knows of its history's newest version when it ends.
@@ -580,10 +585,7 @@ struct HistoryRows {
                 """, [.integer(historyID), .integer(Int64(previousNewest))])
         }
         guard holding != counters else { return }
-        let values: [SQLiteValue] = [
-            .integer(counters.revision), .integer(Int64(counters.undo)), .integer(Int64(counters.redo)),
-            .integer(Int64(counters.total)), .real(Self.now()),
-        ]
+        let values = counters.columns(modifiedAt: Self.now())
         if newest > 0 {
             try connection.execute(
                 """
