@@ -199,6 +199,26 @@ import Testing
         try first.checkInvariants()
     }
 
+    /// A history that wrote last skips reading its counters back while nothing else has
+    /// written since: another writer in between — on the same connection or another — is still
+    /// a conflict.
+    @Test(arguments: [false, true])
+    func aWriterThatWroteLastStillNoticesAnotherWriter(sameStore: Bool) throws {
+        let store = try KeepsakeStore(path: path)
+        let first = try open(store)
+        var doc = first.value
+        doc.title = "first"
+        try first.append(doc)
+        let second = try open(sameStore ? store : nil)
+        doc.title = "second"
+        try second.append(doc)
+        doc.title = "first again"
+        #expect(throws: KeepsakeError.historyConflict(history: "doc")) { try first.append(doc) }
+        #expect(first.value.title == "first")
+        #expect(try open().value.title == "second")
+        try second.checkInvariants()
+    }
+
     @Test func oneSmallEditToABigDocumentWritesWellUnderOneKilobyte() throws {
         let store = try KeepsakeStore(path: path)
         let history = try store.history("big", initialValue: Doc.big())

@@ -568,7 +568,11 @@ struct HistoryRows {
     ///
     /// - Parameter newest: What the transaction knows of the newest version: what it knows is
     ///   not read again, and counters a row already holds are not written again.
-    func store(_ counters: Counters, previousNewest: Int?, newest known: NewestVersion = .unknown) throws {
+    /// - Returns: The newest version's position (`nil`: the history has none).
+    @discardableResult
+    func store(_ counters: Counters, previousNewest: Int?, newest known: NewestVersion = .unknown) throws
+        -> Int?
+    {
         var newest = previousNewest ?? 0
         var holding: Counters?
         switch known {
@@ -584,7 +588,7 @@ struct HistoryRows {
                 WHERE history_id = ? AND position = ?
                 """, [.integer(historyID), .integer(Int64(previousNewest))])
         }
-        guard holding != counters else { return }
+        guard holding != counters else { return newest > 0 ? newest : nil }
         let values = counters.columns(modifiedAt: Self.now())
         if newest > 0 {
             try connection.execute(
@@ -599,6 +603,7 @@ struct HistoryRows {
                 WHERE id = ?
                 """, values + [.integer(historyID)])
         }
+        return newest > 0 ? newest : nil
     }
 
     /// The size of the blobs a checkpoint's JSON refers to.

@@ -3,22 +3,9 @@ import Observation
 import Revertible
 
 extension KeepsakeHistoryStorage {
-    /// Stack sizes read at the end of a write transaction, published after it commits.
-    struct Counts {
-        var undo: Int
-        var redo: Int
-        var total: Int
-
-        init(undo: Int, redo: Int, total: Int) {
-            (self.undo, self.redo, self.total) = (undo, redo, total)
-        }
-
-        init(_ rows: HistoryRows, level: Int) throws {
-            undo = try rows.count(scope: level, undone: false)
-            redo = try rows.count(scope: level, undone: true)
-            total = try rows.totalCount()
-        }
-    }
+    /// Stack sizes read at the end of a write transaction, published after it commits. A type
+    /// of its own: nested in this generic class, each use would look its metadata up at run time.
+    typealias Counts = HistoryCounts
 
     /// Takes on the state a committed transaction left.
     private func settle(_ value: Value, _ counts: Counts, level: Int? = nil) {
@@ -93,7 +80,7 @@ extension KeepsakeHistoryStorage {
         -> [ChangeRecord]
     {
         do {
-            return try reversion.records(encoder: rows.blobs.encoder)
+            return try reversion.records(encoderWhenNeeded: { rows.blobs.encoder })
         } catch .storage(let failure) {
             // Writing a blob failed (a full disk): the store's own error.
             throw failure.error
@@ -135,12 +122,7 @@ extension KeepsakeHistoryStorage {
     }
 
     /// A checkpoint that fell due with a version.
-    enum DueCheckpoint {
-        /// Written in the version's transaction, this size (blobs included).
-        case written(Int)
-        /// To be built off the committing thread once the transaction commits.
-        case deferred(position: Int)
-    }
+    typealias DueCheckpoint = HistoryDueCheckpoint
 
     /// A checkpoint when enough versions or bytes have piled up since the last one (the byte
     /// rule keeps checkpoint writes within the size of the changes themselves): built off the
@@ -566,4 +548,30 @@ extension KeepsakeHistoryStorage {
         current = value
         (stepsSinceCheckpoint, bytesSinceCheckpoint, checkpointBytes) = (0, 0, written)
     }
+}
+
+/// The undo and redo stack sizes of a history's current scope, and its versions in all scopes
+/// (``KeepsakeHistoryStorage/Counts``).
+struct HistoryCounts {
+    var undo: Int
+    var redo: Int
+    var total: Int
+
+    init(undo: Int, redo: Int, total: Int) {
+        (self.undo, self.redo, self.total) = (undo, redo, total)
+    }
+
+    init(_ rows: HistoryRows, level: Int) throws {
+        undo = try rows.count(scope: level, undone: false)
+        redo = try rows.count(scope: level, undone: true)
+        total = try rows.totalCount()
+    }
+}
+
+/// A checkpoint that fell due with a version.
+enum HistoryDueCheckpoint {
+    /// Written in the version's transaction, this size (blobs included).
+    case written(Int)
+    /// To be built off the committing thread once the transaction commits.
+    case deferred(position: Int)
 }

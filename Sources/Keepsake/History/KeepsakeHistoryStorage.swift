@@ -32,6 +32,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     var limit: Int?
     /// The highest version position in the store; the next version takes the one after.
     var lastPosition = 0
+    /// This history's last transaction, when it is known to have been the store's last write:
+    /// the next one then knows the stored counters without reading them.
+    var lastWrite: LastWrite?
     var stepsSinceCheckpoint = 0
     var bytesSinceCheckpoint = 0
     var checkpointBytes = 0
@@ -247,20 +250,39 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         _ body: (HistoryRows) throws -> T, counts: (T) -> Counts,
         newest: (T) -> HistoryRows.NewestVersion = { _ in .unknown }
     ) throws(KeepsakeError) -> T {
-        let (id, name, revision) = (self.id, self.name, self.revision)
+        let (id, name, revision, known) = (self.id, self.name, self.revision, self.lastWrite)
+        lastWrite = nil
+        var written: LastWrite?
         let result = try store.write { connection, blobs in
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            let (previousNewest, stored) = try rows.storedCounters()
-            guard stored.revision == revision else { throw KeepsakeError.historyConflict(history: name) }
+            let previousNewest: Int?
+            if let known, connection.isUnchanged(sinceCommit: known.commit) {
+                // Nothing wrote to the store since this history's last transaction: its
+                // counters and newest version are as that transaction left them.
+                previousNewest = known.newest
+            } else {
+                let (newest, stored) = try rows.storedCounters()
+                guard stored.revision == revision else { throw KeepsakeError.historyConflict(history: name) }
+                previousNewest = newest
+            }
             let result = try body(rows)
             let sizes = counts(result)
-            try rows.store(
+            let newestNow = try rows.store(
                 .init(revision: revision + 1, undo: sizes.undo, redo: sizes.redo, total: sizes.total),
                 previousNewest: previousNewest, newest: newest(result))
+            written = LastWrite(commit: connection.writeCommits + 1, newest: newestNow)
             return result
         }
         self.revision += 1
+        lastWrite = written
         return result
+    }
+
+    /// This history's last transaction: the number of its commit on the store's connection, and
+    /// the newest version it left (`nil`: none).
+    struct LastWrite {
+        var commit: Int
+        var newest: Int?
     }
 
     /// The stack sizes as they are.

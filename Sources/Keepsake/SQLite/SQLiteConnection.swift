@@ -26,7 +26,11 @@ public final class SQLiteConnection {
     /// The Keepsake schema version of the store this connection reads: older than the current
     /// one only for a store opened read-only, whose readers then leave out what it lacks.
     var schemaVersion = Int.max
-    private var statements: [String: SQLiteStatement] = [:]
+    private var statements: [StatementKey: SQLiteStatement] = [:]
+    /// Write transactions this connection has committed, and the ``dataVersion`` right after
+    /// the last of them.
+    private(set) var writeCommits = 0
+    private var dataVersionAfterCommit: UInt32?
     private(set) var isClosed = false
     /// The busy handler's state; SQLite holds an unretained pointer to it.
     private let busyWait: BusyWait
@@ -117,7 +121,7 @@ public final class SQLiteConnection {
     /// - Throws: ``SQLiteError`` when the SQL does not compile.
     public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         try checkOpen(sql)
-        if let statement = statements[sql] {
+        if let statement = statements[StatementKey(sql)] {
             statement.reset()
             return statement
         }
@@ -125,7 +129,7 @@ public final class SQLiteConnection {
         let result = sqlite3_prepare_v3(self.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard result == SQLITE_OK, let handle else { throw error(code: result, sql: sql) }
         let statement = SQLiteStatement(handle: handle, sql: sql, connection: self)
-        statements[sql] = statement
+        statements[StatementKey(sql)] = statement
         return statement
     }
 
@@ -205,12 +209,35 @@ public final class SQLiteConnection {
         do {
             let result = try body()
             try execute("COMMIT")
+            if immediate { (writeCommits, dataVersionAfterCommit) = (writeCommits + 1, dataVersion) }
             return result
         } catch {
             // Some errors (a full disk, for one) roll the transaction back by themselves.
             if !isAutocommit { try? execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// A number that changes whenever the main database changes: with each commit of this
+    /// connection, and when a transaction begins after another connection or process changed
+    /// it. `nil` when SQLite does not tell.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/c3ref/c_fcntl_begin_atomic_write.html
+    var dataVersion: UInt32? {
+        var version: UInt32 = 0
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK else {
+            return nil
+        }
+        return version
+    }
+
+    /// Whether nothing has changed the database since this connection's write transaction
+    /// numbered `commit` (its ``writeCommits`` once it committed) — no later transaction of its
+    /// own, no other connection or process. Asked inside a transaction, whose start is when
+    /// SQLite notices other connections' commits.
+    func isUnchanged(sinceCommit commit: Int) -> Bool {
+        guard commit == writeCommits, let after = dataVersionAfterCommit else { return false }
+        return dataVersion == after
     }
 
     /// Whether no transaction is open.
@@ -230,7 +257,7 @@ public final class SQLiteConnection {
 
     func error(code: Int32, sql: String?) -> SQLiteError {
         // A failed statement is dropped from the cache and prepared anew next time.
-        if let sql { statements[sql] = nil }
+        if let sql { statements[StatementKey(sql)] = nil }
         let extended = sqlite3_extended_errcode(handle)
         let message = String(cString: sqlite3_errmsg(handle))
         return SQLiteError(
@@ -287,4 +314,24 @@ final class BusyWait {
 private func busyHandler(_ context: UnsafeMutableRawPointer?, _ count: Int32) -> Int32 {
     guard let context else { return 0 }
     return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().retry(count) ? 1 : 0
+}
+
+/// The statement cache's key: the SQL text, hashed by its length and its first and last bytes
+/// only. Hashing all of it cost more than a tenth of a small commit; statements that share
+/// those bytes are told apart by comparing their text, which is instant for the same literal.
+private struct StatementKey: Hashable {
+    let sql: String
+
+    init(_ sql: String) { self.sql = sql }
+
+    func hash(into hasher: inout Hasher) {
+        var sql = sql
+        sql.withUTF8 { bytes in
+            hasher.combine(bytes.count)
+            let ends = min(bytes.count, 16)
+            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<ends])))
+            hasher.combine(
+                bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(bytes.count - ends)...])))
+        }
+    }
 }

@@ -51,14 +51,26 @@ extension Reversion {
     /// - Returns: One record per changed leaf.
     /// - Throws: ``ReversionError/notEncodable(path:type:)``.
     public func records(encoder: JSONEncoder) throws(ReversionError) -> [ChangeRecord] {
-        try changes.map { change throws(ReversionError) in
+        try records(encoderWhenNeeded: { encoder })
+    }
+
+    /// ``records(encoder:)`` with an encoder made only if a patch is not written directly.
+    package func records(encoderWhenNeeded makeEncoder: () -> JSONEncoder) throws(ReversionError)
+        -> [ChangeRecord]
+    {
+        var made: JSONEncoder?
+        return try changes.map { change throws(ReversionError) in
             let patch = change.node.leafPatch
-            if let direct = patch as? any DirectlyWrittenPatch, let json = direct.directJSON() {
-                return ChangeRecord(path: change.path, kind: type(of: patch).kind, payload: Data(json.utf8))
+            if let direct = patch as? any DirectlyWrittenPatch, var json = direct.directJSON() {
+                return ChangeRecord(
+                    path: change.path, kind: type(of: patch).kind, payload: json.withUTF8 { Data(buffer: $0) }
+                )
             }
             guard let encodable = patch as? any Encodable else {
                 throw .notEncodable(path: change.path, type: "\(type(of: patch).valueTypeName)")
             }
+            let encoder = made ?? makeEncoder()
+            made = encoder
             do {
                 return ChangeRecord(
                     path: change.path, kind: type(of: patch).kind,

@@ -121,7 +121,8 @@ extension String {
 enum Equality {
     /// Whether `a` and `b` are the same version of a value.
     static func same<E: Equatable>(_ a: E, _ b: E) -> Bool {
-        a == b || (isNaN(a) && isNaN(b))
+        // Only a value unequal to itself can be NaN: the cast is left for that rare case.
+        a == b || (a != a && isNaN(a) && isNaN(b))
     }
 
     /// ``same(_:_:)`` when `T` is `Equatable` at run time, else `nil`.
