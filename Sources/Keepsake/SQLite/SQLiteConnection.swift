@@ -155,6 +155,12 @@ public final class SQLiteConnection {
         while try statement.step() {}
     }
 
+    /// Runs one statement without values, known to be one (``execute(_:_:)`` looks for a `;`).
+    private func run(_ sql: String) throws(SQLiteError) {
+        let statement = try prepare(sql)
+        while try statement.step() {}
+    }
+
     /// Runs a query and maps each row.
     ///
     /// - Parameters:
@@ -205,10 +211,10 @@ public final class SQLiteConnection {
     /// - Returns: What `body` returns.
     /// - Throws: ``SQLiteError`` from `BEGIN`/`COMMIT`, or what `body` throws.
     public func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
-        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        try run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try run("COMMIT")
             if immediate { (writeCommits, dataVersionAfterCommit) = (writeCommits + 1, dataVersion) }
             return result
         } catch {
