@@ -98,6 +98,8 @@ import Testing
         try check(true, false)
         try check(Int64(5), Int64.max)
         try check(UInt64.max, 0)
+        try check(Int32.min, Int32.max)
+        try check(UInt(0), UInt.max)
         for (old, new) in [
             ("", "a"), ("plain", "plain text"), ("a\"b\\c/d", "a\"b\\c/d\n\t\u{1}\u{8}\u{C}\r"),
             ("é😀", "é😀!"),

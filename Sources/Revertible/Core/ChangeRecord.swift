@@ -59,12 +59,12 @@ extension Reversion {
         -> [ChangeRecord]
     {
         var made: JSONEncoder?
+        var json: [UInt8] = []
         return try changes.map { change throws(ReversionError) in
             let patch = change.node.leafPatch
-            if let direct = patch as? any DirectlyWrittenPatch, var json = direct.directJSON() {
-                return ChangeRecord(
-                    path: change.path, kind: type(of: patch).kind, payload: json.withUTF8 { Data(buffer: $0) }
-                )
+            json.removeAll(keepingCapacity: true)
+            if let direct = patch as? any DirectlyWrittenPatch, direct.writeDirectJSON(into: &json) {
+                return ChangeRecord(path: change.path, kind: type(of: patch).kind, payload: Data(json))
             }
             guard let encodable = patch as? any Encodable else {
                 throw .notEncodable(path: change.path, type: "\(type(of: patch).valueTypeName)")

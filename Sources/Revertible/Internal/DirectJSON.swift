@@ -3,25 +3,48 @@
 /// (sorted keys, unescaped slashes), at a fraction of its cost. Anything else (a `Double` that
 /// is not finite, any other type) goes through the encoder.
 protocol DirectlyWrittenPatch {
-    /// The patch's JSON, or `nil` when the encoder must write it.
-    func directJSON() -> String?
+    /// Appends the patch's JSON to `json` and returns `true`, or returns `false` (having
+    /// appended nothing) when the encoder must write it.
+    func writeDirectJSON(into json: inout [UInt8]) -> Bool
 }
 
 extension Replacement: DirectlyWrittenPatch {
-    func directJSON() -> String? {
-        guard let old = DirectJSON.scalar(old), let new = DirectJSON.scalar(new) else { return nil }
-        return "{\"new\":\(new),\"old\":\(old)}"
+    func writeDirectJSON(into json: inout [UInt8]) -> Bool {
+        guard DirectJSON.isScalar(old), DirectJSON.isScalar(new) else { return false }
+        json.append(contentsOf: #"{"new":"#.utf8)
+        DirectJSON.writeScalar(new, into: &json)
+        json.append(contentsOf: #","old":"#.utf8)
+        DirectJSON.writeScalar(old, into: &json)
+        json.append(UInt8(ascii: "}"))
+        return true
     }
 }
 
 extension RangePatch: DirectlyWrittenPatch {
-    func directJSON() -> String? {
-        guard let old = DirectJSON.scalar(old), let new = DirectJSON.scalar(new) else { return nil }
-        var json = "{\"new\":\(new),\"newCount\":\(newCount)"
-        if let newDigest { json += ",\"newDigest\":\"\(DirectJSON.hex(newDigest))\"" }
-        json += ",\"offset\":\(offset),\"old\":\(old),\"oldCount\":\(oldCount)"
-        if let oldDigest { json += ",\"oldDigest\":\"\(DirectJSON.hex(oldDigest))\"" }
-        return json + "}"
+    func writeDirectJSON(into json: inout [UInt8]) -> Bool {
+        guard DirectJSON.isScalar(old), DirectJSON.isScalar(new) else { return false }
+        json.append(contentsOf: #"{"new":"#.utf8)
+        DirectJSON.writeScalar(new, into: &json)
+        json.append(contentsOf: #","newCount":"#.utf8)
+        json.append(contentsOf: String(newCount).utf8)
+        if let newDigest {
+            json.append(contentsOf: #","newDigest":""#.utf8)
+            DirectJSON.writeHex(newDigest, into: &json)
+            json.append(UInt8(ascii: "\""))
+        }
+        json.append(contentsOf: #","offset":"#.utf8)
+        json.append(contentsOf: String(offset).utf8)
+        json.append(contentsOf: #","old":"#.utf8)
+        DirectJSON.writeScalar(old, into: &json)
+        json.append(contentsOf: #","oldCount":"#.utf8)
+        json.append(contentsOf: String(oldCount).utf8)
+        if let oldDigest {
+            json.append(contentsOf: #","oldDigest":""#.utf8)
+            DirectJSON.writeHex(oldDigest, into: &json)
+            json.append(UInt8(ascii: "\""))
+        }
+        json.append(UInt8(ascii: "}"))
+        return true
     }
 }
 
@@ -76,6 +99,39 @@ package enum DirectJSON {
             }
         }
         return text + "\""
+    }
+
+    /// Whether ``writeScalar(_:into:)`` writes `value`: a number, boolean or string (a `Double`
+    /// only when finite).
+    static func isScalar<Value>(_ value: Value) -> Bool {
+        let type: Any.Type = Value.self
+        if type == Double.self { return unsafeBitCast(value, to: Double.self).isFinite }
+        return type == String.self || type == Bool.self || type == Int.self || type == Int64.self
+            || type == Int32.self || type == UInt.self || type == UInt64.self
+    }
+
+    /// Appends ``scalar(_:)``'s text of `value`, for which ``isScalar(_:)`` is `true`.
+    static func writeScalar<Value>(_ value: Value, into json: inout [UInt8]) {
+        if Value.self == String.self {
+            let string = unsafeBitCast(value, to: String.self)
+            guard string.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) else {
+                json.append(contentsOf: quoted(string).utf8)
+                return
+            }
+            json.append(UInt8(ascii: "\""))
+            json.append(contentsOf: string.utf8)
+            json.append(UInt8(ascii: "\""))
+        } else if let text = scalar(value) {
+            json.append(contentsOf: text.utf8)
+        }
+    }
+
+    /// Appends ``hex(_:)``'s sixteen digits.
+    static func writeHex(_ digest: UInt64, into json: inout [UInt8]) {
+        for shift in stride(from: 60, through: 0, by: -4) {
+            let digit = UInt8(truncatingIfNeeded: (digest >> UInt64(shift)) & 0xF)
+            json.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+        }
     }
 
     static func hex(_ digest: UInt64) -> String {
