@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Revertible
 import TestSupport
 import Testing
@@ -24,6 +25,58 @@ import Testing
         #expect(controller.value.title == "Child 0")
         #expect(throws: Never.self) { try controller.redo() }
         #expect(controller.value.title == "Typed")
+    }
+
+    /// Observers are told of the value on every change, and of the stack state only when it
+    /// changes: a view showing the redo button is not invalidated by every edit.
+    @Test func observersAreToldOnlyOfWhatChanged() throws {
+        final class Notified: @unchecked Sendable {
+            var names: [String] = []
+            var round = 0
+        }
+        let controller = VersioningController(Activity.mock(0))
+        let notified = Notified()
+        func observe() {
+            notified.names = []
+            notified.round += 1
+            let round = notified.round
+            for (name, read) in [
+                ("value", { _ = controller.value }), ("hasUndo", { _ = controller.hasUndo }),
+                ("hasRedo", { _ = controller.hasRedo }), ("scopeLevel", { _ = controller.scopeLevel }),
+                ("versionCount", { _ = controller.versionCount }),
+            ] as [(String, () -> Void)] {
+                withObservationTracking(read) {
+                    // Observations of earlier rounds that were not told anything are still on.
+                    if round == notified.round { notified.names.append(name) }
+                }
+            }
+        }
+        var activity = controller.value
+        observe()
+        activity.title = "First"
+        try controller.append(activity)
+        #expect(notified.names == ["value", "hasUndo", "versionCount"])
+        observe()
+        activity.title = "Second"
+        try controller.append(activity)
+        #expect(notified.names == ["value", "versionCount"])
+        observe()
+        try controller.undo()
+        #expect(notified.names == ["value", "hasRedo"])
+        observe()
+        try controller.undo()
+        #expect(notified.names == ["value", "hasUndo"])
+        observe()
+        try controller.redo()
+        #expect(notified.names == ["value", "hasUndo"])
+        observe()
+        activity.title = "Third"
+        try controller.append(activity)
+        #expect(notified.names == ["value", "hasRedo"])
+        observe()
+        try controller.pushNewScope()
+        #expect(notified.names == ["value", "hasUndo", "scopeLevel"])
+        try controller.checkInvariants()
     }
 
     @Test func aLongBurstLandsAfterTheMaximumWait() async throws {

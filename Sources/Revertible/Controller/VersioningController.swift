@@ -54,6 +54,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// Raised by a change to an observed root not recorded yet; `nil` when not observing.
     var observedChange: ChangeFlag?
     var storedError: ReversionError?
+    /// The stack state observers last learned of (``didChange(writingRoot:)``).
+    var announced: AnnouncedStacks?
     /// The key paths observers are told about, made once: a key path literal in a generic
     /// class is instantiated anew on every use, which made notifying cost more than diffing.
     private(set) lazy var observed = (
@@ -70,6 +72,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         self.keyPath = keyPath
         self.object = object
         self.errorMode = errorMode
+        announced = AnnouncedStacks(storage, pending: false)
     }
 
     /// Opens `storage`; when it fails, the error goes to the error mode: thrown, or stored in
@@ -331,17 +334,24 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
 
     /// Tells observers that the state changed, and writes the current version into the
     /// reference root when `writingRoot`.
+    ///
+    /// ``value`` is always announced; ``hasUndo``, ``hasRedo``, ``scopeLevel`` and
+    /// ``versionCount`` only when they differ from what the last call found, so that a view
+    /// showing an undo button is not invalidated by every edit.
     func didChange(writingRoot: Bool = true) {
         let paths = observed
+        let now = AnnouncedStacks(storage, pending: debouncer?.pending != nil)
+        let before = announced
+        announced = now
         registrar.willSet(self, keyPath: paths.value)
-        registrar.willSet(self, keyPath: paths.hasUndo)
-        registrar.willSet(self, keyPath: paths.hasRedo)
-        registrar.willSet(self, keyPath: paths.scopeLevel)
-        registrar.willSet(self, keyPath: paths.versionCount)
-        registrar.didSet(self, keyPath: paths.versionCount)
-        registrar.didSet(self, keyPath: paths.scopeLevel)
-        registrar.didSet(self, keyPath: paths.hasRedo)
-        registrar.didSet(self, keyPath: paths.hasUndo)
+        if before?.hasUndo != now.hasUndo { registrar.willSet(self, keyPath: paths.hasUndo) }
+        if before?.hasRedo != now.hasRedo { registrar.willSet(self, keyPath: paths.hasRedo) }
+        if before?.scopeLevel != now.scopeLevel { registrar.willSet(self, keyPath: paths.scopeLevel) }
+        if before?.versionCount != now.versionCount { registrar.willSet(self, keyPath: paths.versionCount) }
+        if before?.versionCount != now.versionCount { registrar.didSet(self, keyPath: paths.versionCount) }
+        if before?.scopeLevel != now.scopeLevel { registrar.didSet(self, keyPath: paths.scopeLevel) }
+        if before?.hasRedo != now.hasRedo { registrar.didSet(self, keyPath: paths.hasRedo) }
+        if before?.hasUndo != now.hasUndo { registrar.didSet(self, keyPath: paths.hasUndo) }
         registrar.didSet(self, keyPath: paths.value)
         if writingRoot { writeRoot() }
     }
@@ -381,5 +391,22 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     func readRoot() -> Value? {
         guard let root = object as? Root else { return nil }
         return root[keyPath: keyPath]
+    }
+}
+
+/// The stack state a controller last announced to its observers (a type of its own: nested in
+/// the generic class, each use would look its metadata up at run time).
+struct AnnouncedStacks: Equatable {
+    var hasUndo: Bool
+    var hasRedo: Bool
+    var scopeLevel: Int
+    var versionCount: Int
+
+    /// The state of `storage`'s stacks, with a change held back by debouncing or not.
+    init<Value>(_ storage: any VersionStorage<Value>, pending: Bool) {
+        hasUndo = storage.undoCount > 0 || pending
+        hasRedo = storage.redoCount > 0 && !pending
+        scopeLevel = storage.scopeLevel
+        versionCount = storage.versionCount
     }
 }
