@@ -23,28 +23,36 @@ extension Replacement: DirectlyWrittenPatch {
 extension RangePatch: DirectlyWrittenPatch {
     func writeDirectJSON(into json: inout [UInt8]) -> Bool {
         guard DirectJSON.isScalar(old), DirectJSON.isScalar(new) else { return false }
-        json.append(contentsOf: #"{"new":"#.utf8)
-        DirectJSON.writeScalar(new, into: &json)
-        json.append(contentsOf: #","newCount":"#.utf8)
-        json.append(contentsOf: String(newCount).utf8)
-        if let newDigest {
-            json.append(contentsOf: #","newDigest":""#.utf8)
-            DirectJSON.writeHex(newDigest, into: &json)
-            json.append(UInt8(ascii: "\""))
-        }
+        // The keys sorted, as the encoder writes them: the new side, the offset, the old side.
+        json.append(UInt8(ascii: "{"))
+        Self.writeSide("new", new, count: newCount, digest: newDigest, into: &json)
         json.append(contentsOf: #","offset":"#.utf8)
         json.append(contentsOf: String(offset).utf8)
-        json.append(contentsOf: #","old":"#.utf8)
-        DirectJSON.writeScalar(old, into: &json)
-        json.append(contentsOf: #","oldCount":"#.utf8)
-        json.append(contentsOf: String(oldCount).utf8)
-        if let oldDigest {
-            json.append(contentsOf: #","oldDigest":""#.utf8)
-            DirectJSON.writeHex(oldDigest, into: &json)
-            json.append(UInt8(ascii: "\""))
-        }
+        json.append(UInt8(ascii: ","))
+        Self.writeSide("old", old, count: oldCount, digest: oldDigest, into: &json)
         json.append(UInt8(ascii: "}"))
         return true
+    }
+
+    /// Appends one side's members: `"new":…,"newCount":…` and `"newDigest":"…"` when it has one.
+    private static func writeSide(
+        _ side: String, _ value: Value, count: Int, digest: UInt64?, into json: inout [UInt8]
+    ) {
+        json.append(UInt8(ascii: "\""))
+        json.append(contentsOf: side.utf8)
+        json.append(contentsOf: #"":"#.utf8)
+        DirectJSON.writeScalar(value, into: &json)
+        json.append(contentsOf: #",""#.utf8)
+        json.append(contentsOf: side.utf8)
+        json.append(contentsOf: #"Count":"#.utf8)
+        json.append(contentsOf: String(count).utf8)
+        if let digest {
+            json.append(contentsOf: #",""#.utf8)
+            json.append(contentsOf: side.utf8)
+            json.append(contentsOf: #"Digest":""#.utf8)
+            DirectJSON.writeHex(digest, into: &json)
+            json.append(UInt8(ascii: "\""))
+        }
     }
 }
 
