@@ -180,3 +180,87 @@ import Testing
         try history.checkInvariants()
     }
 }
+
+/// Checkpoints built off the committing thread.
+@MainActor @Suite struct CheckpointBuildTests {
+    let directory = TemporaryDirectory()
+    var path: String { directory.path("big.keepsake") }
+    typealias Storage = KeepsakeHistoryStorage<Doc>
+
+    /// While a large checkpoint waits for a pause in the writing to be stored, the next build
+    /// starts from the value the previous one made (not from the newest stored checkpoint), as
+    /// long as that version is still applied as it was; one store waits, and it stores the
+    /// newest checkpoint built.
+    @Test func aLargeCheckpointWaitingToBeStoredIsBuiltOnByTheNext() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("big", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        // Over the 64 KiB that makes a checkpoint large: its first version's checkpoint is
+        // built and stored in the background.
+        doc.title = String(repeating: "x", count: 70_000)
+        try history.append(doc)
+        store.checkpointer?.waitUntilIdle()
+        for index in 2...21 {
+            doc.note = "n\(index)"
+            try history.append(doc)
+        }
+        let id = try #require(history.durableStorage).id
+        let connection = try SQLiteConnection(path: path, create: false)
+        defer { connection.close() }
+        let builds = Storage.CheckpointBuilds()
+        var deferred: [@Sendable (SQLiteConnection) -> Void] = []
+        func build(_ position: Int) {
+            Storage.buildCheckpoint(
+                connection, historyID: id, name: "big", position: position, builds: builds
+            ) {
+                deferred.append($0)
+            }
+        }
+        func storedPositions() throws -> [Int64] {
+            try connection.query(
+                "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position",
+                [.integer(id)]
+            ) { try $0.requiredInt64(0) }
+        }
+        #expect(try storedPositions() == [1])
+
+        build(6)
+        #expect(builds.replayed == 5)  // versions 2…6, from the checkpoint of version 1
+        build(21)
+        #expect(builds.replayed == 15)  // versions 7…21, from the value built for version 6
+        #expect(deferred.count == 1)  // one store waits, for the newest
+        #expect(try storedPositions() == [1])
+        deferred[0](connection)
+        #expect(try storedPositions() == [1, 21])
+        // The stored checkpoint is the value: reopening replays nothing and finds it.
+        let reopened = try KeepsakeStore(path: path).history(
+            "big", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(reopened.value == doc)
+        #expect(try #require(reopened.durableStorage).stepsSinceCheckpoint == 0)
+
+        // A value built for a version that was undone and replaced is not built on.
+        build(6)
+        #expect(builds.replayed == 5)  // from the checkpoint of version 1 (21's is above)
+        for _ in 1...16 { _ = try history.undo() }
+        doc = history.value
+        doc.note = "replaced"
+        try history.append(doc)  // takes position 6, with other changes
+        doc.note = "after"
+        try history.append(doc)
+        let positions = try connection.query(
+            "SELECT position FROM version WHERE history_id = ? ORDER BY position", [.integer(id)]
+        ) { try $0.requiredInt64(0) }
+        #expect(positions == Array(1...7))
+        build(7)
+        #expect(builds.replayed == 6)  // from the checkpoint of version 1 again
+        #expect(deferred.count == 2)
+        deferred[1](connection)
+        #expect(try storedPositions() == [1, 7])  // 21's went with its version
+        let again = try KeepsakeStore(path: path).history(
+            "big", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(again.value == doc)
+        #expect(try #require(again.durableStorage).stepsSinceCheckpoint == 0)
+        try again.checkInvariants()
+        #expect(try connection.scalarText("PRAGMA integrity_check") == "ok")
+    }
+}

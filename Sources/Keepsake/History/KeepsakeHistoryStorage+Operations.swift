@@ -150,19 +150,20 @@ extension KeepsakeHistoryStorage {
             // At most one build waits per history: a newer request moves its target, so builds
             // never pile up behind a fast writer.
             guard checkpointRequest.ask(for: position), let checkpointer = store.checkpointer else { return }
-            let (id, name, request) = (self.id, self.name, checkpointRequest)
+            let (id, name, request, builds) = (self.id, self.name, checkpointRequest, checkpointBuilds)
             checkpointer.perform { connection in
                 guard let position = request.take() else { return }
-                Self.buildCheckpoint(connection, historyID: id, name: name, position: position) { store in
-                    // Storing a large value holds the write lock for a millisecond or more: that
-                    // waits for a pause in the app's writing, briefly (reopening replays what
-                    // lies above the newest checkpoint, so it may not wait long).
-                    checkpointer.perform(
-                        whenQuietFor: Self.quietBeforeBackgroundWrites, patience: .seconds(2)
-                    ) {
-                        store($0)
-                    }
-                }
+                Self.buildCheckpoint(
+                    connection, historyID: id, name: name, position: position, builds: builds,
+                    deferring: { store in
+                        // Storing a large value holds the write lock for a millisecond or
+                        // more: that waits for a pause in the app's writing, briefly (reopening
+                        // replays what lies above the newest checkpoint, so it may not wait
+                        // long). Meanwhile the builds go on from the value built last, and the
+                        // newest one is stored.
+                        checkpointer.perform(
+                            whenQuietFor: Self.quietBeforeBackgroundWrites, patience: .seconds(2), store)
+                    })
             }
         case nil:
             stepsSinceCheckpoint += 1
@@ -238,58 +239,134 @@ extension KeepsakeHistoryStorage {
 
     /// Builds the checkpoint of the version at `position` on the background connection, from
     /// the stored rows alone: the value is decoded and changed here, from the newest checkpoint
-    /// below it, and shared with no one. Nothing is written when the version is no longer
-    /// applied, already has a checkpoint, or was replaced by another at its position meanwhile.
+    /// below it — or from the value the previous build made, while that one waits to be stored
+    /// and its version is still applied as it was — and shared with no one. Nothing is written
+    /// when the version is no longer applied, already has a checkpoint, or was replaced by
+    /// another at its position meanwhile.
     ///
     /// A checkpoint only shortens reopening, so one that cannot be built is left out (the next
     /// one is tried at its turn); whatever stopped it reaches the app when the app reads those
     /// rows itself.
     ///
-    /// - Parameter deferring: Handed the store step when the checkpoint is large (over
-    ///   ``largeCheckpoint`` bytes), to run it later on the background connection; a small one
-    ///   is stored at once.
+    /// - Parameters:
+    ///   - builds: What the builds of this history keep between them.
+    ///   - deferring: Handed a store step when the checkpoint is large (over
+    ///     ``largeCheckpoint`` bytes) and none waits yet, to run it later on the background
+    ///     connection: it stores the newest large checkpoint built by then. A small one is
+    ///     stored at once.
     static func buildCheckpoint(
         _ connection: SQLiteConnection, historyID: Int64, name: String, position: Int,
+        builds: CheckpointBuilds,
         deferring: (@escaping @Sendable (SQLiteConnection) -> Void) -> Void
     ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
-        let key: [SQLiteValue] = [.integer(historyID), .integer(Int64(position))]
-        let has = "SELECT count(*) FROM checkpoint WHERE history_id = ? AND position = ?"
-        let changes = "SELECT changes FROM version WHERE history_id = ? AND position = ? AND is_undone = 0"
+        let (has, changes) = (checkpointCountSQL, appliedChangesSQL)
+        func key(_ position: Int) -> [SQLiteValue] { [.integer(historyID), .integer(Int64(position))] }
         do {
             // The rows are read in one short snapshot: a read transaction held while decoding
             // would keep the write-ahead log from starting over. The work is done outside it.
-            let read: (json: String, versions: [HistoryRows.Version], changes: String)? =
+            let read: (json: String?, versions: [HistoryRows.Version], changes: String)? =
                 try connection.transaction(immediate: false) {
-                    guard let text = try connection.scalarText(changes, key),
-                        try connection.scalarInt(has, key) == 0,
-                        let source = try rows.bestCheckpoint(below: position)
+                    guard let text = try connection.scalarText(changes, key(position)),
+                        try connection.scalarInt(has, key(position)) == 0
                     else { return nil }
+                    if let built = builds.built, built.position < position,
+                        try connection.scalarText(changes, key(built.position)) == built.changes
+                    {
+                        return (nil, try rows.appliedVersions(after: built.position, upTo: position), text)
+                    }
+                    guard let source = try rows.bestCheckpoint(below: position) else { return nil }
                     return (
                         source.json, try rows.appliedVersions(after: source.position, upTo: position), text
                     )
                 }
             guard let read else { return }
-            var value: Value = try rows.decodeStored(read.json, history: name) { nil }
+            var value: Value
+            if let json = read.json {
+                value = try rows.decodeStored(json, history: name) { nil }
+            } else if let built = builds.built {
+                value = built.value
+            } else {
+                return
+            }
+            builds.built = nil
             for version in read.versions {
                 try Self.apply(rows, version, to: &value, inverted: true, history: name)
             }
-            let (json, source) = (try rows.encodeCheckpoint(value).json, read.changes)
-            // Stored only if the version is still the one built from, and still has none.
-            let store: @Sendable (SQLiteConnection) -> Void = { connection in
-                let rows = HistoryRows(
-                    connection: connection, blobs: BlobCoding(connection), historyID: historyID)
-                try? connection.transaction {
-                    guard try connection.scalarText(changes, key) == source,
-                        try connection.scalarInt(has, key) == 0
-                    else { return }
-                    try rows.insertCheckpoint(json, position: position)
-                }
+            builds.replayed = read.versions.count
+            let json = try rows.encodeCheckpoint(value).json
+            let checkpoint = CheckpointBuilds.Built(position: position, changes: read.changes, json: json)
+            guard json.utf8.count > largeCheckpoint else {
+                store(checkpoint, connection, historyID: historyID)
+                return
             }
-            if json.utf8.count > largeCheckpoint { deferring(store) } else { store(connection) }
+            builds.built = (position, read.changes, value)
+            builds.waiting = checkpoint
+            guard !builds.storeQueued else { return }
+            builds.storeQueued = true
+            deferring { connection in
+                builds.storeQueued = false
+                guard let waiting = builds.waiting else { return }
+                // The next build starts from this checkpoint once stored: the value goes.
+                (builds.waiting, builds.built) = (nil, nil)
+                store(waiting, connection, historyID: historyID)
+            }
         } catch {
+            builds.built = nil
             return
         }
+    }
+
+    /// The `changes` text of a version (`?1` the history, `?2` its position) while it is applied.
+    private static var appliedChangesSQL: String {
+        "SELECT changes FROM version WHERE history_id = ? AND position = ? AND is_undone = 0"
+    }
+
+    /// Whether a version (`?1` the history, `?2` its position) has a checkpoint.
+    private static var checkpointCountSQL: String {
+        "SELECT count(*) FROM checkpoint WHERE history_id = ? AND position = ?"
+    }
+
+    /// Stores a checkpoint built off the committing thread if its version is still the one it
+    /// was built from, and still has none.
+    private static func store(
+        _ checkpoint: CheckpointBuilds.Built, _ connection: SQLiteConnection, historyID: Int64
+    ) {
+        let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
+        let key: [SQLiteValue] = [.integer(historyID), .integer(Int64(checkpoint.position))]
+        try? connection.transaction {
+            guard try connection.scalarText(appliedChangesSQL, key) == checkpoint.changes,
+                try connection.scalarInt(checkpointCountSQL, key) == 0
+            else { return }
+            try rows.insertCheckpoint(checkpoint.json, position: checkpoint.position)
+        }
+    }
+
+    /// What the background connection keeps between two checkpoint builds of a history while a
+    /// large checkpoint waits for a pause to be stored: the value the last build made, so that
+    /// the next build starts from it instead of decoding the newest stored checkpoint and
+    /// replaying every version since (a writer that never pauses would make each build longer
+    /// than the last), and the newest large checkpoint, the one the waiting store writes.
+    final class CheckpointBuilds: @unchecked Sendable {
+        // Sound because only the background connection's jobs touch it, one at a time (they
+        // run on one serial queue); the value is made there and never leaves.
+
+        /// A checkpoint built: the version's position, its `changes` text when built (it is
+        /// stored only if the version still has it), and the value's JSON.
+        struct Built {
+            let position: Int
+            let changes: String
+            let json: String
+        }
+
+        /// The value of the version at `position`, built last, while it waits to be stored.
+        var built: (position: Int, changes: String, value: Value)?
+        /// The newest large checkpoint built and not yet stored.
+        var waiting: Built?
+        /// Whether a store step waits for a pause.
+        var storeQueued = false
+        /// How many versions the last build applied (for tests).
+        var replayed = 0
     }
 
     /// The size past which a checkpoint built off the committing thread waits for a pause in the

@@ -46,6 +46,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     var hasPendingRows: Bool { heldRecords != [] }
     /// The checkpoint waiting to be built off the committing thread, if any.
     let checkpointRequest = CheckpointRequest()
+    /// What the background builds of this history's checkpoints keep between them.
+    let checkpointBuilds = CheckpointBuilds()
     /// Whether a compaction waits to run off the committing thread (any position asked).
     let compactionRequest = CheckpointRequest()
 
