@@ -52,6 +52,21 @@ import Testing
         #expect(try connection.prepare("INSERT INTO t VALUES (?)") !== first)
     }
 
+    /// The cache first looks a statement up by where its text lies in memory: another text at
+    /// the same place, as a text built anew often is, or two short texts (held inside the
+    /// `String`, copied to the same place on the stack), must not be taken for it.
+    @Test func aTextWhereAnotherLayIsNotTakenForIt() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        for number in 0..<300 {
+            let short = "SELECT \(number)"
+            let long = "SELECT \(number) AS a_name_long_enough_to_be_allocated"
+            #expect(try connection.scalarInt(short) == Int64(number))
+            #expect(try connection.scalarInt(long) == Int64(number))
+            #expect(try connection.scalarInt("SELECT 1") == 1)
+            #expect(try connection.scalarInt("SELECT 2") == 2)
+        }
+    }
+
     @Test func transactionsCommitOnReturnAndRollBackOnThrow() throws {
         struct Abort: Error {}
         let connection = try SQLiteConnection(path: directory.path("t.db"))

@@ -27,6 +27,10 @@ public final class SQLiteConnection {
     /// one only for a store opened read-only, whose readers then leave out what it lacks.
     var schemaVersion = Int.max
     private var statements: [StatementKey: SQLiteStatement] = [:]
+    /// The statements prepared last, found by where their SQL text lies in memory (the same
+    /// literal always lies at the same address) before the dictionary above is searched;
+    /// another text at that place is told apart by comparing the two.
+    private var recent = [RecentStatement?](repeating: nil, count: 64)
     /// Write transactions this connection has committed, and the ``dataVersion`` right after
     /// the last of them.
     private(set) var writeCommits = 0
@@ -94,6 +98,7 @@ public final class SQLiteConnection {
         guard !isClosed else { return }
         isClosed = true
         statements.removeAll()
+        recent = []
         sqlite3_close_v2(handle)
     }
 
@@ -121,8 +126,17 @@ public final class SQLiteConnection {
     /// - Throws: ``SQLiteError`` when the SQL does not compile.
     public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         try checkOpen(sql)
+        // A text of up to 15 bytes lies inside the `String` itself, copied to the stack here:
+        // its length then keeps two such texts apart.
+        let address = sql.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) } ?? 0
+        let slot = Int(truncatingIfNeeded: ((address >> 4) &+ UInt(sql.utf8.count) &* 7) & 63)
+        if let recent = recent[slot], recent.address == address, recent.statement.sql == sql {
+            recent.statement.reset()
+            return recent.statement
+        }
         if let statement = statements[StatementKey(sql)] {
             statement.reset()
+            recent[slot] = RecentStatement(address: address, statement: statement)
             return statement
         }
         var handle: OpaquePointer?
@@ -130,6 +144,7 @@ public final class SQLiteConnection {
         guard result == SQLITE_OK, let handle else { throw error(code: result, sql: sql) }
         let statement = SQLiteStatement(handle: handle, sql: sql, connection: self)
         statements[StatementKey(sql)] = statement
+        recent[slot] = RecentStatement(address: address, statement: statement)
         return statement
     }
 
@@ -263,7 +278,9 @@ public final class SQLiteConnection {
 
     func error(code: Int32, sql: String?) -> SQLiteError {
         // A failed statement is dropped from the cache and prepared anew next time.
-        if let sql { statements[StatementKey(sql)] = nil }
+        if let sql, let statement = statements.removeValue(forKey: StatementKey(sql)) {
+            for slot in recent.indices where recent[slot]?.statement === statement { recent[slot] = nil }
+        }
         let extended = sqlite3_extended_errcode(handle)
         let message = String(cString: sqlite3_errmsg(handle))
         return SQLiteError(
@@ -320,6 +337,12 @@ final class BusyWait {
 private func busyHandler(_ context: UnsafeMutableRawPointer?, _ count: Int32) -> Int32 {
     guard let context else { return 0 }
     return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().retry(count) ? 1 : 0
+}
+
+/// A statement of the connection's cache, and where its SQL text lay when last asked for.
+private struct RecentStatement {
+    let address: UInt
+    let statement: SQLiteStatement
 }
 
 /// The statement cache's key: the SQL text, hashed by its length and its first and last bytes
