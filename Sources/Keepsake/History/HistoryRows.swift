@@ -207,14 +207,14 @@ struct HistoryRows {
         // The bytes of "\(position)\0\(ordinal)\0" and each part followed by a zero byte.
         var input: [UInt8] = []
         input.reserveCapacity(parts.reduce(48) { $0 + $1.utf8.count + 1 })
-        input.append(contentsOf: String(position).utf8)
+        input.appendDecimal(Int64(position))
         input.append(0)
         if let ordinal {
-            input.append(contentsOf: String(ordinal).utf8)
+            input.appendDecimal(ordinal)
             input.append(0)
         }
         for part in parts {
-            input.append(contentsOf: part.utf8)
+            input.appendUTF8(part)
             input.append(0)
         }
         return Int64(bitPattern: input.withUnsafeBytes { StableDigest.of($0) })

@@ -29,19 +29,44 @@ enum StoredChanges {
         var bytes = 0
         var text: [UInt8] = []
         text.reserveCapacity(records.reduce(2) { $0 + $1.payload.count + 64 })
+        // The digest's input (``HistoryRows/digest(position:ordinal:_:)``), built here from
+        // the same bytes rather than from strings made for it.
+        var input: [UInt8] = []
         text.append(UInt8(ascii: "["))
         for (ordinal, record) in records.enumerated() {
-            let patch = String(decoding: record.payload, as: UTF8.self)
             let path = record.path.description
             bytes += record.payload.count + path.utf8.count
-            let digest = HistoryRows.digest(
-                position: position, ordinal: Int64(ordinal), path, record.kind, patch)
-            write(
-                Entry(path: path, kind: record.kind, patch: patch, digest: digest), first: ordinal == 0,
-                into: &text)
+            input.removeAll(keepingCapacity: true)
+            input.reserveCapacity(record.payload.count + path.utf8.count + record.kind.utf8.count + 48)
+            input.appendDecimal(Int64(position))
+            input.append(0)
+            input.appendDecimal(Int64(ordinal))
+            input.append(0)
+            input.appendUTF8(path)
+            input.append(0)
+            input.appendUTF8(record.kind)
+            input.append(0)
+            appendBytes(of: record.payload, to: &input)
+            input.append(0)
+            let digest = Int64(bitPattern: input.withUnsafeBytes { StableDigest.of($0) })
+            if ordinal > 0 { text.append(UInt8(ascii: ",")) }
+            text.append(UInt8(ascii: "["))
+            writeQuoted(path, into: &text)
+            text.append(UInt8(ascii: ","))
+            writeQuoted(record.kind, into: &text)
+            text.append(UInt8(ascii: ","))
+            appendBytes(of: record.payload, to: &text)
+            text.append(UInt8(ascii: ","))
+            text.appendDecimal(digest)
+            text.append(UInt8(ascii: "]"))
         }
         text.append(UInt8(ascii: "]"))
         return (String(decoding: text, as: UTF8.self), bytes)
+    }
+
+    /// Appends `data` as one copy (appending a `Data` goes byte by byte).
+    private static func appendBytes(of data: Data, to bytes: inout [UInt8]) {
+        data.withUnsafeBytes { bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     /// The column's text holding `entries`, each patch written as it stands.
@@ -62,9 +87,9 @@ enum StoredChanges {
         text.append(UInt8(ascii: ","))
         writeQuoted(entry.kind, into: &text)
         text.append(UInt8(ascii: ","))
-        text.append(contentsOf: entry.patch.utf8)
+        text.appendUTF8(entry.patch)
         text.append(UInt8(ascii: ","))
-        text.append(contentsOf: (entry.digest.map { String($0) } ?? "null").utf8)
+        if let digest = entry.digest { text.appendDecimal(digest) } else { text.appendLiteral("null") }
         text.append(UInt8(ascii: "]"))
     }
 
@@ -72,11 +97,11 @@ enum StoredChanges {
     /// ``DirectJSON/quoted(_:)``.
     private static func writeQuoted(_ string: String, into text: inout [UInt8]) {
         guard string.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) else {
-            text.append(contentsOf: DirectJSON.quoted(string).utf8)
+            text.appendUTF8(DirectJSON.quoted(string))
             return
         }
         text.append(UInt8(ascii: "\""))
-        text.append(contentsOf: string.utf8)
+        text.appendUTF8(string)
         text.append(UInt8(ascii: "\""))
     }
 

@@ -11,9 +11,9 @@ protocol DirectlyWrittenPatch {
 extension Replacement: DirectlyWrittenPatch {
     func writeDirectJSON(into json: inout [UInt8]) -> Bool {
         guard DirectJSON.isScalar(old), DirectJSON.isScalar(new) else { return false }
-        json.append(contentsOf: #"{"new":"#.utf8)
+        json.appendLiteral(#"{"new":"#)
         DirectJSON.writeScalar(new, into: &json)
-        json.append(contentsOf: #","old":"#.utf8)
+        json.appendLiteral(#","old":"#)
         DirectJSON.writeScalar(old, into: &json)
         json.append(UInt8(ascii: "}"))
         return true
@@ -26,8 +26,8 @@ extension RangePatch: DirectlyWrittenPatch {
         // The keys sorted, as the encoder writes them: the new side, the offset, the old side.
         json.append(UInt8(ascii: "{"))
         Self.writeSide("new", new, count: newCount, digest: newDigest, into: &json)
-        json.append(contentsOf: #","offset":"#.utf8)
-        json.append(contentsOf: String(offset).utf8)
+        json.appendLiteral(#","offset":"#)
+        json.appendDecimal(Int64(offset))
         json.append(UInt8(ascii: ","))
         Self.writeSide("old", old, count: oldCount, digest: oldDigest, into: &json)
         json.append(UInt8(ascii: "}"))
@@ -36,22 +36,51 @@ extension RangePatch: DirectlyWrittenPatch {
 
     /// Appends one side's members: `"new":…,"newCount":…` and `"newDigest":"…"` when it has one.
     private static func writeSide(
-        _ side: String, _ value: Value, count: Int, digest: UInt64?, into json: inout [UInt8]
+        _ side: StaticString, _ value: Value, count: Int, digest: UInt64?, into json: inout [UInt8]
     ) {
         json.append(UInt8(ascii: "\""))
-        json.append(contentsOf: side.utf8)
-        json.append(contentsOf: #"":"#.utf8)
+        json.appendLiteral(side)
+        json.appendLiteral(#"":"#)
         DirectJSON.writeScalar(value, into: &json)
-        json.append(contentsOf: #",""#.utf8)
-        json.append(contentsOf: side.utf8)
-        json.append(contentsOf: #"Count":"#.utf8)
-        json.append(contentsOf: String(count).utf8)
+        json.appendLiteral(#",""#)
+        json.appendLiteral(side)
+        json.appendLiteral(#"Count":"#)
+        json.appendDecimal(Int64(count))
         if let digest {
-            json.append(contentsOf: #",""#.utf8)
-            json.append(contentsOf: side.utf8)
-            json.append(contentsOf: #"Digest":""#.utf8)
+            json.appendLiteral(#",""#)
+            json.appendLiteral(side)
+            json.appendLiteral(#"Digest":""#)
             DirectJSON.writeHex(digest, into: &json)
             json.append(UInt8(ascii: "\""))
+        }
+    }
+}
+
+extension [UInt8] {
+    /// Appends the UTF-8 of `string` as one copy (appending its `utf8` view goes byte by byte).
+    package mutating func appendUTF8(_ string: String) {
+        var string = string
+        string.withUTF8 { append(contentsOf: $0) }
+    }
+
+    /// Appends the UTF-8 of a literal as one copy.
+    package mutating func appendLiteral(_ literal: StaticString) {
+        literal.withUTF8Buffer { append(contentsOf: $0) }
+    }
+
+    /// Appends `value` in decimal, as `String(value)` writes it.
+    package mutating func appendDecimal(_ value: Int64) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, least first
+        Swift.withUnsafeMutableBytes(of: &digits) { buffer in
+            var count = 0
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { append(buffer[index]) }
         }
     }
 }
@@ -123,14 +152,18 @@ package enum DirectJSON {
         if Value.self == String.self {
             let string = unsafeBitCast(value, to: String.self)
             guard string.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) else {
-                json.append(contentsOf: quoted(string).utf8)
+                json.appendUTF8(quoted(string))
                 return
             }
             json.append(UInt8(ascii: "\""))
-            json.append(contentsOf: string.utf8)
+            json.appendUTF8(string)
             json.append(UInt8(ascii: "\""))
+        } else if Value.self == Int.self {
+            json.appendDecimal(Int64(unsafeBitCast(value, to: Int.self)))
+        } else if Value.self == Int64.self {
+            json.appendDecimal(unsafeBitCast(value, to: Int64.self))
         } else if let text = scalar(value) {
-            json.append(contentsOf: text.utf8)
+            json.appendUTF8(text)
         }
     }
 
