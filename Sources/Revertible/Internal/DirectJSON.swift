@@ -70,17 +70,21 @@ extension [UInt8] {
 
     /// Appends `value` in decimal, as `String(value)` writes it.
     package mutating func appendDecimal(_ value: Int64) {
-        if value < 0 { append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, least first
+        // Written from the end of a 24-byte buffer on the stack, then appended as one copy.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         Swift.withUnsafeMutableBytes(of: &digits) { buffer in
-            var count = 0
+            var start = buffer.count
             repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
-                count += 1
             } while magnitude > 0
-            for index in stride(from: count - 1, through: 0, by: -1) { append(buffer[index]) }
+            if value < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 }
