@@ -204,19 +204,31 @@ struct HistoryRows {
     /// The digest of a stored row: XXH64 of its parts, each followed by a NUL, as a signed
     /// 64-bit integer (SQLite's INTEGER).
     static func digest(position: Int, ordinal: Int64? = nil, _ parts: String...) -> Int64 {
-        // The bytes of "\(position)\0\(ordinal)\0" and each part followed by a zero byte.
         var input: [UInt8] = []
         input.reserveCapacity(parts.reduce(48) { $0 + $1.utf8.count + 1 })
+        return digest(position: position, ordinal: ordinal, input: &input) { input in
+            for part in parts {
+                input.appendUTF8(part)
+                input.append(0)
+            }
+        }
+    }
+
+    /// ``digest(position:ordinal:_:)`` with its parts appended by `appendParts` (each followed
+    /// by a zero byte) to `input`, emptied first: a caller holding the parts as bytes reuses
+    /// one buffer and makes no strings for them.
+    static func digest(
+        position: Int, ordinal: Int64?, input: inout [UInt8], parts appendParts: (inout [UInt8]) -> Void
+    ) -> Int64 {
+        // The bytes of "\(position)\0\(ordinal)\0" and each part followed by a zero byte.
+        input.removeAll(keepingCapacity: true)
         input.appendDecimal(Int64(position))
         input.append(0)
         if let ordinal {
             input.appendDecimal(ordinal)
             input.append(0)
         }
-        for part in parts {
-            input.appendUTF8(part)
-            input.append(0)
-        }
+        appendParts(&input)
         return Int64(bitPattern: input.withUnsafeBytes { StableDigest.of($0) })
     }
 

@@ -29,36 +29,24 @@ enum StoredChanges {
         var bytes = 0
         var text: [UInt8] = []
         text.reserveCapacity(records.reduce(2) { $0 + $1.payload.count + 64 })
-        // The digest's input (``HistoryRows/digest(position:ordinal:_:)``), built here from
-        // the same bytes rather than from strings made for it.
+        // The digest's input, built from the same bytes rather than from strings made for it.
         var input: [UInt8] = []
         text.append(UInt8(ascii: "["))
         for (ordinal, record) in records.enumerated() {
             let path = record.path.description
             bytes += record.payload.count + path.utf8.count
-            input.removeAll(keepingCapacity: true)
             input.reserveCapacity(record.payload.count + path.utf8.count + record.kind.utf8.count + 48)
-            input.appendDecimal(Int64(position))
-            input.append(0)
-            input.appendDecimal(Int64(ordinal))
-            input.append(0)
-            input.appendUTF8(path)
-            input.append(0)
-            input.appendUTF8(record.kind)
-            input.append(0)
-            appendBytes(of: record.payload, to: &input)
-            input.append(0)
-            let digest = Int64(bitPattern: input.withUnsafeBytes { StableDigest.of($0) })
-            if ordinal > 0 { text.append(UInt8(ascii: ",")) }
-            text.append(UInt8(ascii: "["))
-            writeQuoted(path, into: &text)
-            text.append(UInt8(ascii: ","))
-            writeQuoted(record.kind, into: &text)
-            text.append(UInt8(ascii: ","))
-            appendBytes(of: record.payload, to: &text)
-            text.append(UInt8(ascii: ","))
-            text.appendDecimal(digest)
-            text.append(UInt8(ascii: "]"))
+            let digest = HistoryRows.digest(position: position, ordinal: Int64(ordinal), input: &input) {
+                $0.appendUTF8(path)
+                $0.append(0)
+                $0.appendUTF8(record.kind)
+                $0.append(0)
+                appendBytes(of: record.payload, to: &$0)
+                $0.append(0)
+            }
+            writeElement(path: path, kind: record.kind, digest: digest, first: ordinal == 0, into: &text) {
+                appendBytes(of: record.payload, to: &$0)
+            }
         }
         text.append(UInt8(ascii: "]"))
         return (String(decoding: text, as: UTF8.self), bytes)
@@ -73,23 +61,31 @@ enum StoredChanges {
     static func text(of entries: [Entry]) -> String {
         var text: [UInt8] = [UInt8(ascii: "[")]
         for (ordinal, entry) in entries.enumerated() {
-            write(entry, first: ordinal == 0, into: &text)
+            writeElement(
+                path: entry.path, kind: entry.kind, digest: entry.digest, first: ordinal == 0, into: &text
+            ) {
+                $0.appendUTF8(entry.patch)
+            }
         }
         text.append(UInt8(ascii: "]"))
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// Appends one element, `[path, kind, patch, digest]`, preceded by a comma unless `first`.
-    private static func write(_ entry: Entry, first: Bool, into text: inout [UInt8]) {
+    /// Appends one element, `[path, kind, patch, digest]`, preceded by a comma unless `first`;
+    /// `writePatch` appends the patch's JSON as it stands.
+    private static func writeElement(
+        path: String, kind: String, digest: Int64?, first: Bool, into text: inout [UInt8],
+        patch writePatch: (inout [UInt8]) -> Void
+    ) {
         if !first { text.append(UInt8(ascii: ",")) }
         text.append(UInt8(ascii: "["))
-        writeQuoted(entry.path, into: &text)
+        writeQuoted(path, into: &text)
         text.append(UInt8(ascii: ","))
-        writeQuoted(entry.kind, into: &text)
+        writeQuoted(kind, into: &text)
         text.append(UInt8(ascii: ","))
-        text.appendUTF8(entry.patch)
+        writePatch(&text)
         text.append(UInt8(ascii: ","))
-        if let digest = entry.digest { text.appendDecimal(digest) } else { text.appendLiteral("null") }
+        if let digest { text.appendDecimal(digest) } else { text.appendLiteral("null") }
         text.append(UInt8(ascii: "]"))
     }
 
