@@ -229,9 +229,12 @@ import Testing
         build(21)
         #expect(builds.replayed == 15)  // versions 7…21, from the value built for version 6
         #expect(deferred.count == 1)  // one store waits, for the newest
+        #expect(builds.waiting?.position == 21 && builds.built?.position == 21)
         #expect(try storedPositions() == [1])
         deferred[0](connection)
         #expect(try storedPositions() == [1, 21])
+        // Once stored, the value goes: the next build starts from the stored checkpoint.
+        #expect(builds.built == nil && builds.waiting == nil && !builds.storeQueued)
         // The stored checkpoint is the value: reopening replays nothing and finds it.
         let reopened = try KeepsakeStore(path: path).history(
             "big", initialValue: Doc.empty, maximumVersions: nil)
