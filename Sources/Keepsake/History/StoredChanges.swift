@@ -79,26 +79,14 @@ enum StoredChanges {
     ) {
         if !first { text.append(UInt8(ascii: ",")) }
         text.append(UInt8(ascii: "["))
-        writeQuoted(path, into: &text)
+        DirectJSON.writeQuoted(path, into: &text)
         text.append(UInt8(ascii: ","))
-        writeQuoted(kind, into: &text)
+        DirectJSON.writeQuoted(kind, into: &text)
         text.append(UInt8(ascii: ","))
         writePatch(&text)
         text.append(UInt8(ascii: ","))
         if let digest { text.appendDecimal(digest) } else { text.appendLiteral("null") }
         text.append(UInt8(ascii: "]"))
-    }
-
-    /// Appends `string` as a JSON string; only one that needs escaping goes through
-    /// ``DirectJSON/quoted(_:)``.
-    private static func writeQuoted(_ string: String, into text: inout [UInt8]) {
-        guard string.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) else {
-            text.appendUTF8(DirectJSON.quoted(string))
-            return
-        }
-        text.append(UInt8(ascii: "\""))
-        text.appendUTF8(string)
-        text.append(UInt8(ascii: "\""))
     }
 
     /// The records stored in `text` for the version at `position`, each checked against its

@@ -91,38 +91,9 @@ extension [UInt8] {
 
 /// JSON text written directly, without an encoder. Keepsake writes its stored records with it too.
 package enum DirectJSON {
-    /// A number, boolean or string as JSON, or `nil` for any other value.
-    ///
-    /// The type is compared, not cast: a patch holds its values unboxed, and a cast from `Any`
-    /// per type tried would cost more than writing the text.
-    static func scalar<Value>(_ value: Value) -> String? {
-        func read<T>(_: T.Type) -> T { unsafeBitCast(value, to: T.self) }
-        let type: Any.Type = Value.self
-        if type == String.self { return quoted(read(String.self)) }
-        if type == Bool.self { return read(Bool.self) ? "true" : "false" }
-        if type == Int.self { return String(read(Int.self)) }
-        if type == Int64.self { return String(read(Int64.self)) }
-        if type == Int32.self { return String(read(Int32.self)) }
-        if type == UInt.self { return String(read(UInt.self)) }
-        if type == UInt64.self { return String(read(UInt64.self)) }
-        if type == Double.self {
-            let double = read(Double.self)
-            guard double.isFinite else { return nil }
-            // As `JSONEncoder` writes it: the shortest text that reads back, without ".0".
-            let text = "\(double)"
-            return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
-        }
-        return nil
-    }
-
     /// A JSON string literal, escaped as `JSONEncoder` escapes it (slashes left alone).
     package static func quoted(_ string: String) -> String {
-        var needsEscaping = false
-        for byte in string.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            needsEscaping = true
-            break
-        }
-        guard needsEscaping else { return "\"" + string + "\"" }
+        guard needsEscaping(string) else { return "\"" + string + "\"" }
         var text = "\""
         for scalar in string.unicodeScalars {
             switch scalar {
@@ -151,23 +122,49 @@ package enum DirectJSON {
             || type == Int32.self || type == UInt.self || type == UInt64.self
     }
 
-    /// Appends ``scalar(_:)``'s text of `value`, for which ``isScalar(_:)`` is `true`.
+    /// Appends ``quoted(_:)``'s text of `string`, copying it as it stands when nothing in it
+    /// needs escaping.
+    package static func writeQuoted(_ string: String, into json: inout [UInt8]) {
+        guard !needsEscaping(string) else {
+            json.appendUTF8(quoted(string))
+            return
+        }
+        json.append(UInt8(ascii: "\""))
+        json.appendUTF8(string)
+        json.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `string` holds a quote, a backslash or a control character.
+    private static func needsEscaping(_ string: String) -> Bool {
+        string.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+    }
+
+    /// Appends `value` as JSON: a number, boolean or string, for which ``isScalar(_:)`` is
+    /// `true` (anything else appends nothing).
+    ///
+    /// The type is compared, not cast: a patch holds its values unboxed, and a cast from `Any`
+    /// per type tried would cost more than writing the text.
     static func writeScalar<Value>(_ value: Value, into json: inout [UInt8]) {
-        if Value.self == String.self {
-            let string = unsafeBitCast(value, to: String.self)
-            guard string.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) else {
-                json.appendUTF8(quoted(string))
-                return
-            }
-            json.append(UInt8(ascii: "\""))
-            json.appendUTF8(string)
-            json.append(UInt8(ascii: "\""))
-        } else if Value.self == Int.self {
-            json.appendDecimal(Int64(unsafeBitCast(value, to: Int.self)))
-        } else if Value.self == Int64.self {
-            json.appendDecimal(unsafeBitCast(value, to: Int64.self))
-        } else if let text = scalar(value) {
-            json.appendUTF8(text)
+        func read<T>(_: T.Type) -> T { unsafeBitCast(value, to: T.self) }
+        let type: Any.Type = Value.self
+        if type == String.self {
+            writeQuoted(read(String.self), into: &json)
+        } else if type == Int.self {
+            json.appendDecimal(Int64(read(Int.self)))
+        } else if type == Int64.self {
+            json.appendDecimal(read(Int64.self))
+        } else if type == Int32.self {
+            json.appendDecimal(Int64(read(Int32.self)))
+        } else if type == Bool.self {
+            json.appendLiteral(read(Bool.self) ? "true" : "false")
+        } else if type == UInt.self {
+            json.appendUTF8(String(read(UInt.self)))
+        } else if type == UInt64.self {
+            json.appendUTF8(String(read(UInt64.self)))
+        } else if type == Double.self, read(Double.self).isFinite {
+            // As `JSONEncoder` writes it: the shortest text that reads back, without ".0".
+            let text = "\(read(Double.self))"
+            json.appendUTF8(text.hasSuffix(".0") ? String(text.dropLast(2)) : text)
         }
     }
 
