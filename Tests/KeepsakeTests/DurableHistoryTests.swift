@@ -266,4 +266,49 @@ import Testing
         try again.checkInvariants()
         #expect(try connection.scalarText("PRAGMA integrity_check") == "ok")
     }
+
+    /// A small value's checkpoint is written by the committing thread with the version it
+    /// falls due with; a larger one is left to the background connection.
+    @Test func aSmallValuesCheckpointIsWrittenWithItsVersion() throws {
+        let store = try KeepsakeStore(path: path)
+        // No background work from here on: only what the committing thread writes is stored.
+        store.checkpointer?.stop()
+        let small = try store.history("small", initialValue: Doc.empty, maximumVersions: nil)
+        let large = try store.history(
+            "large",
+            initialValue: Doc(
+                title: String(repeating: "x", count: 3_000), status: .draft, items: [], blob: Data(),
+                scores: [:],
+                note: nil),
+            maximumVersions: nil)
+        var (smallDoc, largeDoc) = (small.value, large.value)
+        for index in 1...300 {
+            smallDoc.note = "v\(index)"
+            try small.append(smallDoc)
+            largeDoc.note = "v\(index)"
+            try large.append(largeDoc)
+        }
+        func checkpoints(_ history: String) throws -> [(position: Int64, note: String?)] {
+            try store.read { connection, _ in
+                try connection.query(
+                    """
+                    SELECT c.position, json_extract(c.value, '$.note') FROM checkpoint c
+                    JOIN history h ON h.id = c.history_id
+                    WHERE h.name = ? AND c.position IS NOT NULL ORDER BY c.position
+                    """, [.text(history)]
+                ) { (try $0.requiredInt64(0), $0.text(1)) }
+            }
+        }
+        let written = try checkpoints("small")
+        #expect(written.count >= 2)
+        for checkpoint in written { #expect(checkpoint.note == "v\(checkpoint.position)") }
+        #expect(try checkpoints("large").isEmpty)  // its builds were left to the stopped connection
+        let reopened = try KeepsakeStore(path: path).history(
+            "small", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(reopened.value == smallDoc)
+        let last = try #require(written.last).position
+        #expect(try #require(reopened.durableStorage).stepsSinceCheckpoint == 300 - Int(last))
+        try reopened.checkInvariants()
+        try large.checkInvariants()
+    }
 }

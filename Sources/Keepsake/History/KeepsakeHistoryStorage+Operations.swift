@@ -126,8 +126,14 @@ extension KeepsakeHistoryStorage {
 
     /// A checkpoint when enough versions or bytes have piled up since the last one (the byte
     /// rule keeps checkpoint writes within the size of the changes themselves): built off the
-    /// committing thread (``buildCheckpoint(_:historyID:name:position:deferring:)``) when the store has a
-    /// background connection, else written in this transaction.
+    /// committing thread (``buildCheckpoint(_:historyID:name:position:builds:deferring:)``) when
+    /// the store has a background connection and the value is not small, else written in this
+    /// transaction.
+    ///
+    /// A small value (its last checkpoint within ``smallCheckpoint`` bytes) is encoded here:
+    /// that costs this commit less than a page of JSON, where building it off the thread
+    /// decodes and applies every version since the last checkpoint — some fifty times
+    /// the work, on a core the app's other threads may need.
     private func checkpointIfDue(_ rows: HistoryRows, value: Value, position: Int, adding bytes: Int) throws
         -> DueCheckpoint?
     {
@@ -135,9 +141,15 @@ extension KeepsakeHistoryStorage {
             stepsSinceCheckpoint + 1 >= Self.checkpointInterval
             || bytesSinceCheckpoint + bytes >= max(4 * 1024, checkpointBytes)
         guard due else { return nil }
-        if store.checkpointer != nil { return .deferred(position: position) }
+        if store.checkpointer != nil, checkpointBytes > Self.smallCheckpoint {
+            return .deferred(position: position)
+        }
         return .written(try rows.writeCheckpoint(value, position: position))
     }
+
+    /// The size up to which a history's checkpoints are written by the committing thread, with
+    /// the version they fall due with: 2 KiB, half a page.
+    static var smallCheckpoint: Int { 2 * 1024 }
 
     /// Takes note of a version's checkpoint once its transaction committed, and hands a deferred
     /// one to the background connection.
