@@ -41,59 +41,181 @@ enum SQLiteLimit {
     static func commits(path: String, synchronous: SQLiteConnection.Synchronous, rows: Int) throws
         -> Measure.Percentiles
     {
-        let database = try Database(path: path, synchronous: synchronous)
-        return Measure.sample(runs: rows) { database.commitOneRow() }
+        let rows = try OneRow(path: path, synchronous: synchronous, count: rows)
+        return Measure.sample(runs: rows.count) { rows.commit() }
     }
 
     /// Bytes written per commit (WAL frames included), over `rows` commits.
     static func bytesWrittenPerCommit(path: String, synchronous: SQLiteConnection.Synchronous, rows: Int)
         throws -> Double
     {
-        let database = try Database(path: path, synchronous: synchronous)
+        let rows = try OneRow(path: path, synchronous: synchronous, count: rows)
         let before = Measure.bytesWritten() ?? 0
-        for _ in 0..<rows { database.commitOneRow() }
-        return Double((Measure.bytesWritten() ?? 0) - before) / Double(rows)
+        for _ in 0..<rows.count { rows.commit() }
+        return Double((Measure.bytesWritten() ?? 0) - before) / Double(rows.count)
     }
 
-    private final class Database {
-        let db: OpaquePointer
-        var insert: OpaquePointer?
-        var begin: OpaquePointer?
-        var commit: OpaquePointer?
-        let payload = [UInt8](repeating: 0x5A, count: 200)
+    /// Keepsake's own rows at SQLite's speed: what appending a version of the small document
+    /// writes — the version row carrying the history's counters, and the previous newest
+    /// version's counters cleared (the witness that makes a lost newest row an error) — with
+    /// the statements Keepsake runs, through the C API, in a store Keepsake created. The floor
+    /// under a tiny append with this schema: the rest of an append is Keepsake's Swift work.
+    ///
+    /// - Parameter changes: The `changes` text each version carries (one of a real history's).
+    static func versionCommits(
+        path: String, synchronous: SQLiteConnection.Synchronous, rows: Int, changes: String
+    ) throws -> Measure.Percentiles {
+        let store = try KeepsakeStore(path: path, options: .init(synchronous: synchronous))
+        _ = try store.history("rows", initialValue: SmallDocument())
+        store.close()
+        let versions = try VersionRows(path: path, synchronous: synchronous, changes: changes)
+        let times = Measure.sample(runs: rows) { versions.commit() }
+        // A statement that failed would make the baseline fast and wrong.
+        let stored = try versions.storedVersions()
+        guard stored == rows else {
+            throw SQLiteError(code: .error, message: "the baseline stored \(stored) versions of \(rows)")
+        }
+        return times
+    }
 
-        init(path: String, synchronous: SQLiteConnection.Synchronous) throws {
+    /// A database in WAL mode with `synchronous` set and `BEGIN IMMEDIATE` and `COMMIT` prepared.
+    private class Database {
+        let db: OpaquePointer
+        private let begin: OpaquePointer?
+        private let end: OpaquePointer?
+
+        init(path: String, synchronous: SQLiteConnection.Synchronous, setup: String) throws {
             var db: OpaquePointer?
             guard sqlite3_open(path, &db) == SQLITE_OK, let db else {
                 throw SQLiteError(code: .cannotOpen, message: path)
             }
             self.db = db
             sqlite3_exec(
-                db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synchronous.rawValue);", nil, nil, nil)
-            sqlite3_exec(
-                db, "CREATE TABLE IF NOT EXISTS row (id INTEGER PRIMARY KEY, payload BLOB)", nil, nil, nil)
-            sqlite3_prepare_v2(db, "INSERT INTO row (payload) VALUES (?)", -1, &insert, nil)
-            sqlite3_prepare_v2(db, "BEGIN IMMEDIATE", -1, &begin, nil)
-            sqlite3_prepare_v2(db, "COMMIT", -1, &commit, nil)
+                db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synchronous.rawValue); \(setup)", nil, nil,
+                nil)
+            (begin, end) = (Self.prepare(db, "BEGIN IMMEDIATE"), Self.prepare(db, "COMMIT"))
         }
 
-        func commitOneRow() {
-            sqlite3_step(begin)
-            sqlite3_reset(begin)
-            payload.withUnsafeBytes { bytes in
-                _ = sqlite3_bind_blob(insert, 1, bytes.baseAddress, Int32(bytes.count), nil)
+        static func prepare(_ db: OpaquePointer, _ sql: String) -> OpaquePointer? {
+            var statement: OpaquePointer?
+            sqlite3_prepare_v2(db, sql, -1, &statement, nil)
+            return statement
+        }
+
+        /// Runs `statement` once (its parameters bound).
+        func step(_ statement: OpaquePointer?) {
+            sqlite3_step(statement)
+            sqlite3_reset(statement)
+        }
+
+        /// One write transaction around `body`.
+        func transaction(_ body: () -> Void) {
+            step(begin)
+            body()
+            step(end)
+        }
+
+        deinit {
+            sqlite3_finalize(begin)
+            sqlite3_finalize(end)
+            sqlite3_close(db)
+        }
+    }
+
+    /// The baseline's table: one 200-byte row per commit.
+    private final class OneRow: Database {
+        let count: Int
+        private var insert: OpaquePointer?
+        private let payload = [UInt8](repeating: 0x5A, count: 200)
+
+        init(path: String, synchronous: SQLiteConnection.Synchronous, count: Int) throws {
+            self.count = count
+            try super.init(
+                path: path, synchronous: synchronous,
+                setup: "CREATE TABLE IF NOT EXISTS row (id INTEGER PRIMARY KEY, payload BLOB)")
+            insert = Self.prepare(db, "INSERT INTO row (payload) VALUES (?)")
+        }
+
+        func commit() {
+            transaction {
+                payload.withUnsafeBytes { bytes in
+                    _ = sqlite3_bind_blob(insert, 1, bytes.baseAddress, Int32(bytes.count), nil)
+                }
+                step(insert)
             }
-            sqlite3_step(insert)
-            sqlite3_reset(insert)
-            sqlite3_step(commit)
-            sqlite3_reset(commit)
+        }
+
+        deinit { sqlite3_finalize(insert) }
+    }
+
+    /// A history's versions, appended as Keepsake appends them (its SQL, `foreign_keys` on).
+    private final class VersionRows: Database {
+        private var insert: OpaquePointer?
+        private var clear: OpaquePointer?
+        private let history: Int64
+        private let changes: [UInt8]
+        private var position: Int64 = 0
+        private let path: String
+
+        init(path: String, synchronous: SQLiteConnection.Synchronous, changes: String) throws {
+            (self.changes, self.path) = (Array(changes.utf8), path)
+            let connection = try SQLiteConnection(path: path)
+            history = try connection.scalarInt("SELECT id FROM history WHERE name = 'rows'") ?? 0
+            connection.close()
+            try super.init(path: path, synchronous: synchronous, setup: "PRAGMA foreign_keys=ON")
+            insert = Self.prepare(
+                db,
+                """
+                INSERT INTO version (history_id, position, scope_level, tag, created_at, changes,
+                    revision, undo_count, redo_count, version_count, modified_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            clear = Self.prepare(
+                db,
+                """
+                UPDATE version SET revision = NULL, undo_count = NULL, redo_count = NULL, version_count = NULL,
+                    modified_at = NULL
+                WHERE history_id = ? AND position = ?
+                """)
+        }
+
+        /// The versions the history holds, counted by Keepsake's connection type.
+        func storedVersions() throws -> Int {
+            let connection = try SQLiteConnection(path: path)
+            defer { connection.close() }
+            return Int(try connection.scalarInt("SELECT count(*) FROM version") ?? 0)
+        }
+
+        func commit() {
+            position += 1
+            let now = Date().timeIntervalSince1970
+            transaction {
+                sqlite3_bind_int64(insert, 1, history)
+                sqlite3_bind_int64(insert, 2, position)
+                sqlite3_bind_int64(insert, 3, 0)
+                sqlite3_bind_null(insert, 4)
+                sqlite3_bind_double(insert, 5, now)
+                changes.withUnsafeBytes { bytes in
+                    _ = sqlite3_bind_text(
+                        insert, 6, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+                        nil)
+                }
+                sqlite3_bind_int64(insert, 7, position)  // revision
+                sqlite3_bind_int64(insert, 8, position)  // undo_count
+                sqlite3_bind_int64(insert, 9, 0)  // redo_count
+                sqlite3_bind_int64(insert, 10, position)  // version_count
+                sqlite3_bind_double(insert, 11, now)
+                step(insert)
+                guard position > 1 else { return }
+                sqlite3_bind_int64(clear, 1, history)
+                sqlite3_bind_int64(clear, 2, position - 1)
+                step(clear)
+            }
         }
 
         deinit {
             sqlite3_finalize(insert)
-            sqlite3_finalize(begin)
-            sqlite3_finalize(commit)
-            sqlite3_close(db)
+            sqlite3_finalize(clear)
         }
     }
 }

@@ -110,6 +110,18 @@ func bytesOfLastVersion(_ store: KeepsakeStore, _ history: String) throws -> Int
     } ?? 0
 }
 
+/// The `changes` text of the newest version of `history` in the store `name` (Keepsake's stored
+/// form).
+func newestChanges(_ name: String, history: String) throws -> String {
+    let connection = try SQLiteConnection(path: path(name))
+    defer { connection.close() }
+    return try connection.scalarText(
+        """
+        SELECT changes FROM version WHERE history_id = (SELECT id FROM history WHERE name = ?)
+        ORDER BY position DESC LIMIT 1
+        """, [.text(history)]) ?? "[]"
+}
+
 /// The size of a store's file once its write-ahead log is checkpointed into it.
 func checkpointedSize(_ name: String) throws -> Int {
     let connection = try SQLiteConnection(path: path(name))
@@ -282,6 +294,9 @@ for mode in modes {
             if keystroke % 25 == 0 { try typing.flush() }
         })
     let limit = try SQLiteLimit.commits(path: path("limit.sqlite"), synchronous: synchronous, rows: edits)
+    let rowsLimit = try SQLiteLimit.versionCommits(
+        path: path("rows.keepsake"), synchronous: synchronous, rows: edits,
+        changes: try newestChanges("small.keepsake", history: "small"))
     let limitWrites = try SQLiteLimit.bytesWrittenPerCommit(
         path: path("limit-writes.sqlite"), synchronous: synchronous, rows: quick ? 100 : 1_000)
     record(scenario, "durable append", append)
@@ -290,6 +305,13 @@ for mode in modes {
     record(
         scenario, "appends/s as a share of SQLite's commits/s (p50)", share * 100, "%", target: "≥ 50%",
         met: share >= 0.5)
+    record(scenario, "SQLite limit: Keepsake's version row and witness, C API", rowsLimit)
+    record(
+        scenario, "those rows' commits/s as a share of SQLite's (p50)",
+        limit.p50.seconds / rowsLimit.p50.seconds * 100, "%")
+    record(
+        scenario, "Keepsake's Swift work per append (p50 difference)", (append.p50 - rowsLimit.p50).seconds,
+        "s")
     record(
         scenario, "WAL frames written per append", appendWrites.written / walFrame, "pages", target: "≤ 2",
         met: appendWrites.written / walFrame <= 2)
