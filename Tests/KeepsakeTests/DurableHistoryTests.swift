@@ -267,6 +267,51 @@ import Testing
         #expect(try connection.scalarText("PRAGMA integrity_check") == "ok")
     }
 
+    /// While the write-ahead log is long, even a checkpoint under the large size waits to be
+    /// stored (a commit of the background connection between two of the writer's would keep
+    /// the log from starting over); otherwise it is stored at once.
+    @Test func aCheckpointWaitsToBeStoredWhileTheLogIsLong() throws {
+        let store = try KeepsakeStore(path: path)
+        store.checkpointer?.stop()
+        // 3,000 characters: over the size the committing thread encodes, under the large one.
+        let history = try store.history(
+            "mid",
+            initialValue: Doc(
+                title: String(repeating: "x", count: 3_000), status: .draft, items: [], blob: Data(),
+                scores: [:],
+                note: nil),
+            maximumVersions: nil)
+        var doc = history.value
+        for index in 1...3 {
+            doc.note = "n\(index)"
+            try history.append(doc)
+        }
+        let id = try #require(history.durableStorage).id
+        let connection = try SQLiteConnection(path: path, create: false)
+        defer { connection.close() }
+        let builds = Storage.CheckpointBuilds()
+        var deferred: [@Sendable (SQLiteConnection) -> Void] = []
+        func stored() throws -> [Int64] {
+            try connection.query(
+                "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position",
+                [.integer(id)]
+            ) { try $0.requiredInt64(0) }
+        }
+        Storage.buildCheckpoint(
+            connection, historyID: id, name: "mid", position: 2, builds: builds, waitForPause: true
+        ) { deferred.append($0) }
+        #expect(try stored() == [])
+        #expect(deferred.count == 1 && builds.waiting?.position == 2)
+        deferred[0](connection)
+        #expect(try stored() == [2])
+        Storage.buildCheckpoint(connection, historyID: id, name: "mid", position: 3, builds: builds) {
+            deferred.append($0)
+        }
+        #expect(try stored() == [2, 3])
+        #expect(deferred.count == 1)
+        try history.checkInvariants()
+    }
+
     /// A small value's checkpoint is written by the committing thread with the version it
     /// falls due with; a larger one is left to the background connection.
     @Test func aSmallValuesCheckpointIsWrittenWithItsVersion() throws {

@@ -92,6 +92,24 @@ import Testing
         #expect(ContinuousClock.now - asked >= .milliseconds(200))
     }
 
+    /// The background connections commit as durably as the store's own, no more: with
+    /// SQLite's default (`FULL`), each of their commits synced the log, and held up the
+    /// writer's writes to it meanwhile.
+    @Test(arguments: [(SQLiteConnection.Synchronous.normal, 1), (.full, 2)])
+    func backgroundCommitsHaveTheStoresDurability(synchronous: SQLiteConnection.Synchronous, pragma: Int)
+        throws
+    {
+        let store = try KeepsakeStore(
+            path: directory.path("durability.keepsake"), options: .init(synchronous: synchronous))
+        let checkpointer = try #require(store.checkpointer)
+        let ran = Ran()
+        checkpointer.perform { connection in
+            ran.add((try? connection.scalarInt("PRAGMA synchronous")).map { "\($0)" } ?? "failed")
+        }
+        checkpointer.waitUntilIdle()
+        #expect(ran.names == ["\(pragma)"])
+    }
+
     @Test func readOnlyAndInMemoryStoresHaveNone() throws {
         let path = directory.path("ro.keepsake")
         _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)

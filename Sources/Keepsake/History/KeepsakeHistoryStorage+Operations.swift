@@ -167,12 +167,14 @@ extension KeepsakeHistoryStorage {
                 guard let position = request.take() else { return }
                 Self.buildCheckpoint(
                     connection, historyID: id, name: name, position: position, builds: builds,
+                    waitForPause: checkpointer.logIsLong,
                     deferring: { store in
                         // Storing a large value holds the write lock for a millisecond or
-                        // more: that waits for a pause in the app's writing, briefly (reopening
-                        // replays what lies above the newest checkpoint, so it may not wait
-                        // long). Meanwhile the builds go on from the value built last, and the
-                        // newest one is stored.
+                        // more, and any store keeps a long log from starting over: that waits
+                        // for a pause in the app's writing, briefly (reopening replays what
+                        // lies above the newest checkpoint, so it may not wait long).
+                        // Meanwhile the builds go on from the value built last, and the newest
+                        // one is stored.
                         checkpointer.perform(
                             whenQuietFor: Self.quietBeforeBackgroundWrites, patience: .seconds(2), store)
                     })
@@ -262,13 +264,16 @@ extension KeepsakeHistoryStorage {
     ///
     /// - Parameters:
     ///   - builds: What the builds of this history keep between them.
+    ///   - waitForPause: Whether even a small checkpoint waits to be stored, as a large one
+    ///     does: while the write-ahead log is long (``WALCheckpointer/logIsLong``), a commit of
+    ///     this connection's between two of the writer's would keep the log from starting over.
     ///   - deferring: Handed a store step when the checkpoint is large (over
-    ///     ``largeCheckpoint`` bytes) and none waits yet, to run it later on the background
-    ///     connection: it stores the newest large checkpoint built by then. A small one is
-    ///     stored at once.
+    ///     ``largeCheckpoint`` bytes) or must wait, and none waits yet, to run it later on the
+    ///     background connection: it stores the newest checkpoint built by then. Otherwise the
+    ///     checkpoint is stored at once.
     static func buildCheckpoint(
         _ connection: SQLiteConnection, historyID: Int64, name: String, position: Int,
-        builds: CheckpointBuilds,
+        builds: CheckpointBuilds, waitForPause: Bool = false,
         deferring: (@escaping @Sendable (SQLiteConnection) -> Void) -> Void
     ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
@@ -308,7 +313,7 @@ extension KeepsakeHistoryStorage {
             builds.replayed = read.versions.count
             let json = try rows.encodeCheckpoint(value).json
             let checkpoint = CheckpointBuilds.Built(position: position, changes: read.changes, json: json)
-            guard json.utf8.count > largeCheckpoint else {
+            guard json.utf8.count > largeCheckpoint || waitForPause else {
                 store(checkpoint, connection, historyID: historyID)
                 return
             }

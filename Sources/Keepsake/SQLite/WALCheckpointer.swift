@@ -34,6 +34,7 @@ final class WALCheckpointer: @unchecked Sendable {
     private let queue = DispatchQueue(label: "Keepsake WAL checkpoints")
     private let jobQueue = DispatchQueue(label: "Keepsake background work")
     private let path: String
+    private let synchronous: SQLiteConnection.Synchronous
     private let busyTimeout: Duration
     /// Opened by the first job.
     private var jobConnection: SQLiteConnection?
@@ -49,8 +50,9 @@ final class WALCheckpointer: @unchecked Sendable {
     private var lastCopied: Int32 = 0
     /// Runs and jobs asked for and not yet over, for ``waitUntilIdle()``.
     private let pending = DispatchGroup()
-    /// When the store's writer last committed.
+    /// When the store's writer last committed, and the pages its log held then.
     private var lastCommit: ContinuousClock.Instant?
+    private var logPages: Int32 = 0
 
     /// The least time between two runs: while commits never pause, each commit past the
     /// threshold would otherwise start a run (a sync of the database file each), competing
@@ -58,12 +60,26 @@ final class WALCheckpointer: @unchecked Sendable {
     static let interval: Duration = .milliseconds(20)
 
     /// Opens a second connection to the store at `path`.
-    init(path: String, busyTimeout: Duration) throws(SQLiteError) {
-        connection = try SQLiteConnection(path: path, create: false, busyTimeout: busyTimeout)
+    ///
+    /// - Parameter synchronous: The store's durability, for this type's connections too:
+    ///   SQLite's default, `FULL`, would make each of their commits (a checkpoint of a
+    ///   history's value stored, versions compacted) sync the log, and that sync holds up the
+    ///   writer's own writes to the log.
+    init(path: String, synchronous: SQLiteConnection.Synchronous, busyTimeout: Duration) throws(SQLiteError) {
+        connection = try Self.open(path, synchronous: synchronous, busyTimeout: busyTimeout)
+        (self.path, self.synchronous, self.busyTimeout) = (path, synchronous, busyTimeout)
+    }
+
+    /// A connection of this type's to the store at `path`, in the store's durability.
+    private static func open(_ path: String, synchronous: SQLiteConnection.Synchronous, busyTimeout: Duration)
+        throws(SQLiteError) -> SQLiteConnection
+    {
+        let connection = try SQLiteConnection(path: path, create: false, busyTimeout: busyTimeout)
         // A connection finds the database in WAL mode when it first reads it: until then its
         // checkpoints do nothing (and say so only by a log size of -1).
         _ = try connection.scalarText("PRAGMA journal_mode")
-        (self.path, self.busyTimeout) = (path, busyTimeout)
+        try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        return connection
     }
 
     /// Asks for a checkpoint soon — at once, or ``interval`` after the last run ended; returns
@@ -92,11 +108,25 @@ final class WALCheckpointer: @unchecked Sendable {
         return .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
-    /// Notes that the store's writer committed (its WAL hook calls this).
-    fileprivate func noteCommit() {
+    /// Notes that the store's writer committed, leaving `pages` in the log (its WAL hook calls
+    /// this).
+    fileprivate func noteCommit(pages: Int32) {
         lock.lock()
-        lastCommit = ContinuousClock.now
+        (lastCommit, logPages) = (ContinuousClock.now, pages)
         lock.unlock()
+    }
+
+    /// Whether the log held ``threshold`` pages or more at the writer's last commit: it then
+    /// starts over only once a checkpoint has copied all of it and the next commit finds no
+    /// other commit came in between. Jobs' own commits come in between: one that can wait
+    /// (a checkpoint of a history's value stored) waits for a pause in the writing then
+    /// (``perform(whenQuietFor:patience:_:)``); else a writer that never pauses and a job
+    /// that stores a checkpoint after each of its builds keep the log from starting over,
+    /// and past ``hardLimit`` every commit would copy the log itself.
+    var logIsLong: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return logPages >= Self.threshold
     }
 
     /// The log frames this checkpointer's runs found copied into the database, summed over
@@ -166,7 +196,7 @@ final class WALCheckpointer: @unchecked Sendable {
         }
         defer { pending.leave() }
         if run, jobConnection == nil {
-            jobConnection = try? SQLiteConnection(path: path, create: false, busyTimeout: busyTimeout)
+            jobConnection = try? Self.open(path, synchronous: synchronous, busyTimeout: busyTimeout)
             // Its commits ask for checkpoints too, rather than running SQLite's own.
             if let connection = jobConnection { install(on: connection, writer: false) }
         }
@@ -230,7 +260,9 @@ final class WALCheckpointer: @unchecked Sendable {
 private func writerWALHook(
     _ context: UnsafeMutableRawPointer?, _ db: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ pages: Int32
 ) -> Int32 {
-    if let context { Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().noteCommit() }
+    if let context {
+        Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().noteCommit(pages: pages)
+    }
     return walHook(context, db, name, pages)
 }
 

@@ -72,7 +72,8 @@ public final class KeepsakeStore: Sendable {
         // Without its own connection (a file that cannot be opened twice), SQLite's automatic
         // checkpoints stay in place.
         if !options.readOnly, path != ":memory:",
-            let checkpointer = try? WALCheckpointer(path: path, busyTimeout: options.busyTimeout)
+            let checkpointer = try? WALCheckpointer(
+                path: path, synchronous: options.synchronous, busyTimeout: options.busyTimeout)
         {
             database.read { checkpointer.install(on: $0) }
             self.checkpointer = checkpointer
