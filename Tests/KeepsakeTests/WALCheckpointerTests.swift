@@ -110,6 +110,28 @@ import Testing
         #expect(ran.names == ["\(pragma)"])
     }
 
+    /// Stopping drops the jobs still waiting for a pause, except those that run at a stop: the
+    /// writer is done, so the pause they wait for has come.
+    @Test func aJobThatRunsAtAStopIsNotDroppedByIt() throws {
+        let store = try KeepsakeStore(path: directory.path("stop.keepsake"))
+        let checkpointer = try #require(store.checkpointer)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "committed"
+        try history.append(doc)
+        let ran = Ran()
+        for runsAtStop in [false, true] {
+            checkpointer.perform(
+                whenQuietFor: .seconds(3_600), patience: .milliseconds(300), runsAtStop: runsAtStop
+            ) {
+                connection in
+                ran.add("\(runsAtStop): \((try? connection.scalarInt("SELECT count(*) FROM version")) ?? -1)")
+            }
+        }
+        checkpointer.stop()
+        #expect(ran.names == ["true: 1"])
+    }
+
     @Test func readOnlyAndInMemoryStoresHaveNone() throws {
         let path = directory.path("ro.keepsake")
         _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)

@@ -176,7 +176,8 @@ extension KeepsakeHistoryStorage {
                         // Meanwhile the builds go on from the value built last, and the newest
                         // one is stored.
                         checkpointer.perform(
-                            whenQuietFor: Self.quietBeforeBackgroundWrites, patience: .seconds(2), store)
+                            whenQuietFor: Self.quietBeforeBackgroundWrites, patience: .seconds(2),
+                            runsAtStop: true, store)
                     })
             }
         case nil:

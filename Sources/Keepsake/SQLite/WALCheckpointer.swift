@@ -120,7 +120,7 @@ final class WALCheckpointer: @unchecked Sendable {
     /// starts over only once a checkpoint has copied all of it and the next commit finds no
     /// other commit came in between. Jobs' own commits come in between: one that can wait
     /// (a checkpoint of a history's value stored) waits for a pause in the writing then
-    /// (``perform(whenQuietFor:patience:_:)``); else a writer that never pauses and a job
+    /// (``perform(whenQuietFor:patience:runsAtStop:_:)``); else a writer that never pauses and a job
     /// that stores a checkpoint after each of its builds keep the log from starting over,
     /// and past ``hardLimit`` every commit would copy the log itself.
     var logIsLong: Bool {
@@ -155,8 +155,9 @@ final class WALCheckpointer: @unchecked Sendable {
     /// Runs `job` on the jobs' queue with a connection of its own (opened by the first job),
     /// after the jobs asked for before; returns at once. For work that must not hold up the
     /// committing thread: a history's checkpoint of its whole value is built here from the
-    /// stored rows. A job asked for after ``stop()``, or still queued then, does not run; nor
-    /// does one when the connection cannot be opened (the work is only an optimization).
+    /// stored rows. A job asked for after ``stop()`` does not run; nor does one still queued
+    /// then, unless it runs at a stop; nor one when the connection cannot be opened (the work
+    /// is only an optimization).
     ///
     /// - Parameters:
     ///   - quiet: When given, the job waits until the store's writer has not committed for that
@@ -164,8 +165,12 @@ final class WALCheckpointer: @unchecked Sendable {
     ///     meanwhile would wait for it.
     ///   - patience: How long it waits at most; past it, it runs between commits that never
     ///     pause.
+    ///   - runsAtStop: Whether a job still waiting or queued when ``stop()`` is called runs
+    ///     then (the writer is done: the pause it waits for has come) rather than being
+    ///     dropped: for short work whose loss would cost the next opening (a checkpoint built
+    ///     and waiting to be stored).
     func perform(
-        whenQuietFor quiet: Duration? = nil, patience: Duration = .seconds(10),
+        whenQuietFor quiet: Duration? = nil, patience: Duration = .seconds(10), runsAtStop: Bool = false,
         _ job: @escaping @Sendable (SQLiteConnection) -> Void
     ) {
         lock.lock()
@@ -174,27 +179,28 @@ final class WALCheckpointer: @unchecked Sendable {
         lock.unlock()
         guard go else { return }
         let giveUp = ContinuousClock.now + patience
-        jobQueue.async { self.runJob(job, quiet: quiet, giveUp: giveUp) }
+        jobQueue.async { self.runJob(job, quiet: quiet, giveUp: giveUp, runsAtStop: runsAtStop) }
     }
 
     /// Runs `job` now, or again later while the writer is busy (see
-    /// ``perform(whenQuietFor:patience:_:)``).
+    /// ``perform(whenQuietFor:patience:runsAtStop:_:)``).
     private func runJob(
         _ job: @escaping @Sendable (SQLiteConnection) -> Void, quiet: Duration?,
-        giveUp: ContinuousClock.Instant
+        giveUp: ContinuousClock.Instant, runsAtStop: Bool
     ) {
         lock.lock()
-        let (run, lastCommit) = (!stopped, self.lastCommit)
+        let (stopping, lastCommit) = (stopped, self.lastCommit)
         lock.unlock()
         let now = ContinuousClock.now
-        if run, let quiet, let lastCommit, now - lastCommit < quiet, now < giveUp {
+        if !stopping, let quiet, let lastCommit, now - lastCommit < quiet, now < giveUp {
             let wait = min(quiet - (now - lastCommit), giveUp - now)
             jobQueue.asyncAfter(deadline: Self.deadline(after: wait)) {
-                self.runJob(job, quiet: quiet, giveUp: giveUp)
+                self.runJob(job, quiet: quiet, giveUp: giveUp, runsAtStop: runsAtStop)
             }
             return
         }
         defer { pending.leave() }
+        let run = !stopping || runsAtStop
         if run, jobConnection == nil {
             jobConnection = try? Self.open(path, synchronous: synchronous, busyTimeout: busyTimeout)
             // Its commits ask for checkpoints too, rather than running SQLite's own.
@@ -203,7 +209,9 @@ final class WALCheckpointer: @unchecked Sendable {
         if run, let connection = jobConnection { job(connection) }
     }
 
-    /// Runs no more checkpoints, waits for one in progress, and closes the connection.
+    /// Runs no more checkpoints, waits for one in progress, runs the jobs that run at a stop
+    /// (a job waiting for a pause runs when its wait ends, 50 ms at most for the stores' jobs),
+    /// and closes the connections.
     func stop() {
         lock.lock()
         let first = !stopped
