@@ -187,6 +187,22 @@ import Testing
     var path: String { directory.path("big.keepsake") }
     typealias Storage = KeepsakeHistoryStorage<Doc>
 
+    /// An empty document but for a title of `count` characters: its checkpoint takes about that
+    /// many bytes.
+    static func doc(titled count: Int) -> Doc {
+        var doc = Doc.empty
+        doc.title = String(repeating: "x", count: count)
+        return doc
+    }
+
+    /// The positions of history `id`'s stored checkpoints (its base value's left out).
+    static func storedPositions(_ connection: SQLiteConnection, history id: Int64) throws -> [Int64] {
+        try connection.query(
+            "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position",
+            [.integer(id)]
+        ) { try $0.requiredInt64(0) }
+    }
+
     /// While a large checkpoint waits for a pause in the writing to be stored, the next build
     /// starts from the value the previous one made (not from the newest stored checkpoint), as
     /// long as that version is still applied as it was; one store waits, and it stores the
@@ -216,12 +232,7 @@ import Testing
                 deferred.append($0)
             }
         }
-        func storedPositions() throws -> [Int64] {
-            try connection.query(
-                "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position",
-                [.integer(id)]
-            ) { try $0.requiredInt64(0) }
-        }
+        func storedPositions() throws -> [Int64] { try Self.storedPositions(connection, history: id) }
         #expect(try storedPositions() == [1])
 
         build(6)
@@ -276,11 +287,7 @@ import Testing
         // 3,000 characters: over the size the committing thread encodes, under the large one.
         let history = try store.history(
             "mid",
-            initialValue: Doc(
-                title: String(repeating: "x", count: 3_000), status: .draft, items: [], blob: Data(),
-                scores: [:],
-                note: nil),
-            maximumVersions: nil)
+            initialValue: Self.doc(titled: 3_000), maximumVersions: nil)
         var doc = history.value
         for index in 1...3 {
             doc.note = "n\(index)"
@@ -291,12 +298,7 @@ import Testing
         defer { connection.close() }
         let builds = Storage.CheckpointBuilds()
         var deferred: [@Sendable (SQLiteConnection) -> Void] = []
-        func stored() throws -> [Int64] {
-            try connection.query(
-                "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position",
-                [.integer(id)]
-            ) { try $0.requiredInt64(0) }
-        }
+        func stored() throws -> [Int64] { try Self.storedPositions(connection, history: id) }
         Storage.buildCheckpoint(
             connection, historyID: id, name: "mid", position: 2, builds: builds, waitForPause: true
         ) { deferred.append($0) }
@@ -321,11 +323,7 @@ import Testing
         let small = try store.history("small", initialValue: Doc.empty, maximumVersions: nil)
         let large = try store.history(
             "large",
-            initialValue: Doc(
-                title: String(repeating: "x", count: 3_000), status: .draft, items: [], blob: Data(),
-                scores: [:],
-                note: nil),
-            maximumVersions: nil)
+            initialValue: Self.doc(titled: 3_000), maximumVersions: nil)
         var (smallDoc, largeDoc) = (small.value, large.value)
         for index in 1...300 {
             smallDoc.note = "v\(index)"
