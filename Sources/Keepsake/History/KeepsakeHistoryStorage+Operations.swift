@@ -126,9 +126,9 @@ extension KeepsakeHistoryStorage {
 
     /// A checkpoint when enough versions or bytes have piled up since the last one (the byte
     /// rule keeps checkpoint writes within the size of the changes themselves): built off the
-    /// committing thread (``buildCheckpoint(_:historyID:name:position:builds:deferring:)``) when
-    /// the store has a background connection and the value is not small, else written in this
-    /// transaction.
+    /// committing thread when the store has a background connection and the value is not
+    /// small (``buildCheckpoint(_:historyID:name:position:builds:waitForPause:deferring:)``),
+    /// else written in this transaction.
     ///
     /// A small value (its last checkpoint within ``smallCheckpoint`` bytes) is encoded here:
     /// that costs this commit less than a page of JSON, where building it off the thread
