@@ -227,7 +227,7 @@ import Testing
         var deferred: [@Sendable (SQLiteConnection) -> Void] = []
         func build(_ position: Int) {
             Storage.buildCheckpoint(
-                connection, historyID: id, name: "big", position: position, builds: builds
+                connection, historyID: id, name: "big", position: position, builds: builds, sizes: Handoff()
             ) {
                 deferred.append($0)
             }
@@ -300,17 +300,56 @@ import Testing
         var deferred: [@Sendable (SQLiteConnection) -> Void] = []
         func stored() throws -> [Int64] { try Self.storedPositions(connection, history: id) }
         Storage.buildCheckpoint(
-            connection, historyID: id, name: "mid", position: 2, builds: builds, waitForPause: true
+            connection, historyID: id, name: "mid", position: 2, builds: builds, sizes: Handoff(),
+            waitForPause: true
         ) { deferred.append($0) }
         #expect(try stored() == [])
         #expect(deferred.count == 1 && builds.waiting?.position == 2)
         deferred[0](connection)
         #expect(try stored() == [2])
-        Storage.buildCheckpoint(connection, historyID: id, name: "mid", position: 3, builds: builds) {
+        Storage.buildCheckpoint(
+            connection, historyID: id, name: "mid", position: 3, builds: builds, sizes: Handoff()
+        ) {
             deferred.append($0)
         }
         #expect(try stored() == [2, 3])
         #expect(deferred.count == 1)
+        try history.checkInvariants()
+    }
+
+    /// A history that grows from an empty value judges when its next checkpoint is due by the
+    /// size of the checkpoint built last in the background, not of the last one written by the
+    /// committing thread: else every few KiB of changes would rebuild a value grown far larger.
+    @Test func checkpointsFallDueByTheSizeOfTheNewestBuilt() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("growing", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        // Over 150 KB in ten appends; the reversions of insertions are small, so the byte rule
+        // does not see the growth.
+        for batch in 0..<10 {
+            doc.items += (0..<150).map {
+                Doc.Item(id: batch * 150 + $0, title: String(repeating: "t", count: 100), done: false)
+            }
+            try history.append(doc)
+        }
+        // A checkpoint interval of small edits: at least one checkpoint falls due, and the
+        // value is too large for the committing thread, so it is built off it.
+        for index in 0..<Storage.checkpointInterval {
+            doc.note = "n\(index)"
+            try history.append(doc)
+        }
+        store.checkpointer?.waitUntilIdle()
+        doc.note = "after the build"
+        try history.append(doc)
+        let storage = try #require(history.durableStorage)
+        #expect(storage.checkpointBytes > 150_000)
+        // 200 edits of a title (about 20 KB of changes, far under that size): none falls due.
+        let before = storage.stepsSinceCheckpoint
+        for index in 0..<200 {
+            doc.items[index].title = "edited \(index)"
+            try history.append(doc)
+        }
+        #expect(storage.stepsSinceCheckpoint == before + 200)
         try history.checkInvariants()
     }
 

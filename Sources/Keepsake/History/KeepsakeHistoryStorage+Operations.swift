@@ -127,7 +127,7 @@ extension KeepsakeHistoryStorage {
     /// A checkpoint when enough versions or bytes have piled up since the last one (the byte
     /// rule keeps checkpoint writes within the size of the changes themselves): built off the
     /// committing thread when the store has a background connection and the value is not
-    /// small (``buildCheckpoint(_:historyID:name:position:builds:waitForPause:deferring:)``),
+    /// small (``buildCheckpoint(_:historyID:name:position:builds:sizes:waitForPause:deferring:)``),
     /// else written in this transaction.
     ///
     /// A small value (its last checkpoint within ``smallCheckpoint`` bytes) is encoded here:
@@ -137,6 +137,9 @@ extension KeepsakeHistoryStorage {
     private func checkpointIfDue(_ rows: HistoryRows, value: Value, position: Int, adding bytes: Int) throws
         -> DueCheckpoint?
     {
+        // The byte rule weighs the changes against the newest checkpoint, built here or off
+        // the thread: a value that grew since the last one written here is judged by its size.
+        if let built = builtCheckpointSize.take() { checkpointBytes = built }
         let due =
             stepsSinceCheckpoint + 1 >= Self.checkpointInterval
             || bytesSinceCheckpoint + bytes >= max(4 * 1024, checkpointBytes)
@@ -161,12 +164,14 @@ extension KeepsakeHistoryStorage {
             (stepsSinceCheckpoint, bytesSinceCheckpoint) = (0, 0)
             // At most one build waits per history: a newer request moves its target, so builds
             // never pile up behind a fast writer.
-            guard checkpointRequest.ask(for: position), let checkpointer = store.checkpointer else { return }
-            let (id, name, request, builds) = (self.id, self.name, checkpointRequest, checkpointBuilds)
+            guard checkpointRequest.give(position), let checkpointer = store.checkpointer else { return }
+            let (id, name, request, builds, sizes) = (
+                self.id, self.name, checkpointRequest, checkpointBuilds, builtCheckpointSize
+            )
             checkpointer.perform { connection in
                 guard let position = request.take() else { return }
                 Self.buildCheckpoint(
-                    connection, historyID: id, name: name, position: position, builds: builds,
+                    connection, historyID: id, name: name, position: position, builds: builds, sizes: sizes,
                     waitForPause: checkpointer.logIsLong,
                     deferring: { store in
                         // Storing a large value holds the write lock for a millisecond or
@@ -195,7 +200,7 @@ extension KeepsakeHistoryStorage {
     /// checkpoint lies under it (``compactOffThread(_:historyID:)``); at most one such job
     /// waits per history.
     private func noteFolding() {
-        guard compactionRequest.ask(for: 0), let checkpointer = store.checkpointer else { return }
+        guard compactionRequest.give(0), let checkpointer = store.checkpointer else { return }
         let (id, request) = (self.id, compactionRequest)
         // Its write transaction (a base value copied, a thousand rows deleted) would hold up a
         // commit arriving meanwhile: it waits for a pause in the app's writing.
@@ -227,31 +232,6 @@ extension KeepsakeHistoryStorage {
         }
     }
 
-    /// The newest version whose checkpoint is to be built off the committing thread, shared
-    /// with the job that builds it.
-    final class CheckpointRequest: @unchecked Sendable {
-        // Sound because `position` is touched only while `lock` is held.
-        private let lock = NSLock()
-        private var position: Int?
-
-        /// Asks for the checkpoint of `position`; returns whether a job must be queued (none
-        /// is waiting).
-        func ask(for position: Int) -> Bool {
-            lock.withLock {
-                defer { self.position = position }
-                return self.position == nil
-            }
-        }
-
-        /// The position to build, taken by the job that starts.
-        func take() -> Int? {
-            lock.withLock {
-                defer { position = nil }
-                return position
-            }
-        }
-    }
-
     /// Builds the checkpoint of the version at `position` on the background connection, from
     /// the stored rows alone: the value is decoded and changed here, from the newest checkpoint
     /// below it — or from the value the previous build made, while that one waits to be stored
@@ -265,6 +245,8 @@ extension KeepsakeHistoryStorage {
     ///
     /// - Parameters:
     ///   - builds: What the builds of this history keep between them.
+    ///   - sizes: Given the size of each checkpoint built (its blobs included), for the
+    ///     history's byte rule.
     ///   - waitForPause: Whether even a small checkpoint waits to be stored, as a large one
     ///     does: while the write-ahead log is long (``WALCheckpointer/logIsLong``), a commit of
     ///     this connection's between two of the writer's would keep the log from starting over.
@@ -274,7 +256,7 @@ extension KeepsakeHistoryStorage {
     ///     checkpoint is stored at once.
     static func buildCheckpoint(
         _ connection: SQLiteConnection, historyID: Int64, name: String, position: Int,
-        builds: CheckpointBuilds, waitForPause: Bool = false,
+        builds: CheckpointBuilds, sizes: Handoff, waitForPause: Bool = false,
         deferring: (@escaping @Sendable (SQLiteConnection) -> Void) -> Void
     ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
@@ -312,7 +294,8 @@ extension KeepsakeHistoryStorage {
                 try Self.apply(rows, version, to: &value, inverted: true, history: name)
             }
             builds.replayed = read.versions.count
-            let json = try rows.encodeCheckpoint(value).json
+            let (json, size) = try rows.encodeCheckpoint(value)
+            sizes.give(size)
             let checkpoint = CheckpointBuilds.Built(position: position, changes: read.changes, json: json)
             guard json.utf8.count > largeCheckpoint || waitForPause else {
                 store(checkpoint, connection, historyID: historyID)
@@ -669,4 +652,31 @@ enum HistoryDueCheckpoint {
     case written(Int)
     /// To be built off the committing thread once the transaction commits.
     case deferred(position: Int)
+}
+
+/// A number handed from one thread to another — from a history's committing thread to its
+/// background jobs, or back: the newest one given waits until taken. A type of its own: nested
+/// in the generic storage class, each use would look its metadata up at run time.
+final class Handoff: @unchecked Sendable {
+    // Sound because `number` is touched only while `lock` is held.
+    private let lock = NSLock()
+    private var number: Int?
+
+    /// Gives `number`, replacing one not taken yet; returns whether none was waiting (then the
+    /// taker must be asked for: a job queued).
+    @discardableResult
+    func give(_ number: Int) -> Bool {
+        lock.withLock {
+            defer { self.number = number }
+            return self.number == nil
+        }
+    }
+
+    /// The number given last, taken; `nil` when none waits.
+    func take() -> Int? {
+        lock.withLock {
+            defer { number = nil }
+            return number
+        }
+    }
 }

@@ -44,12 +44,16 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     var heldRecords: [ChangeRecord]? = []
     /// Whether the store holds a change held back by debouncing.
     var hasPendingRows: Bool { heldRecords != [] }
-    /// The checkpoint waiting to be built off the committing thread, if any.
-    let checkpointRequest = CheckpointRequest()
+    /// The newest version whose checkpoint waits to be built off the committing thread, taken
+    /// by the job that builds it.
+    let checkpointRequest = Handoff()
     /// What the background builds of this history's checkpoints keep between them.
     let checkpointBuilds = CheckpointBuilds()
-    /// Whether a compaction waits to run off the committing thread (any position asked).
-    let compactionRequest = CheckpointRequest()
+    /// The size of the checkpoint built last off the committing thread (its blobs included),
+    /// taken by the next version: the byte rule weighs the changes against it.
+    let builtCheckpointSize = Handoff()
+    /// Whether a compaction waits to run off the committing thread (any number given).
+    let compactionRequest = Handoff()
 
     /// Versions between checkpoints at most, so reopening replays at most this many.
     static var checkpointInterval: Int { 1_024 }
