@@ -41,18 +41,18 @@ enum SQLiteLimit {
     static func commits(path: String, synchronous: SQLiteConnection.Synchronous, rows: Int) throws
         -> Measure.Percentiles
     {
-        let rows = try OneRow(path: path, synchronous: synchronous, count: rows)
-        return Measure.sample(runs: rows.count) { rows.commit() }
+        let table = try OneRow(path: path, synchronous: synchronous)
+        return Measure.sample(runs: rows) { table.commit() }
     }
 
     /// Bytes written per commit (WAL frames included), over `rows` commits.
     static func bytesWrittenPerCommit(path: String, synchronous: SQLiteConnection.Synchronous, rows: Int)
         throws -> Double
     {
-        let rows = try OneRow(path: path, synchronous: synchronous, count: rows)
+        let table = try OneRow(path: path, synchronous: synchronous)
         let before = Measure.bytesWritten() ?? 0
-        for _ in 0..<rows.count { rows.commit() }
-        return Double((Measure.bytesWritten() ?? 0) - before) / Double(rows.count)
+        for _ in 0..<rows { table.commit() }
+        return Double((Measure.bytesWritten() ?? 0) - before) / Double(rows)
     }
 
     /// Keepsake's own rows at SQLite's speed: what appending a version of the small document
@@ -124,12 +124,10 @@ enum SQLiteLimit {
 
     /// The baseline's table: one 200-byte row per commit.
     private final class OneRow: Database {
-        let count: Int
         private var insert: OpaquePointer?
         private let payload = [UInt8](repeating: 0x5A, count: 200)
 
-        init(path: String, synchronous: SQLiteConnection.Synchronous, count: Int) throws {
-            self.count = count
+        init(path: String, synchronous: SQLiteConnection.Synchronous) throws {
             try super.init(
                 path: path, synchronous: synchronous,
                 setup: "CREATE TABLE IF NOT EXISTS row (id INTEGER PRIMARY KEY, payload BLOB)")
@@ -148,7 +146,8 @@ enum SQLiteLimit {
         deinit { sqlite3_finalize(insert) }
     }
 
-    /// A history's versions, appended as Keepsake appends them (its SQL, `foreign_keys` on).
+    /// A history's versions, appended as Keepsake appends them (its `AppendStatements`,
+    /// `foreign_keys` on).
     private final class VersionRows: Database {
         private var insert: OpaquePointer?
         private var clear: OpaquePointer?
@@ -163,20 +162,8 @@ enum SQLiteLimit {
             history = try connection.scalarInt("SELECT id FROM history WHERE name = 'rows'") ?? 0
             connection.close()
             try super.init(path: path, synchronous: synchronous, setup: "PRAGMA foreign_keys=ON")
-            insert = Self.prepare(
-                db,
-                """
-                INSERT INTO version (history_id, position, scope_level, tag, created_at, changes,
-                    revision, undo_count, redo_count, version_count, modified_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            clear = Self.prepare(
-                db,
-                """
-                UPDATE version SET revision = NULL, undo_count = NULL, redo_count = NULL, version_count = NULL,
-                    modified_at = NULL
-                WHERE history_id = ? AND position = ?
-                """)
+            insert = Self.prepare(db, AppendStatements.insertVersion)
+            clear = Self.prepare(db, AppendStatements.clearCounters)
         }
 
         /// The versions the history holds, counted by Keepsake's connection type.

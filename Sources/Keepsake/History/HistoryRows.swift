@@ -258,11 +258,7 @@ struct HistoryRows {
         let (changes, bytes) = StoredChanges.encode(records, position: position)
         let now = Self.now()
         try connection.execute(
-            """
-            INSERT INTO version (history_id, position, scope_level, tag, created_at, changes,
-                revision, undo_count, redo_count, version_count, modified_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
+            AppendStatements.insertVersion,
             [
                 .integer(historyID), .integer(Int64(position)), .integer(Int64(scope)), Self.encodeTag(tag),
                 .real(now), .text(changes),
@@ -594,11 +590,7 @@ struct HistoryRows {
         }
         if let previousNewest, previousNewest != newest {
             try connection.execute(
-                """
-                UPDATE version SET revision = NULL, undo_count = NULL, redo_count = NULL, version_count = NULL,
-                    modified_at = NULL
-                WHERE history_id = ? AND position = ?
-                """, [.integer(historyID), .integer(Int64(previousNewest))])
+                AppendStatements.clearCounters, [.integer(historyID), .integer(Int64(previousNewest))])
         }
         guard holding != counters else { return newest > 0 ? newest : nil }
         let values = counters.columns(modifiedAt: Self.now())
@@ -625,4 +617,25 @@ struct HistoryRows {
                 "SELECT coalesce(sum(b.size), 0) FROM json_tree(?) AS j JOIN blob b ON b.id = j.value WHERE j.key = '$blob'",
                 [.text(json)]) ?? 0)
     }
+}
+
+/// The two statements an append runs besides `BEGIN` and `COMMIT`, shared with the benchmark,
+/// whose baseline of Keepsake's own rows runs exactly these through the C API.
+package enum AppendStatements {
+    /// Inserts a version: `?1` history, `?2` position, `?3` scope level, `?4` tag, `?5`
+    /// created at, `?6` its `changes` text, `?7`…`?11` the history's counters (revision, undo,
+    /// redo and version counts, modified at), or `NULL`s.
+    package static let insertVersion = """
+        INSERT INTO version (history_id, position, scope_level, tag, created_at, changes,
+            revision, undo_count, redo_count, version_count, modified_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// Clears the counters of the version that was the newest (`?1` history, `?2` position):
+    /// only the newest holds them, which makes a damaged page that hides it an error.
+    package static let clearCounters = """
+        UPDATE version SET revision = NULL, undo_count = NULL, redo_count = NULL, version_count = NULL,
+            modified_at = NULL
+        WHERE history_id = ? AND position = ?
+        """
 }
