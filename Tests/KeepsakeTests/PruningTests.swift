@@ -110,6 +110,34 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         try history.checkInvariants()
         #expect(try store.verify().problems == [])
     }
+
+    /// Pruning reads only the newest version it folds; when the root scope holds fewer
+    /// versions than the limit asks to fold (the rest are in an open scope), it folds them all.
+    @Test func aLimitReachedInsideAScopeFoldsWhatTheRootHolds() throws {
+        let store = try KeepsakeStore(path: directory.path("scoped.keepsake"))
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 10)
+        var value = history.value
+        for n in 1...5 {
+            value.count = n
+            try history.append(value, tag: "root \(n)")
+        }
+        let rootValue = value
+        try history.pushNewScope()
+        // 5 + 22 versions pass the limit and its slack (10 + 16): 17 are to be folded, and
+        // the root holds 5.
+        for n in 1...22 {
+            value.title = "scoped \(n)"
+            try history.append(value)
+        }
+        #expect(history.versionCount == 22)
+        try history.tag("scope end")
+        try history.popCurrentScope()
+        #expect(try history.tags().undo == ["root 5", "scope end"])
+        #expect(try history.undo() == rootValue)
+        #expect(!history.hasUndo)
+        try history.checkInvariants()
+        #expect(try store.verify().problems == [])
+    }
 }
 
 /// Undo and redo find their versions by key, whatever the history's length: no query on the

@@ -70,6 +70,23 @@ struct HistoryRows {
         ) { try Version(row: $0) }
     }
 
+    /// The newest of the `count` oldest applied versions of `scope`, and how many of them there
+    /// are (fewer than `count` when the scope holds fewer): what pruning folds. One row is read
+    /// into Swift, the `count`th; only when the scope holds fewer are they all read.
+    func newestOfOldest(_ count: Int, scope: Int) throws -> (version: Version, count: Int)? {
+        guard count > 0 else { return nil }
+        let nth =
+            versionsSQL(undone: false, newestFirst: false, limit: 1, changes: false) + " OFFSET \(count - 1)"
+        if let version = try connection.query(
+            nth, [.integer(historyID), .integer(Int64(scope))], row: Version.init
+        )
+        .first {
+            return (version, count)
+        }
+        let all = try versions(scope: scope, undone: false, limit: count)
+        return all.last.map { ($0, all.count) }
+    }
+
     /// The query of ``versions(scope:undone:newestFirst:limit:changes:)``: `?1` the history's
     /// id, `?2` the scope.
     func versionsSQL(undone: Bool, newestFirst: Bool, limit: Int?, changes: Bool) -> String {

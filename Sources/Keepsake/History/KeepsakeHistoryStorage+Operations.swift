@@ -432,9 +432,8 @@ extension KeepsakeHistoryStorage {
         let slack = force ? 0 : max(16, limit / 8)
         guard total - limit > slack else { return nil }
         var pruned = Pruned(folded: 0, dropped: 0)
-        let oldest = try rows.versions(scope: 0, undone: false, limit: total - limit)
-        if let newest = oldest.last {
-            try rows.raiseFloor(to: newest.position, tag: newest.tag)
+        if let oldest = try rows.newestOfOldest(total - limit, scope: 0) {
+            try rows.raiseFloor(to: oldest.version.position, tag: oldest.version.tag)
             pruned.folded = oldest.count
             if compacting { try rows.compact() }
         }
