@@ -545,6 +545,30 @@ func child(_ arguments: [String]) throws {
     ratio(
         scenario, "undo at \(lengths[1]) ÷ at \(lengths[0])", undos[1].p50.seconds / undos[0].p50.seconds,
         atMost: 1.5)
+    // Past the limit, every append drops the oldest versions: in batches, so that is O(1) per
+    // append too. The sample starts just before a batch is dropped, so it holds one.
+    var pastLimit: [Measure.Percentiles] = []
+    for limit in lengths {
+        var value = SmallDocument()
+        let controller = VersioningController(value, maximumVersions: limit)
+        var step = 0
+        while step < limit + limit / 8 - lightRuns / 2 {
+            step += 1
+            value.edit(step)
+            try controller.append(value)
+        }
+        let append = try Measure.sample(
+            runs: lightRuns,
+            setup: {
+                step += 1
+                value.edit(step)
+            }, measure: { _ in try controller.append(value) })
+        pastLimit.append(append)
+        record(scenario, "append past a limit of \(limit) versions", append)
+    }
+    ratio(
+        scenario, "append past a limit of \(lengths[1]) ÷ of \(lengths[0])",
+        pastLimit[1].p50.seconds / pastLimit[0].p50.seconds, atMost: 1.5)
 }
 
 // MARK: Report

@@ -144,6 +144,31 @@ import Testing
         #expect(VersioningController<Activity, Activity, ReversionError>.defaultMaximumVersions == 1_000)
     }
 
+    /// Past the limit, appends drop the oldest versions in batches of an eighth of it (so that
+    /// the stack is not moved by every append); setting the limit drops down to it at once.
+    @Test func aLargerLimitDropsTheOldestVersionsInBatches() throws {
+        let controller = VersioningController(Activity.mock(0), maximumVersions: 16)
+        var activity = controller.value
+        var counts: [Int] = []
+        for index in 1...40 {
+            activity.title = "v\(index)"
+            try controller.append(activity, tag: "v\(index)")
+            counts.append(controller.versionCount)
+        }
+        // 16 + 16 / 8 = 18 versions are held; the 19th append drops back to 16.
+        let cycles = Array(repeating: [16, 17, 18], count: 7).flatMap { $0 }
+        #expect(Array(counts[14...]) == [15, 16, 17, 18] + cycles + [16])
+        #expect(try controller.tags().undo.map { $0?.value(as: String.self) } == (24...40).map { "v\($0)" })
+        try controller.undo(to: "v24")
+        #expect(controller.value.title == "v24")
+        #expect(!controller.hasUndo)
+        try controller.redo(to: "v40")
+        // One over the new limit is within its slack, but setting the limit drops it.
+        try controller.setMaximumVersions(15)
+        #expect(controller.versionCount == 15)
+        #expect(try controller.tags().undo.first == "v25")
+    }
+
     @Test func errorsAreAssignedToTheControllerOrARootProperty() {
         let controller = VersioningController(Activity.mock(0), errorMode: .assignToController)
         var activity = controller.value

@@ -34,8 +34,13 @@ public struct VersionHistory<Value: Versionable> {
     public private(set) var scopes: [Scope]
     /// The most versions kept across all scopes (undo and redo steps); the oldest undo steps of
     /// the outermost scope are dropped first. `nil` keeps every version.
+    ///
+    /// Appends drop the oldest versions in batches: once the history holds an eighth of the
+    /// limit more than it (1,125 versions under a limit of 1,000), it drops back to the limit
+    /// at once. Dropping one per append would move the whole stack, every append, once the
+    /// limit is reached. Setting the limit drops down to it at once.
     public var maximumVersions: Int? {
-        didSet { enforceLimit() }
+        didSet { enforceLimit(allowingSlack: false) }
     }
 
     /// Starts a history whose only version is `value`.
@@ -91,7 +96,7 @@ public struct VersionHistory<Value: Versionable> {
         scopes[scopeLevel].undo.append(Step(reversion: reversion, tag: tag))
         scopes[scopeLevel].redo.removeAll()
         current = value
-        enforceLimit()
+        enforceLimit(allowingSlack: true)
     }
 
     /// Replaces the current version without recording a step: the change cannot be undone.
@@ -260,23 +265,25 @@ public struct VersionHistory<Value: Versionable> {
         return true
     }
 
-    private mutating func enforceLimit() {
+    /// The versions a history may hold over `limit` before an append drops back to it: an
+    /// eighth of it, so that the stacks are moved once per `limit / 8` appends.
+    static func slack(over limit: Int) -> Int { limit / 8 }
+
+    /// Drops the oldest versions down to the limit, when the history holds more than it (and
+    /// its slack, when `allowingSlack`).
+    private mutating func enforceLimit(allowingSlack: Bool) {
         guard let maximumVersions else { return }
         var excess = versionCount - maximumVersions
-        var level = 0
-        while excess > 0, level < scopes.count {
-            if scopes[level].undo.isEmpty {
-                level += 1
-                continue
-            }
-            let dropped = scopes[level].undo.removeFirst()
-            scopes[level].baseTag = dropped.tag
-            excess -= 1
+        guard excess > (allowingSlack ? Self.slack(over: maximumVersions) : 0) else { return }
+        for level in scopes.indices where excess > 0 && !scopes[level].undo.isEmpty {
+            let dropped = min(excess, scopes[level].undo.count)
+            scopes[level].baseTag = scopes[level].undo[dropped - 1].tag
+            scopes[level].undo.removeFirst(dropped)
+            excess -= dropped
         }
         // Only redo steps remain over the limit: drop the furthest ones of the current scope.
-        while excess > 0, !scopes[scopeLevel].redo.isEmpty {
-            scopes[scopeLevel].redo.removeFirst()
-            excess -= 1
+        if excess > 0 {
+            scopes[scopeLevel].redo.removeFirst(min(excess, scopes[scopeLevel].redo.count))
         }
     }
 

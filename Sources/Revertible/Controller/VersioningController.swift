@@ -307,6 +307,11 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     }
 
     /// The most versions kept across all scopes; the oldest are dropped first. `nil` keeps all.
+    ///
+    /// Appends drop them in batches: the history may hold an eighth more than the limit (a
+    /// durable one at least 16 more) before an append drops back to it, so that an append past
+    /// the limit does not move the whole stack. ``setMaximumVersions(_:)`` drops down to the new
+    /// limit at once.
     public var maximumVersions: Int? { storage.maximumVersions }
 
     /// Changes ``maximumVersions``, dropping the oldest versions over the new limit.
