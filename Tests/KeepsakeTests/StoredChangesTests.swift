@@ -43,6 +43,33 @@ import Testing
         #expect(try StoredChanges.records(" [ ] ", position: 1) == [])
     }
 
+    /// A value whose changes take every path to their JSON: written directly (a number, a text
+    /// range) and through the encoder (a value that is not finite, an array's structure, bytes).
+    struct Mixed: Versionable, Equatable, Codable {
+        var count = 1
+        var title = "A draft title"
+        var ratio = 0.5
+        var tags = ["a", "b"]
+        var bytes = Data([1, 2, 3])
+    }
+
+    /// An append writes the text straight from the reversion, with no records made on the way:
+    /// byte for byte the text its records give.
+    @Test func aReversionIsWrittenAsItsRecordsWouldBe() throws {
+        let old = Mixed()
+        let new = Mixed(
+            count: 2, title: "A final title", ratio: .nan, tags: ["a", "b", "c"], bytes: Data([1, 9, 3]))
+        let reversion = try #require(old.reversion(to: new))
+        let records = try reversion.records()
+        #expect(records.map(\.kind) == ["replace", "text", "replace", "elements", "bytes"])
+        let written = try StoredChanges.encode(
+            reversion, position: 7, encoderWhenNeeded: ChangeRecord.makeEncoder)
+        let fromRecords = StoredChanges.encode(records, position: 7)
+        #expect(written.text == fromRecords.text)
+        #expect(written.bytes == fromRecords.bytes)
+        #expect(try StoredChanges.records(written.text, position: 7) == records)
+    }
+
     @Test func theExactTextOfOneChange() throws {
         let record = ChangeRecord(
             path: try PathDescriptor(parsing: "items[id: 7].title"), kind: "replace",

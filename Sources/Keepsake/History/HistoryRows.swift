@@ -266,13 +266,15 @@ struct HistoryRows {
     /// history (a trillion versions), far below where adding to it could overflow.
     static let largestNumber = 1 << 40
 
-    /// Inserts a version with its changes, one row, holding `counters` (the history's counters
-    /// once the transaction commits, when the caller knows them: the new version is the newest);
-    /// returns the bytes its changes took.
+    /// Inserts a version with its changes (the `changes` text made by ``StoredChanges``, and the
+    /// bytes they took), one row, holding `counters` (the history's counters once the
+    /// transaction commits, when the caller knows them: the new version is the newest); returns
+    /// the bytes its changes took.
     func insertVersion(
-        position: Int, scope: Int, tag: VersionTag?, records: [ChangeRecord], counters: Counters?
+        position: Int, scope: Int, tag: VersionTag?, changes encoded: (text: String, bytes: Int),
+        counters: Counters?
     ) throws -> Int {
-        let (changes, bytes) = StoredChanges.encode(records, position: position)
+        let (changes, bytes) = encoded
         let now = Self.now()
         try connection.execute(
             AppendStatements.insertVersion,

@@ -70,19 +70,29 @@ extension KeepsakeHistoryStorage {
         _ reversion: Reversion<Value>, rows: HistoryRows, position: Int, scope: Int, tag: VersionTag?,
         history: String, counters: HistoryRows.Counters? = nil
     ) throws -> Int {
-        try rows.insertVersion(
-            position: position, scope: scope, tag: tag,
-            records: try records(of: reversion, rows, history: history), counters: counters)
+        let changes = try stored(history: history) { () throws(ReversionError) in
+            try StoredChanges.encode(reversion, position: position, encoderWhenNeeded: { rows.blobs.encoder })
+        }
+        return try rows.insertVersion(
+            position: position, scope: scope, tag: tag, changes: changes, counters: counters)
     }
 
     /// The stored form of `reversion`.
     private func records(of reversion: Reversion<Value>, _ rows: HistoryRows, history: String) throws
         -> [ChangeRecord]
     {
+        try stored(history: history) { () throws(ReversionError) in
+            try reversion.records(encoderWhenNeeded: { rows.blobs.encoder })
+        }
+    }
+
+    /// What `encode` makes of a reversion, its errors as the store reports them: a blob that
+    /// could not be written (a full disk) as the store's own error, a value that does not
+    /// encode as `.reversion`.
+    private func stored<T>(history: String, _ encode: () throws(ReversionError) -> T) throws -> T {
         do {
-            return try reversion.records(encoderWhenNeeded: { rows.blobs.encoder })
+            return try encode()
         } catch .storage(let failure) {
-            // Writing a blob failed (a full disk): the store's own error.
             throw failure.error
         } catch {
             throw KeepsakeError.reversion(history: history, version: nil, error: error)

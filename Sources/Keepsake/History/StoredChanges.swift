@@ -26,35 +26,69 @@ enum StoredChanges {
     /// The column's text for `records` of the version at `position`, and the bytes the records
     /// take (paths and patches).
     static func encode(_ records: [ChangeRecord], position: Int) -> (text: String, bytes: Int) {
-        var bytes = 0
-        var text: [UInt8] = []
-        text.reserveCapacity(records.reduce(2) { $0 + $1.payload.count + 64 })
-        // The digest's input, built from the same bytes rather than from strings made for it.
-        var input: [UInt8] = []
-        text.append(UInt8(ascii: "["))
-        for (ordinal, record) in records.enumerated() {
-            let path = record.path.description
-            bytes += record.payload.count + path.utf8.count
-            input.reserveCapacity(record.payload.count + path.utf8.count + record.kind.utf8.count + 48)
-            let digest = HistoryRows.digest(position: position, ordinal: Int64(ordinal), input: &input) {
-                $0.appendUTF8(path)
-                $0.append(0)
-                $0.appendUTF8(record.kind)
-                $0.append(0)
-                appendBytes(of: record.payload, to: &$0)
-                $0.append(0)
-            }
-            writeElement(path: path, kind: record.kind, digest: digest, first: ordinal == 0, into: &text) {
-                appendBytes(of: record.payload, to: &$0)
+        var writer = Writer(position: position, capacity: records.reduce(2) { $0 + $1.payload.count + 64 })
+        for record in records {
+            record.payload.withUnsafeBytes {
+                writer.append(path: record.path, kind: record.kind, patch: $0)
             }
         }
-        text.append(UInt8(ascii: "]"))
-        return (String(decoding: text, as: UTF8.self), bytes)
+        return writer.finish()
     }
 
-    /// Appends `data` as one copy (appending a `Data` goes byte by byte).
-    private static func appendBytes(of data: Data, to bytes: inout [UInt8]) {
-        data.withUnsafeBytes { bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
+    /// ``encode(_:position:)`` of `reversion`'s records, written as each change's JSON is made:
+    /// no ``ChangeRecord`` is made on the way.
+    ///
+    /// - Throws: What ``Reversion/records(encoder:)`` throws.
+    static func encode<Root>(
+        _ reversion: Reversion<Root>, position: Int, encoderWhenNeeded makeEncoder: () -> JSONEncoder
+    ) throws(ReversionError) -> (text: String, bytes: Int) {
+        var writer = Writer(position: position, capacity: 256)
+        try reversion.forEachRecord(encoderWhenNeeded: makeEncoder) { path, kind, patch in
+            writer.append(path: path, kind: kind, patch: patch)
+        }
+        return writer.finish()
+    }
+
+    /// Writes the column's text one change at a time, with each change's digest.
+    struct Writer {
+        private let position: Int
+        private var text: [UInt8] = []
+        private var bytes = 0
+        private var ordinal: Int64 = 0
+        /// The digest's input, built from the same bytes rather than from strings made for it.
+        private var input: [UInt8] = []
+
+        init(position: Int, capacity: Int) {
+            self.position = position
+            text.reserveCapacity(capacity)
+            text.append(UInt8(ascii: "["))
+        }
+
+        mutating func append(path: PathDescriptor, kind: String, patch: UnsafeRawBufferPointer) {
+            let path = path.description
+            bytes += patch.count + path.utf8.count
+            input.reserveCapacity(patch.count + path.utf8.count + kind.utf8.count + 48)
+            let digest = HistoryRows.digest(position: position, ordinal: ordinal, input: &input) {
+                $0.appendUTF8(path)
+                $0.append(0)
+                $0.appendUTF8(kind)
+                $0.append(0)
+                $0.append(contentsOf: patch.assumingMemoryBound(to: UInt8.self))
+                $0.append(0)
+            }
+            StoredChanges.writeElement(
+                path: path, kind: kind, digest: digest, first: ordinal == 0, into: &text
+            ) {
+                $0.append(contentsOf: patch.assumingMemoryBound(to: UInt8.self))
+            }
+            ordinal += 1
+        }
+
+        /// The text, closed, and the bytes the changes took.
+        consuming func finish() -> (text: String, bytes: Int) {
+            text.append(UInt8(ascii: "]"))
+            return (String(decoding: text, as: UTF8.self), bytes)
+        }
     }
 
     /// The column's text holding `entries`, each patch written as it stands.
@@ -73,7 +107,7 @@ enum StoredChanges {
 
     /// Appends one element, `[path, kind, patch, digest]`, preceded by a comma unless `first`;
     /// `writePatch` appends the patch's JSON as it stands.
-    private static func writeElement(
+    fileprivate static func writeElement(
         path: String, kind: String, digest: Int64?, first: Bool, into text: inout [UInt8],
         patch writePatch: (inout [UInt8]) -> Void
     ) {

@@ -58,29 +58,49 @@ extension Reversion {
     package func records(encoderWhenNeeded makeEncoder: () -> JSONEncoder) throws(ReversionError)
         -> [ChangeRecord]
     {
+        var records: [ChangeRecord] = []
+        records.reserveCapacity(changes.count)
+        try forEachRecord(encoderWhenNeeded: makeEncoder) { path, kind, json in
+            records.append(ChangeRecord(path: path, kind: kind, payload: Data(json)))
+        }
+        return records
+    }
+
+    /// Calls `body` with each change's path, patch kind and patch JSON, in the order of
+    /// ``records(encoder:)``: what a store writes, in one reused buffer, with no record made.
+    ///
+    /// - Parameters:
+    ///   - makeEncoder: Makes the encoder, called only if a patch is not written directly.
+    ///   - body: Receives each change; `json` is valid only during the call.
+    /// - Throws: What ``records(encoder:)`` throws.
+    package func forEachRecord(
+        encoderWhenNeeded makeEncoder: () -> JSONEncoder,
+        _ body: (_ path: PathDescriptor, _ kind: String, _ json: UnsafeRawBufferPointer) -> Void
+    ) throws(ReversionError) {
         var made: JSONEncoder?
         var json: [UInt8] = []
-        return try changes.map { change throws(ReversionError) in
+        for change in changes {
             let patch = change.node.leafPatch
             json.removeAll(keepingCapacity: true)
             if let direct = patch as? any DirectlyWrittenPatch, direct.writeDirectJSON(into: &json) {
-                return ChangeRecord(path: change.path, kind: type(of: patch).kind, payload: Data(json))
+                json.withUnsafeBytes { body(change.path, type(of: patch).kind, $0) }
+                continue
             }
             guard let encodable = patch as? any Encodable else {
                 throw .notEncodable(path: change.path, type: "\(type(of: patch).valueTypeName)")
             }
             let encoder = made ?? makeEncoder()
             made = encoder
+            let encoded: Data
             do {
-                return ChangeRecord(
-                    path: change.path, kind: type(of: patch).kind,
-                    payload: try encoder.encode(encodable))
+                encoded = try encoder.encode(encodable)
             } catch is EncodingError {
                 throw .notEncodable(path: change.path, type: "\(type(of: patch).valueTypeName)")
             } catch {
                 // The encoder's own strategy failed (a store's blob table, say): not the value.
                 throw .storage(StorageFailure(error))
             }
+            encoded.withUnsafeBytes { body(change.path, type(of: patch).kind, $0) }
         }
     }
 
