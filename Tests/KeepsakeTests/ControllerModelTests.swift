@@ -12,16 +12,29 @@ import Testing
 
     @Test(arguments: StorageKind.allCases, 0..<2)
     func randomOperationsMatchTheFullCopyModel(kind: StorageKind, batch: UInt64) throws {
-        let seed = 0xD15C_0000 + batch
+        try matchTheModel(kind: kind, seed: 0xD15C_0000 + batch, maximumVersions: nil)
+    }
+
+    /// Under a limit of 24 versions, both storages drop what the model drops: the oldest
+    /// versions of the root scope, then the furthest redo versions of the current scope, down
+    /// to 24, once an append leaves more than the limit and its slack (3 in memory, 16 on disk).
+    @Test(arguments: StorageKind.allCases, 0..<2)
+    func randomOperationsUnderALimitMatchTheFullCopyModel(kind: StorageKind, batch: UInt64) throws {
+        try matchTheModel(kind: kind, seed: 0x11A1_0000 + batch, maximumVersions: 24)
+    }
+
+    func matchTheModel(kind: StorageKind, seed: UInt64, maximumVersions: Int?) throws {
         var generator = SeededGenerator(seed: seed)
-        let path = directory.path("model-\(batch).keepsake")
+        let path = directory.path("model-\(seed).keepsake")
         func open() throws -> VersioningController<Doc, Doc, ReversionError> {
             try VersioningController(
-                Doc.empty, storage: try kind.storage(path: path, history: "model"), maximumVersions: nil)
+                Doc.empty, storage: try kind.storage(path: path, history: "model"),
+                maximumVersions: maximumVersions)
         }
         var controller = try open()
         // Tags are identified by their JSON, so the model keeps the JSON text.
-        var model = FullCopyHistory(Doc.empty, same: ==)
+        let slack = maximumVersions.map { kind == .durable ? max(16, $0 / 8) : $0 / 8 } ?? 0
+        var model = FullCopyHistory(Doc.empty, maximumVersions: maximumVersions, slack: slack, same: ==)
         let tags: [AnyHashable] = ["a", "b", Milestone.review(round: 1), Milestone.shipped]
         func randomTag() -> AnyHashable { tags.randomElement(using: &generator)! }
         func json(_ tag: AnyHashable) throws -> String {
@@ -36,6 +49,7 @@ import Testing
             try #require(controller.hasUndo == model.hasUndo, "\(context): hasUndo")
             try #require(controller.hasRedo == model.hasRedo, "\(context): hasRedo")
             try #require(controller.scopeLevel == model.level, "\(context): scopeLevel")
+            try #require(controller.versionCount == model.versionCount, "\(context): versionCount")
             let stored = try controller.tags()
             try #require(stored.undo.map { $0?.json } == model.tags.undo, "\(context): undo tags")
             try #require(stored.redo.map { $0?.json } == model.tags.redo, "\(context): redo tags")

@@ -8,12 +8,25 @@ public struct FullCopyHistory<Value> {
 
     private var scopes: [Scope]
     private let same: (Value, Value) -> Bool
+    private let maximumVersions: Int?
+    private let slack: Int
 
     /// A history whose only version is `value`; `same` decides when two versions are equal.
-    public init(_ value: Value, same: @escaping (Value, Value) -> Bool) {
+    ///
+    /// With `maximumVersions`, an append that leaves more than it and `slack` versions drops
+    /// the oldest down to it: the oldest versions of the root scope first, then the furthest
+    /// redo versions of the current scope.
+    public init(
+        _ value: Value, maximumVersions: Int? = nil, slack: Int = 0, same: @escaping (Value, Value) -> Bool
+    ) {
         scopes = [Scope(versions: [(value, nil)], position: 0)]
         self.same = same
+        self.maximumVersions = maximumVersions
+        self.slack = slack
     }
+
+    /// The versions kept besides each scope's first.
+    public var versionCount: Int { scopes.reduce(0) { $0 + $1.versions.count - 1 } }
 
     public var level: Int { scopes.count - 1 }
     public var current: Value { scopes[level].versions[scopes[level].position].value }
@@ -34,6 +47,21 @@ public struct FullCopyHistory<Value> {
         scopes[level].versions.removeSubrange((scopes[level].position + 1)...)
         scopes[level].versions.append((value, tag))
         scopes[level].position += 1
+        dropOverLimit()
+    }
+
+    private mutating func dropOverLimit() {
+        guard let maximumVersions, versionCount > maximumVersions + slack else { return }
+        var excess = versionCount - maximumVersions
+        while excess > 0, scopes[0].position > 0 {
+            scopes[0].versions.removeFirst()
+            scopes[0].position -= 1
+            excess -= 1
+        }
+        while excess > 0, hasRedo {
+            scopes[level].versions.removeLast()
+            excess -= 1
+        }
     }
 
     public mutating func tag(_ tag: String) { scopes[level].versions[scopes[level].position].tag = tag }

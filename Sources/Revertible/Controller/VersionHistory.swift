@@ -33,7 +33,9 @@ public struct VersionHistory<Value: Versionable> {
     /// The scopes, the root scope first; never empty.
     public private(set) var scopes: [Scope]
     /// The most versions kept across all scopes (undo and redo steps); the oldest undo steps of
-    /// the outermost scope are dropped first. `nil` keeps every version.
+    /// the root scope are dropped first, then the furthest redo steps of the current scope, as a
+    /// durable history does. Steps inside an inner scope are not dropped: popping the scope
+    /// squashes them into one. `nil` keeps every version.
     ///
     /// Appends drop the oldest versions in batches: once the history holds an eighth of the
     /// limit more than it (1,125 versions under a limit of 1,000), it drops back to the limit
@@ -275,10 +277,10 @@ public struct VersionHistory<Value: Versionable> {
         guard let maximumVersions else { return }
         var excess = versionCount - maximumVersions
         guard excess > (allowingSlack ? Self.slack(over: maximumVersions) : 0) else { return }
-        for level in scopes.indices where excess > 0 && !scopes[level].undo.isEmpty {
-            let dropped = min(excess, scopes[level].undo.count)
-            scopes[level].baseTag = scopes[level].undo[dropped - 1].tag
-            scopes[level].undo.removeFirst(dropped)
+        let dropped = min(excess, scopes[0].undo.count)
+        if dropped > 0 {
+            scopes[0].baseTag = scopes[0].undo[dropped - 1].tag
+            scopes[0].undo.removeFirst(dropped)
             excess -= dropped
         }
         // Only redo steps remain over the limit: drop the furthest ones of the current scope.
