@@ -39,3 +39,19 @@ struct SmallDocument: Versionable, Equatable, Codable {
         }
     }
 }
+
+/// Successive single-field edits of a small document: each ``next()`` edits one more field.
+struct SmallEdits {
+    private(set) var value: SmallDocument
+    /// How many edits were made.
+    private(set) var step = 0
+
+    init(from value: SmallDocument = SmallDocument()) { self.value = value }
+
+    /// The document with one more field edited.
+    mutating func next() -> SmallDocument {
+        step += 1
+        value.edit(step)
+        return value
+    }
+}

@@ -264,34 +264,22 @@ for mode in modes {
     let edits = quick ? 300 : 10_000
     let store = try open("small.keepsake")
     let history = try store.history("small", initialValue: SmallDocument())
-    var value = history.value
-    var step = 0
+    var editor = SmallEdits(from: history.value)
     let append = try Measure.sample(
-        runs: edits,
-        setup: {
-            step += 1
-            value.edit(step)
-        }, measure: { _ in try history.append(value) })
+        runs: edits, setup: { editor.next() }, measure: { try history.append($0) })
     let appendWrites = try writes("small.keepsake", count: quick ? 100 : 1_000) {
-        step += 1
-        value.edit(step)
-        try history.append(value)
+        try history.append(editor.next())
     }
     // The same edits typed into a debounced history: each is written durably as it is held
     // (one small transaction), and a burst of 25 becomes one version.
     let typing = try store.history("typing", initialValue: SmallDocument())
     typing.withDebouncing(interval: .seconds(3_600))
-    var typed = typing.value
-    var keystroke = 0
+    var typed = SmallEdits(from: typing.value)
     let hold = try Measure.sample(
-        runs: edits,
-        setup: {
-            keystroke += 1
-            typed.edit(keystroke)
-        },
-        measure: { _ in
-            try typing.append(typed)
-            if keystroke % 25 == 0 { try typing.flush() }
+        runs: edits, setup: { typed.next() },
+        measure: {
+            try typing.append($0)
+            if typed.step % 25 == 0 { try typing.flush() }
         })
     let limit = try SQLiteLimit.commits(path: path("limit.sqlite"), synchronous: synchronous, rows: edits)
     let rowsLimit = try SQLiteLimit.versionCommits(
@@ -378,11 +366,8 @@ for mode in modes {
         do {
             let store = try open(name)
             let history = try store.history("long", initialValue: SmallDocument(), maximumVersions: nil)
-            var value = history.value
-            for step in 0..<size {
-                value.edit(step)
-                try history.append(value)
-            }
+            var editor = SmallEdits(from: history.value)
+            for _ in 0..<size { try history.append(editor.next()) }
         }
         let heapBefore = Measure.heapInUse()
         var kept: KeepsakeHistory<SmallDocument>?
@@ -519,19 +504,11 @@ func child(_ arguments: [String]) throws {
     var appends: [Measure.Percentiles] = []
     var undos: [Measure.Percentiles] = []
     for length in lengths {
-        var value = SmallDocument()
-        let controller = VersioningController(value, maximumVersions: nil)
-        for step in 0..<length {
-            value.edit(step)
-            try controller.append(value)
-        }
-        var step = length
+        var editor = SmallEdits()
+        let controller = VersioningController(editor.value, maximumVersions: nil)
+        for _ in 0..<length { try controller.append(editor.next()) }
         let append = try Measure.sample(
-            runs: lightRuns,
-            setup: {
-                step += 1
-                value.edit(step)
-            }, measure: { _ in try controller.append(value) })
+            runs: lightRuns, setup: { editor.next() }, measure: { try controller.append($0) })
         let undo = try Measure.sample(runs: lightRuns) { _ = try controller.undo() }
         appends.append(append)
         undos.append(undo)
@@ -549,20 +526,11 @@ func child(_ arguments: [String]) throws {
     // append too. The sample starts just before a batch is dropped, so it holds one.
     var pastLimit: [Measure.Percentiles] = []
     for limit in lengths {
-        var value = SmallDocument()
-        let controller = VersioningController(value, maximumVersions: limit)
-        var step = 0
-        while step < limit + limit / 8 - lightRuns / 2 {
-            step += 1
-            value.edit(step)
-            try controller.append(value)
-        }
+        var editor = SmallEdits()
+        let controller = VersioningController(editor.value, maximumVersions: limit)
+        while editor.step < limit + limit / 8 - lightRuns / 2 { try controller.append(editor.next()) }
         let append = try Measure.sample(
-            runs: lightRuns,
-            setup: {
-                step += 1
-                value.edit(step)
-            }, measure: { _ in try controller.append(value) })
+            runs: lightRuns, setup: { editor.next() }, measure: { try controller.append($0) })
         pastLimit.append(append)
         record(scenario, "append past a limit of \(limit) versions", append)
     }
