@@ -17,7 +17,7 @@ import Testing
 
     /// Under a limit of 24 versions, both storages drop what the model drops: the oldest
     /// versions of the root scope, then the furthest redo versions of the current scope, down
-    /// to 24, once an append leaves more than the limit and its slack (3 in memory, 16 on disk).
+    /// to 24, once an append leaves more than the limit and its slack (3).
     @Test(arguments: StorageKind.allCases, 0..<2)
     func randomOperationsUnderALimitMatchTheFullCopyModel(kind: StorageKind, batch: UInt64) throws {
         try matchTheModel(kind: kind, seed: 0x11A1_0000 + batch, maximumVersions: 24)
@@ -33,7 +33,7 @@ import Testing
         }
         var controller = try open()
         // Tags are identified by their JSON, so the model keeps the JSON text.
-        let slack = maximumVersions.map { kind == .durable ? max(16, $0 / 8) : $0 / 8 } ?? 0
+        let slack = (maximumVersions ?? 0) / 8
         var model = FullCopyHistory(Doc.empty, maximumVersions: maximumVersions, slack: slack, same: ==)
         let tags: [AnyHashable] = ["a", "b", Milestone.review(round: 1), Milestone.shipped]
         func randomTag() -> AnyHashable { tags.randomElement(using: &generator)! }

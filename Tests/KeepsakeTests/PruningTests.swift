@@ -36,7 +36,7 @@ struct DecodeCounted: Versionable, Equatable, Codable {
     @Test func foldingDecodesNothingAndKeepsTheNewestVersions() throws {
         let path = directory.path("pruned.keepsake")
         let store = try KeepsakeStore(path: path)
-        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 20)
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 128)
         var values = [history.value]
         DecodeCounted.decodes = 0
         for n in 1...300 {
@@ -49,28 +49,28 @@ struct DecodeCounted: Versionable, Equatable, Codable {
             store.checkpointer?.waitUntilIdle()
         }
         #expect(DecodeCounted.decodes == 0)
-        // Pruned whenever more than 36 versions (the limit plus its slack of 16) were kept, down
-        // to 20: at append 37, then every 17 appends, the last time at append 292.
-        #expect(history.versionCount == 28)
+        // Pruned whenever more than 144 versions (the limit plus its slack of 128 / 8) were kept,
+        // down to 128: at append 145, then every 17 appends, the last time at append 298.
+        #expect(history.versionCount == 130)
         try history.checkInvariants()
         #expect(try store.verify().problems == [])
 
-        // What is listed starts at the floor, version 272, whose value and tag are version 0's.
+        // What is listed starts at the floor, version 170, whose value and tag are version 0's.
         let timeline = try #require(try store.timeline(of: "doc"))
-        #expect(timeline.map(\.version) == [0] + Array(273...300))
-        #expect(timeline.first?.tag == "v272")
-        #expect(try store.changes(ofVersion: 272, in: "doc") == nil)
-        #expect(try store.valueJSON(ofHistory: "doc", atVersion: 272) == nil)
+        #expect(timeline.map(\.version) == [0] + Array(171...300))
+        #expect(timeline.first?.tag == "v170")
+        #expect(try store.changes(ofVersion: 170, in: "doc") == nil)
+        #expect(try store.valueJSON(ofHistory: "doc", atVersion: 170) == nil)
         let base = try #require(try store.valueJSON(ofHistory: "doc", atVersion: 0))
-        #expect(try JSONDecoder().decode(DecodeCounted.self, from: Data(base.utf8)) == values[272])
-        #expect(try history.tags().undo.strings == ["v272"] + (273...300).map { "v\($0)" })
+        #expect(try JSONDecoder().decode(DecodeCounted.self, from: Data(base.utf8)) == values[170])
+        #expect(try history.tags().undo.strings == ["v170"] + (171...300).map { "v\($0)" })
 
         // The folded versions are deleted as checkpoints pass under the floor: the store keeps
         // fewer than the limit, its slack and the stretch back to the newest such checkpoint.
         let stored = try store.database.read { try $0.scalarInt("SELECT count(*) FROM version") ?? 0 }
-        #expect(stored >= 28 && stored < 28 + 17 + 80, "\(stored) versions stored")
+        #expect(stored >= 130 && stored < 130 + 17 + 80, "\(stored) versions stored")
 
-        for n in stride(from: 299, through: 272, by: -1) {
+        for n in stride(from: 299, through: 170, by: -1) {
             #expect(try history.undo() == values[n], "undo to \(n)")
         }
         #expect(!history.hasUndo)
@@ -78,10 +78,10 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         try history.checkInvariants()
 
         let reopened = try KeepsakeStore(path: path).history(
-            "doc", initialValue: DecodeCounted(), maximumVersions: 20)
+            "doc", initialValue: DecodeCounted(), maximumVersions: 128)
         #expect(reopened.value == values[300])
-        #expect(reopened.versionCount == 28)
-        #expect(try reopened.undo(to: "v272") == values[272])
+        #expect(reopened.versionCount == 130)
+        #expect(try reopened.undo(to: "v170") == values[170])
         #expect(!reopened.hasUndo)
         try reopened.checkInvariants()
     }
@@ -123,8 +123,8 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         }
         let rootValue = value
         try history.pushNewScope()
-        // 5 + 22 versions pass the limit and its slack (10 + 16): 17 are to be folded, and
-        // the root holds 5.
+        // Past the limit and its slack (10 + 1), the root's 5 versions are folded two at a
+        // time, then the last one alone: the root holds fewer than the 2 to be folded.
         for n in 1...22 {
             value.title = "scoped \(n)"
             try history.append(value)

@@ -421,8 +421,8 @@ extension KeepsakeHistoryStorage {
     }
 
     /// Folds the oldest versions of the root scope into the base value when the history holds
-    /// more than the limit (plus an eighth, at least 16, unless `force`), down to the limit, then
-    /// drops the furthest redo versions if still over.
+    /// more than the limit (plus an eighth, `VersionHistory.slack(over:)`, as in memory, unless
+    /// `force`), down to the limit, then drops the furthest redo versions if still over.
     ///
     /// Folding raises the root scope's floor over those versions (one row written): nothing is
     /// decoded or encoded, so an append that prunes costs what any append costs. Versions under
@@ -439,7 +439,7 @@ extension KeepsakeHistoryStorage {
         -> Pruned?
     {
         guard let limit else { return nil }
-        let slack = force ? 0 : max(16, limit / 8)
+        let slack = force ? 0 : VersionHistory<Value>.slack(over: limit)
         guard total - limit > slack else { return nil }
         var pruned = Pruned(folded: 0, dropped: 0)
         if let oldest = try rows.newestOfOldest(total - limit, scope: 0) {

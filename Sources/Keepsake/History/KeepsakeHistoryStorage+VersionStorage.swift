@@ -5,7 +5,7 @@ extension KeepsakeHistoryStorage: VersionStorage {
     public var scopeLevel: Int { level }
     public var versionCount: Int { total }
 
-    /// The most versions kept; `nil` keeps all. When exceeded by an eighth (at least 16), the
+    /// The most versions kept; `nil` keeps all. When exceeded by an eighth, the
     /// oldest versions are folded into the base value, down to the limit.
     public var maximumVersions: Int? { limit }
 

@@ -268,8 +268,9 @@ public struct VersionHistory<Value: Versionable> {
     }
 
     /// The versions a history may hold over `limit` before an append drops back to it: an
-    /// eighth of it, so that the stacks are moved once per `limit / 8` appends.
-    static func slack(over limit: Int) -> Int { limit / 8 }
+    /// eighth of it, so that the stacks are moved once per `limit / 8` appends. A durable
+    /// history folds by the same rule.
+    package static func slack(over limit: Int) -> Int { limit / 8 }
 
     /// Drops the oldest versions down to the limit, when the history holds more than it (and
     /// its slack, when `allowingSlack`).
