@@ -311,7 +311,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// What is dropped is the root scope's oldest versions, then the current scope's furthest
     /// redo versions; the versions inside an inner scope stay until it is popped (squashed into
     /// one), in memory as on disk. Appends drop them in batches: the history may hold an eighth
-    /// more than the limit (1,125 versions under 1,000; exactly the limit under 8 or fewer)
+    /// more than the limit (1,125 versions under 1,000; none more under a limit below 8)
     /// before an append drops back to it, so that an append past the limit does not move the
     /// whole stack. ``setMaximumVersions(_:)`` drops down to the new limit at once.
     public var maximumVersions: Int? { storage.maximumVersions }
