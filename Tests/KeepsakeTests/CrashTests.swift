@@ -157,7 +157,7 @@ import Testing
             [reported, reported + 1].map { Self.appendedVersions($0, seed: seed) }.first {
                 $0.last == history.value
             }, "trial \(trial): \(reported) appends reported; the store holds neither value")
-        #expect(history.versionCount <= 8 + 16 && history.versionCount < versions.count)
+        #expect(history.versionCount <= 8 + 8 / 8 && history.versionCount < versions.count)
         for back in 1...max(1, history.versionCount) where history.hasUndo {
             #expect(try history.undo() == versions[versions.count - 1 - back], "trial \(trial), undo \(back)")
         }

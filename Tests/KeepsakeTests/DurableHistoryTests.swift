@@ -129,7 +129,7 @@ import Testing
             doc.title = "v\(index)"
             try history.append(doc, tag: "v\(index)")
         }
-        #expect(history.versionCount <= 10 + 16)
+        #expect(history.versionCount <= 10 + 10 / 8)
         try history.setMaximumVersions(10)
         #expect(history.versionCount == 10)
         let reopened = try KeepsakeStore(path: path).history(
