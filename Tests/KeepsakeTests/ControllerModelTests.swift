@@ -50,6 +50,9 @@ import Testing
             try #require(controller.hasRedo == model.hasRedo, "\(context): hasRedo")
             try #require(controller.scopeLevel == model.level, "\(context): scopeLevel")
             try #require(controller.versionCount == model.versionCount, "\(context): versionCount")
+            // The storage's own counts, which an in-memory history keeps as its stacks change.
+            try #require(controller.storage.undoCount == model.tags.undo.count - 1, "\(context): undoCount")
+            try #require(controller.storage.redoCount == model.tags.redo.count, "\(context): redoCount")
             let stored = try controller.tags()
             try #require(stored.undo.map { $0?.json } == model.tags.undo, "\(context): undo tags")
             try #require(stored.redo.map { $0?.json } == model.tags.redo, "\(context): redo tags")

@@ -6,6 +6,9 @@
 package protocol PendingVersionHolder<Value>: AnyObject {
     associatedtype Value
     var pending: Value? { get }
+    /// Whether a version is held: ``pending`` is not `nil`. Asking this instead makes no
+    /// `Value?`, whose type code not specialized for `Value` looks up at run time.
+    var isHolding: Bool { get }
     func hold(_ value: Value)
     func take() -> Value?
     /// Whether the timer numbered `generation` is the live one: a timer that was cancelled or
@@ -19,6 +22,7 @@ package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
     private let maximumWait: C.Duration?
     private let onDue: @Sendable (UInt64) async -> Void
     package private(set) var pending: Value?
+    package var isHolding: Bool { pending != nil }
     private var firstHeldAt: C.Instant?
     private var timer: Task<Void, Never>?
     /// Numbers the timers; every `hold` and `take` starts a new generation.

@@ -28,6 +28,11 @@ public struct VersionHistory<Value: Versionable> {
         public var redo: [Step]
     }
 
+    /// The stacks' sizes, kept as the stacks change. Reading them from ``scopes`` in code not
+    /// specialized for `Value` (the controller's) looks up the metadata of the scope, step and
+    /// array types on every read: a few thousand instructions an append, more than the diff of
+    /// a small value. Declared first, so that its place does not depend on `Value`'s size.
+    private var counts = StackCounts()
     /// The current version.
     public private(set) var current: Value
     /// The scopes, the root scope first; never empty.
@@ -58,13 +63,29 @@ public struct VersionHistory<Value: Versionable> {
     }
 
     /// The 0-based level of the current scope.
-    public var scopeLevel: Int { scopes.count - 1 }
+    public var scopeLevel: Int {
+        @inline(__always) get { counts.level }
+    }
     /// Whether the current scope has a version to undo to.
-    public var hasUndo: Bool { !scopes[scopeLevel].undo.isEmpty }
+    public var hasUndo: Bool {
+        @inline(__always) get { counts.undo > 0 }
+    }
     /// Whether the current scope has a version to redo to.
-    public var hasRedo: Bool { !scopes[scopeLevel].redo.isEmpty }
+    public var hasRedo: Bool {
+        @inline(__always) get { counts.redo > 0 }
+    }
+    /// The number of versions the current scope can undo to.
+    public var undoCount: Int {
+        @inline(__always) get { counts.undo }
+    }
+    /// The number of versions the current scope can redo to.
+    public var redoCount: Int {
+        @inline(__always) get { counts.redo }
+    }
     /// The number of undo and redo steps kept in all scopes.
-    public var versionCount: Int { scopes.reduce(0) { $0 + $1.undo.count + $1.redo.count } }
+    public var versionCount: Int {
+        @inline(__always) get { counts.versions }
+    }
     /// The current version's tag.
     public var currentTag: VersionTag? {
         let scope = scopes[scopeLevel]
@@ -97,6 +118,9 @@ public struct VersionHistory<Value: Versionable> {
     public mutating func push(_ reversion: Reversion<Value>, resulting value: Value, tag: VersionTag? = nil) {
         scopes[scopeLevel].undo.append(Step(reversion: reversion, tag: tag))
         scopes[scopeLevel].redo.removeAll()
+        counts.versions += 1 - counts.redo
+        counts.undo += 1
+        counts.redo = 0
         current = value
         enforceLimit(allowingSlack: true)
     }
@@ -149,6 +173,8 @@ public struct VersionHistory<Value: Versionable> {
         try Self.apply(steps.reversed().lazy.map(\.reversion), to: &current)
         scopes[level].undo.removeLast(steps.count)
         scopes[level].redo.append(contentsOf: steps.reversed())
+        counts.undo -= steps.count
+        counts.redo += steps.count
     }
 
     /// Goes forward `count` versions of the current scope (fewer when it has fewer).
@@ -162,6 +188,8 @@ public struct VersionHistory<Value: Versionable> {
         try Self.apply(steps.reversed().lazy.map(\.reversion.inverse), to: &current)
         scopes[level].redo.removeLast(steps.count)
         scopes[level].undo.append(contentsOf: steps.reversed())
+        counts.redo -= steps.count
+        counts.undo += steps.count
     }
 
     /// Applies `reversions` in order to `value` in place; when one does not apply, the ones
@@ -242,6 +270,9 @@ public struct VersionHistory<Value: Versionable> {
     /// Starts a new scope whose first version is the current one.
     public mutating func pushScope() {
         scopes.append(Scope(baseTag: nil, start: current, undo: [], redo: []))
+        counts.level += 1
+        counts.undo = 0
+        counts.redo = 0
     }
 
     /// Ends the current scope, squashing its net change into one version of the parent.
@@ -251,7 +282,7 @@ public struct VersionHistory<Value: Versionable> {
     @discardableResult
     public mutating func popScope() -> Reversion<Value>? {
         guard scopeLevel > 0 else { return nil }
-        let scope = scopes.removeLast()
+        let scope = removeLastScope()
         guard let start = scope.start, let reversion = current.reversion(to: start) else { return nil }
         push(reversion, resulting: current, tag: scope.undo.last?.tag)
         return reversion
@@ -262,9 +293,20 @@ public struct VersionHistory<Value: Versionable> {
     /// - Returns: `false` when the current scope is the root.
     @discardableResult
     public mutating func undoAndPopScope() -> Bool {
-        guard scopeLevel > 0, let start = scopes.removeLast().start else { return false }
+        guard scopeLevel > 0, let start = removeLastScope().start else { return false }
         current = start
         return true
+    }
+
+    /// Removes the current scope, whose parent becomes the current one.
+    private mutating func removeLastScope() -> Scope {
+        let scope = scopes.removeLast()
+        let parent = scopes[scopes.count - 1]
+        counts.versions -= scope.undo.count + scope.redo.count
+        counts.level -= 1
+        counts.undo = parent.undo.count
+        counts.redo = parent.redo.count
+        return scope
     }
 
     /// The versions a history may hold over `limit` before an append drops back to it: an
@@ -282,11 +324,16 @@ public struct VersionHistory<Value: Versionable> {
         if dropped > 0 {
             scopes[0].baseTag = scopes[0].undo[dropped - 1].tag
             scopes[0].undo.removeFirst(dropped)
+            counts.versions -= dropped
+            if counts.level == 0 { counts.undo -= dropped }
             excess -= dropped
         }
         // Only redo steps remain over the limit: drop the furthest ones of the current scope.
         if excess > 0 {
-            scopes[scopeLevel].redo.removeFirst(min(excess, scopes[scopeLevel].redo.count))
+            let redone = min(excess, counts.redo)
+            scopes[scopeLevel].redo.removeFirst(redone)
+            counts.versions -= redone
+            counts.redo -= redone
         }
     }
 
@@ -298,6 +345,12 @@ public struct VersionHistory<Value: Versionable> {
     /// - Throws: ``ReversionError`` from the first step that does not apply.
     public func checkInvariants() throws(ReversionError) {
         precondition(!scopes.isEmpty, "a history always has a root scope")
+        let recounted = StackCounts(
+            versions: scopes.reduce(0) { $0 + $1.undo.count + $1.redo.count }, level: scopes.count - 1,
+            undo: scopes[scopes.count - 1].undo.count, redo: scopes[scopes.count - 1].redo.count)
+        guard counts == recounted else {
+            throw .wrongVersion(path: [], reason: "the stacks hold \(recounted), but \(counts) were counted")
+        }
         var value = current
         for scope in scopes.reversed() {
             var forward = value
@@ -313,3 +366,18 @@ public struct VersionHistory<Value: Versionable> {
 extension VersionHistory: Sendable where Value: Sendable {}
 extension VersionHistory.Step: Sendable where Value: Sendable {}
 extension VersionHistory.Scope: Sendable where Value: Sendable {}
+
+/// The sizes of a history's stacks (not nested in the generic type, so that using it needs no
+/// metadata looked up).
+struct StackCounts: Equatable, Sendable, CustomStringConvertible {
+    /// Undo and redo steps in all scopes.
+    var versions = 0
+    /// The current scope's level.
+    var level = 0
+    /// The current scope's undo steps.
+    var undo = 0
+    /// The current scope's redo steps.
+    var redo = 0
+
+    var description: String { "\(versions) versions (level \(level): \(undo) undo, \(redo) redo)" }
+}

@@ -136,8 +136,8 @@ public final class InMemoryVersionStorage<Value: Versionable>: VersionStorage {
 
     public var current: Value { history.current }
     public var scopeLevel: Int { history.scopeLevel }
-    public var undoCount: Int { history.scopes[history.scopeLevel].undo.count }
-    public var redoCount: Int { history.scopes[history.scopeLevel].redo.count }
+    public var undoCount: Int { history.undoCount }
+    public var redoCount: Int { history.redoCount }
     public var versionCount: Int { history.versionCount }
     public var maximumVersions: Int? { history.maximumVersions }
 

@@ -81,6 +81,16 @@ extension VersioningController {
     /// observation is delivered — as one version. Every operation starts with this, so that
     /// what it acts on includes every edit, and what it reports is what will be undone.
     package func recordPending() throws(ReversionError) {
+        // Neither debouncing nor observing (most appends): nothing can be pending. The rest is
+        // a function of its own, whose `Value?` (a type that code not specialized for `Value`
+        // looks up at run time, where the function starts) such an append does not pay for.
+        guard debouncer != nil || observedChange != nil else { return }
+        try recordHeldOrObserved()
+    }
+
+    /// ``recordPending()`` while debouncing or observing.
+    @inline(never)
+    private func recordHeldOrObserved() throws(ReversionError) {
         var newest = debouncer?.pending
         let observed = observedChange?.lower() ?? false
         if observed, let root = readRoot() { newest = root }
@@ -267,7 +277,7 @@ extension VersioningController {
     public func tags(inScopeLevel level: Int? = nil) throws(Failure) -> (
         undo: [VersionTag?], redo: [VersionTag?]
     ) {
-        try perform { () throws(ReversionError) in
+        try performForResult { () throws(ReversionError) in
             try recordPending()
             return try storage.tags(inScopeLevel: level ?? storage.scopeLevel)
         } ?? ([], [])

@@ -277,13 +277,13 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// debounced change.
     public var hasUndo: Bool {
         registrar.access(self, keyPath: observed.hasUndo)
-        return storage.undoCount > 0 || debouncer?.pending != nil
+        return storage.undoCount > 0 || debouncer?.isHolding == true
     }
 
     /// Whether ``redo()`` has a version to go forward to in the current scope.
     public var hasRedo: Bool {
         registrar.access(self, keyPath: observed.hasRedo)
-        return storage.redoCount > 0 && debouncer?.pending == nil
+        return storage.redoCount > 0 && debouncer?.isHolding != true
     }
 
     /// The 0-based level of the current scope.
@@ -347,7 +347,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// showing an undo button is not invalidated by every edit.
     func didChange(writingRoot: Bool = true) {
         let paths = observed
-        let now = AnnouncedStacks(storage, pending: debouncer?.pending != nil)
+        let now = AnnouncedStacks(storage, pending: debouncer?.isHolding ?? false)
         let before = announced
         announced = now
         registrar.willSet(self, keyPath: paths.value)
@@ -363,19 +363,35 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         if writingRoot { writeRoot() }
     }
 
+    /// Runs `operation`, reporting a ``ReversionError`` as the error mode says.
+    ///
+    /// Most operations return nothing and come here: ``performForResult(_:)`` makes a `T?`,
+    /// whose type code not specialized for `Value` looks up at run time, every call.
+    package func perform(_ operation: () throws(ReversionError) -> Void) throws(Failure) {
+        do {
+            try operation()
+            if storedError != nil { setError(nil) }
+        } catch {
+            try report(error)
+        }
+    }
+
+    /// Reports `error` as the error mode says. A function of its own: its `Root?` is a type
+    /// that code not specialized for `Root` looks up where the function starts, which every
+    /// operation would pay for if this were inlined.
+    @inline(never)
+    private func report(_ error: ReversionError) throws(Failure) {
+        if errorMode.assignsToController { setError(error) }
+        try errorMode.handle(error, object as? Root)
+    }
+
     /// Runs `operation`, reporting a ``ReversionError`` as the error mode says; returns `nil`
     /// when it failed in an assigning mode.
     @discardableResult
-    package func perform<T>(_ operation: () throws(ReversionError) -> T) throws(Failure) -> T? {
-        do {
-            let result = try operation()
-            if storedError != nil { setError(nil) }
-            return result
-        } catch {
-            if errorMode.assignsToController { setError(error) }
-            try errorMode.handle(error, object as? Root)
-            return nil
-        }
+    package func performForResult<T>(_ operation: () throws(ReversionError) -> T) throws(Failure) -> T? {
+        var result: T?
+        try perform { () throws(ReversionError) in result = try operation() }
+        return result
     }
 
     func setError(_ error: ReversionError?) {
