@@ -9,7 +9,7 @@
 extension Array: Versionable, Revertible where Element: Versionable {
     /// Registers the array element by element.
     public func addReversions(into reverter: inout some Reverter<Self>) {
-        reverter.appendElementReversions(at: \.self, component: nil)
+        reverter.appendElementReversions(at: KeyPathCache.identity(), component: nil)
     }
 }
 

@@ -4,7 +4,7 @@
 extension Dictionary: Versionable, Revertible where Value: Versionable {
     /// Registers the dictionary entry by entry.
     public func addReversions(into reverter: inout some Reverter<Self>) {
-        reverter.appendElementReversions(at: \.self, component: nil)
+        reverter.appendElementReversions(at: KeyPathCache.identity(), component: nil)
     }
 }
 

@@ -167,10 +167,23 @@ public struct VersionHistory<Value: Versionable> {
     /// - Complexity: O(`count`) plus the cost of the reversions.
     public mutating func undo(count: Int) throws(ReversionError) {
         let level = scopeLevel
+        if count == 1, let step = scopes[level].undo.last {
+            // One step, as most undos are: applied and moved without the slices and sequences
+            // below, whose generic code looks up several types' metadata when not specialized
+            // for `Value`. `revert` changes nothing when it throws.
+            try step.reversion.revert(&current)
+            scopes[level].undo.removeLast()
+            scopes[level].redo.append(step)
+            counts.undo -= 1
+            counts.redo += 1
+            return
+        }
         // A copy of the few steps moved: a slice would keep the stack shared and make the removal
         // below copy it whole.
         let steps = Array(scopes[level].undo.suffix(count))
-        try Self.apply(steps.reversed().lazy.map(\.reversion), to: &current)
+        // Closures, not key paths: in code not specialized for `Value`, a key path literal into
+        // a generic type is built at run time every time (some 17,000 instructions).
+        try Self.apply(steps.reversed().lazy.map { $0.reversion }, to: &current)
         scopes[level].undo.removeLast(steps.count)
         scopes[level].redo.append(contentsOf: steps.reversed())
         counts.undo -= steps.count
@@ -184,8 +197,17 @@ public struct VersionHistory<Value: Versionable> {
     /// - Complexity: O(`count`) plus the cost of the reversions.
     public mutating func redo(count: Int) throws(ReversionError) {
         let level = scopeLevel
+        if count == 1, let step = scopes[level].redo.last {
+            // One step: as in `undo(count:)`.
+            try step.reversion.inverse.revert(&current)
+            scopes[level].redo.removeLast()
+            scopes[level].undo.append(step)
+            counts.redo -= 1
+            counts.undo += 1
+            return
+        }
         let steps = Array(scopes[level].redo.suffix(count))
-        try Self.apply(steps.reversed().lazy.map(\.reversion.inverse), to: &current)
+        try Self.apply(steps.reversed().lazy.map { $0.reversion.inverse }, to: &current)
         scopes[level].redo.removeLast(steps.count)
         scopes[level].undo.append(contentsOf: steps.reversed())
         counts.redo -= steps.count
@@ -224,7 +246,7 @@ public struct VersionHistory<Value: Versionable> {
     @discardableResult
     public mutating func undo(to tag: VersionTag) throws(ReversionError) -> Int {
         let scope = scopes[scopeLevel]
-        let tags = [scope.baseTag] + scope.undo.map(\.tag)
+        let tags = [scope.baseTag] + scope.undo.map { $0.tag }
         guard let target = tags.lastIndex(of: tag) else { return 0 }
         let count = scope.undo.count - target
         try undo(count: count)
@@ -264,7 +286,7 @@ public struct VersionHistory<Value: Versionable> {
     /// - Returns: One entry per version, `nil` for an untagged one.
     public func tags(inScopeLevel level: Int? = nil) -> (undo: [VersionTag?], redo: [VersionTag?]) {
         let scope = scopes[level ?? scopeLevel]
-        return ([scope.baseTag] + scope.undo.map(\.tag), scope.redo.reversed().map(\.tag))
+        return ([scope.baseTag] + scope.undo.map { $0.tag }, scope.redo.reversed().map { $0.tag })
     }
 
     /// Starts a new scope whose first version is the current one.

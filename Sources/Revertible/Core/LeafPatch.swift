@@ -61,7 +61,7 @@ public protocol VersionableLeaf: Versionable, Equatable {
 extension VersionableLeaf {
     /// Registers the value itself as one leaf.
     public func addReversions(into reverter: inout some Reverter<Self>) {
-        reverter.appendLeafReversion(at: \.self, component: nil)
+        reverter.appendLeafReversion(at: KeyPathCache.identity(), component: nil)
     }
 }
 

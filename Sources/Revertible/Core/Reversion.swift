@@ -34,7 +34,7 @@ public struct Reversion<Root> {
 
     /// The paths of the changed leaves, in the order they are reverted.
     public var paths: [PathDescriptor] {
-        isInverse ? changes.reversed().map(\.path) : changes.map(\.path)
+        isInverse ? changes.reversed().map { $0.path } : changes.map { $0.path }
     }
 
     /// The reversion that undoes this one: it turns the earlier version back into the later.

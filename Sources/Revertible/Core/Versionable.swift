@@ -96,7 +96,7 @@ extension Versionable where Self: Equatable {
     /// enum) is tracked as a whole: any change overwrites it.
     public func addReversions(into reverter: inout some Reverter<Self>) {
         if !reverter.appendStoredPropertyReversions() {
-            reverter.appendOverwriteReversion(at: \.self, component: nil)
+            reverter.appendOverwriteReversion(at: KeyPathCache.identity(), component: nil)
         }
     }
 }
@@ -115,7 +115,7 @@ extension Versionable where Self: Equatable & Codable {
     /// ```
     public func addReversions(into reverter: inout some Reverter<Self>) {
         if !reverter.appendStoredPropertyReversions() {
-            reverter.appendCodableReversion(at: \.self, component: nil)
+            reverter.appendCodableReversion(at: KeyPathCache.identity(), component: nil)
         }
     }
 }

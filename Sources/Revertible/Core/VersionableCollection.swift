@@ -120,6 +120,6 @@ extension VersionableCollection {
 extension VersionableCollection {
     /// Registers the collection element by element.
     public func addReversions(into reverter: inout some Reverter<Self>) {
-        reverter.appendElementReversions(at: \.self, component: nil)
+        reverter.appendElementReversions(at: KeyPathCache.identity(), component: nil)
     }
 }

@@ -78,7 +78,7 @@ struct ElementNode<Collection: VersionableCollection>: EditNode {
 func lift<Root, Child>(_ node: any EditNode<Child>, through keyPath: WritableKeyPath<Root, Child>)
     -> any EditNode<Root>
 {
-    if Root.self == Child.self, keyPath == \Root.self {
+    if Root.self == Child.self, keyPath == KeyPathCache.identity(Root.self) {
         return node as! any EditNode<Root>
     }
     return PropertyNode(keyPath: keyPath, inner: node)

@@ -131,7 +131,7 @@ final class FieldTable<Root>: @unchecked Sendable {
 
     /// The path component for a registration without an explicit name.
     func component(for keyPath: AnyKeyPath) -> PathComponent? {
-        if keyPath == \Root.self { return nil }
+        if keyPath == KeyPathCache.identity(Root.self) { return nil }
         guard let name = names[keyPath] else {
             preconditionFailure(
                 """

@@ -3,12 +3,19 @@
 extension Optional: Versionable, Revertible where Wrapped: Versionable {
     /// Tracks the wrapped value, or the whole optional when it became or stopped being `nil`.
     public func addReversions(into reverter: inout some Reverter<Self>) {
-        guard !reverter.hasChanged(at: \.isNone) else {
-            reverter.appendOverwriteReversion(at: \.self, component: nil)
+        guard
+            !reverter.hasChanged(
+                at: KeyPathCache.path(.optionalIsNone, of: Self.self) { () -> KeyPath<Self, Bool> in \.isNone
+                })
+        else {
+            reverter.appendOverwriteReversion(at: KeyPathCache.identity(), component: nil)
             return
         }
         guard self != nil else { return }
-        reverter.appendReversion(at: \.versionedWrapped, component: nil)
+        reverter.appendReversion(
+            at: KeyPathCache.path(.optionalWrapped, of: Self.self) { () -> WritableKeyPath<Self, Wrapped> in
+                \.versionedWrapped
+            }, component: nil)
     }
 
     private var isNone: Bool { self == nil }
