@@ -114,8 +114,9 @@ extension Array: VersionableCollection where Element: Versionable {
             }
             if sameIDs { return (nil, changed) }
         }
-        let oldIDs = oldElements.map(\.id)
-        let newIDs = newElements.map(\.id)
+        // Closures: a key path into `Element` would be built at run time on every diff.
+        let oldIDs = oldElements.map { $0.id }
+        let newIDs = newElements.map { $0.id }
         let difference = newIDs.difference(from: oldIDs)
         var removals: [ArrayPatch<Element>.Entry] = []
         var insertions: [ArrayPatch<Element>.Entry] = []

@@ -141,6 +141,20 @@ extension Reverter {
             }
             return table.hasStoredProperties
         }
+        // Resolving a stored path: only the property it names can take it (every tracked
+        // property's component is its name), so the others are not asked.
+        if Self.self == ResolvingReverter<Root>.self {
+            withUnsafeMutablePointer(to: &self) { pointer in
+                let resolving = UnsafeMutableRawPointer(pointer).assumingMemoryBound(
+                    to: ResolvingReverter<Root>.self)
+                if case .property(let name)? = resolving.pointee.remaining.first,
+                    let index = table.trackedByName[name]
+                {
+                    table.tracked[index].register(into: &resolving.pointee)
+                }
+            }
+            return table.hasStoredProperties
+        }
         for field in table.tracked {
             field.register(into: &self)
         }

@@ -14,6 +14,9 @@ final class FieldTable<Root>: @unchecked Sendable {
     let tracked: [any FieldRegistration<Root>]
     /// Stored property names by key path, for `appendReversion(at:)`.
     let names: [AnyKeyPath: String]
+    /// The index in `tracked` of each tracked property, by name: resolving a stored path
+    /// registers only the property it names.
+    let trackedByName: [String: Int]
     /// Whether reflection found any stored property.
     let hasStoredProperties: Bool
     /// How each tracked field is compared by its bytes (`tracked[i]` by the `i`th check).
@@ -34,18 +37,21 @@ final class FieldTable<Root>: @unchecked Sendable {
     private init() {
         var tracked: [any FieldRegistration<Root>] = []
         var names: [AnyKeyPath: String] = [:]
+        var trackedByName: [String: Int] = [:]
         var count = 0
         _forEachFieldWithKeyPath(of: Root.self, options: []) { cName, keyPath in
             count += 1
             let name = String(cString: cName)
             names[keyPath] = name
             if let registration = Self.registration(name: name, keyPath: keyPath) {
+                trackedByName[name] = tracked.count
                 tracked.append(registration)
             }
             return true
         }
         self.tracked = tracked
         self.names = names
+        self.trackedByName = trackedByName
         self.hasStoredProperties = count > 0
         self.byteChecks = FieldByteChecks(tracked.map(\.bytes))
     }

@@ -190,6 +190,12 @@ struct ResolvingReverter<Root>: Reverter {
                 .undecodable(
                     path: record.path, type: "\(Patch.Value.self)", reason: "\(Patch.self) is not Decodable"))
         }
+        // The common forms (a number, boolean or text replaced) are read directly.
+        if let direct = Patch.self as? any DirectlyReadPatch.Type,
+            let patch = record.payload.withUnsafeBytes({ direct.readDirectJSON($0) }) as? Patch
+        {
+            return .success(patch)
+        }
         do {
             guard let patch = try decoder.decode(decodable, from: record.payload) as? Patch else {
                 return .failure(

@@ -51,6 +51,28 @@ public struct RangePatch<Value: RangePatchable>: LeafPatch {
         }
     }
 
+    /// A patch of stored parts, as a decoder reads them; check ``rangeFits`` before use.
+    init(
+        offset: Int, old: Value, new: Value, oldCount: Int, newCount: Int, oldDigest: UInt64?,
+        newDigest: UInt64?
+    ) {
+        (self.offset, self.old, self.new) = (offset, old, new)
+        (self.oldCount, self.newCount, self.oldDigest, self.newDigest) = (
+            oldCount, newCount, oldDigest, newDigest
+        )
+    }
+
+    /// Whether the stored range fits the stored lengths, as a patch made by diffing does.
+    var rangeFits: Bool {
+        let oldLength = old.withPatchableBytes { $0.count }
+        let newLength = new.withPatchableBytes { $0.count }
+        // Written so that no stored number, however large, can overflow: counts and lengths are
+        // checked non-negative first, and only differences of non-negative numbers are taken.
+        return offset >= 0 && oldCount >= 0 && newCount >= 0 && oldLength <= oldCount && newLength <= newCount
+            && offset <= oldCount - oldLength && offset <= newCount - newLength
+            && oldCount - oldLength == newCount - newLength
+    }
+
     private init(oldBytes: UnsafeRawBufferPointer, newBytes: UnsafeRawBufferPointer) {
         oldCount = oldBytes.count
         newCount = newBytes.count
@@ -121,14 +143,7 @@ extension RangePatch: Codable where Value: Codable {
         newCount = try container.decode(Int.self, forKey: .newCount)
         oldDigest = try Self.digest(container, .oldDigest)
         newDigest = try Self.digest(container, .newDigest)
-        let oldLength = old.withPatchableBytes(\.count)
-        let newLength = new.withPatchableBytes(\.count)
-        // Written so that no stored number, however large, can overflow: counts and lengths are
-        // checked non-negative first, and only differences of non-negative numbers are taken.
-        guard offset >= 0, oldCount >= 0, newCount >= 0, oldLength <= oldCount, newLength <= newCount,
-            offset <= oldCount - oldLength, offset <= newCount - newLength,
-            oldCount - oldLength == newCount - newLength
-        else {
+        guard rangeFits else {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: decoder.codingPath,
