@@ -22,29 +22,33 @@ extension RangePatch: DirectlyReadPatch {
     static func readDirectJSON(_ json: UnsafeRawBufferPointer) -> RangePatch? {
         // The keys sorted, as they are written: the new side, the offset, the old side.
         var reader = DirectJSON.Reader(json)
-        guard reader.skip(#"{"new":"#), let new: Value = reader.scalar(), reader.skip(#","newCount":"#),
-            let newCount: Int = reader.scalar()
+        guard reader.skip("{"), let new = readSide("new", from: &reader), reader.skip(#","offset":"#),
+            let offset: Int = reader.scalar(), reader.skip(","), let old = readSide("old", from: &reader),
+            reader.skip("}"), reader.isAtEnd
         else { return nil }
-        var newDigest: UInt64?
-        if reader.skip(#","newDigest":"#) {
-            guard let digest = reader.hex() else { return nil }
-            newDigest = digest
-        }
-        guard reader.skip(#","offset":"#), let offset: Int = reader.scalar(), reader.skip(#","old":"#),
-            let old: Value = reader.scalar(), reader.skip(#","oldCount":"#),
-            let oldCount: Int = reader.scalar()
-        else { return nil }
-        var oldDigest: UInt64?
-        if reader.skip(#","oldDigest":"#) {
-            guard let digest = reader.hex() else { return nil }
-            oldDigest = digest
-        }
-        guard reader.skip("}"), reader.isAtEnd else { return nil }
         let patch = RangePatch(
-            offset: offset, old: old, new: new, oldCount: oldCount, newCount: newCount, oldDigest: oldDigest,
-            newDigest: newDigest)
+            offset: offset, old: old.value, new: new.value, oldCount: old.count, newCount: new.count,
+            oldDigest: old.digest, newDigest: new.digest)
         // One that does not fit goes to the decoder, which says so.
         return patch.rangeFits ? patch : nil
+    }
+
+    /// One side's members as `writeSide` writes them: `"new":…,"newCount":…`, and
+    /// `,"newDigest":"…"` when it has one.
+    private static func readSide(_ side: StaticString, from reader: inout DirectJSON.Reader) -> (
+        value: Value, count: Int, digest: UInt64?
+    )? {
+        guard reader.skip(#"""#), reader.skip(side), reader.skip(#"":"#), let value: Value = reader.scalar(),
+            reader.skip(#",""#), reader.skip(side), reader.skip(#"Count":"#), let count: Int = reader.scalar()
+        else { return nil }
+        // The digest's key, looked for ahead: what follows may be the next key instead.
+        var ahead = reader
+        guard ahead.skip(#",""#), ahead.skip(side), ahead.skip(#"Digest":"#) else {
+            return (value, count, nil)
+        }
+        guard let digest = ahead.hex() else { return nil }
+        reader = ahead
+        return (value, count, digest)
     }
 }
 
