@@ -15,6 +15,15 @@ enum KeyPathCache {
         case optionalIsNone
         /// `Optional`'s `versionedWrapped`.
         case optionalWrapped
+        /// The key paths a ``VersioningController`` tells its observers about.
+        case observedByController
+    }
+
+    /// A value held by reference, so that the cache can hold it.
+    final class Box<Value>: @unchecked Sendable {
+        // Sound because it is never changed after `init`, and only key paths are put in one.
+        let value: Value
+        init(_ value: Value) { self.value = value }
     }
 
     private struct Key: Hashable {
@@ -22,20 +31,26 @@ enum KeyPathCache {
         let slot: Slot
     }
 
-    private static let paths = Locked<[Key: AnyKeyPath]>([:])
+    private static let objects = Locked<[Key: AnyObject]>([:])
+
+    /// The object in `slot` of `root` (a key path, or a box of them), made by `make` the first
+    /// time it is asked for.
+    ///
+    /// A slot always holds objects of one type for a given root, so the one found is of the
+    /// type asked for.
+    static func object<Object: AnyObject>(_ slot: Slot, of root: Any.Type, _ make: () -> Object) -> Object {
+        let key = Key(root: ObjectIdentifier(root), slot: slot)
+        if let object = objects.withLock({ $0[key] }) {
+            return unsafeDowncast(object, to: Object.self)
+        }
+        let object = make()
+        objects.withLock { $0[key] = object }
+        return object
+    }
 
     /// The key path in `slot` of `root`, made by `make` the first time it is asked for.
-    ///
-    /// A slot always holds key paths of one type for a given root, so the one found is of the
-    /// type asked for.
     static func path<Path: AnyKeyPath>(_ slot: Slot, of root: Any.Type, _ make: () -> Path) -> Path {
-        let key = Key(root: ObjectIdentifier(root), slot: slot)
-        if let path = paths.withLock({ $0[key] }) {
-            return unsafeDowncast(path, to: Path.self)
-        }
-        let path = make()
-        paths.withLock { $0[key] = path }
-        return path
+        object(slot, of: root, make)
     }
 
     /// `\Root.self`.
