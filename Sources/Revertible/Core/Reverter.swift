@@ -129,35 +129,38 @@ extension Reverter {
     @discardableResult
     public mutating func appendStoredPropertyReversions() -> Bool {
         let table = FieldTable<Root>.shared
-        // Comparing two versions: a field whose bytes did not change is skipped unread. The
-        // reverter is reached in place once its type is known (a cast would copy both values).
-        if Self.self == DiffingReverter<Root>.self {
-            withUnsafeMutablePointer(to: &self) { pointer in
-                let diffing = UnsafeMutableRawPointer(pointer).assumingMemoryBound(
-                    to: DiffingReverter<Root>.self)
-                for index in diffing.pointee.changedFields(table) {
-                    table.tracked[index].register(into: &diffing.pointee)
-                }
+        // Comparing two versions: a field whose bytes did not change is skipped unread.
+        let diffing = inPlace(as: DiffingReverter<Root>.self) { diffing in
+            for index in diffing.changedFields(table) {
+                table.tracked[index].register(into: &diffing)
             }
-            return table.hasStoredProperties
         }
+        if diffing { return table.hasStoredProperties }
         // Resolving a stored path: only the property it names can take it (every tracked
         // property's component is its name), so the others are not asked.
-        if Self.self == ResolvingReverter<Root>.self {
-            withUnsafeMutablePointer(to: &self) { pointer in
-                let resolving = UnsafeMutableRawPointer(pointer).assumingMemoryBound(
-                    to: ResolvingReverter<Root>.self)
-                if case .property(let name)? = resolving.pointee.remaining.first,
-                    let index = table.trackedByName[name]
-                {
-                    table.tracked[index].register(into: &resolving.pointee)
-                }
+        let resolving = inPlace(as: ResolvingReverter<Root>.self) { resolving in
+            if case .property(let name)? = resolving.remaining.first, let index = table.trackedByName[name] {
+                table.tracked[index].register(into: &resolving)
             }
-            return table.hasStoredProperties
         }
+        if resolving { return table.hasStoredProperties }
         for field in table.tracked {
             field.register(into: &self)
         }
         return table.hasStoredProperties
+    }
+
+    /// Runs `body` on this reverter as a `Known`, in place, when it is one: a cast would copy
+    /// it (and a diffing reverter holds both values compared).
+    ///
+    /// - Returns: Whether this reverter is a `Known`.
+    private mutating func inPlace<Known: Reverter<Root>>(as _: Known.Type, _ body: (inout Known) -> Void)
+        -> Bool
+    {
+        guard Self.self == Known.self else { return false }
+        withUnsafeMutablePointer(to: &self) { pointer in
+            body(&UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: Known.self).pointee)
+        }
+        return true
     }
 }
