@@ -144,6 +144,39 @@ import Testing
         #expect(VersioningController<Activity, Activity, ReversionError>.defaultMaximumVersions == 1_000)
     }
 
+    struct Pair: Versionable, Equatable {
+        var a = 0
+        var b = 0
+    }
+
+    /// Undoing or redoing several versions is all or nothing: when a later step does not apply,
+    /// the ones already applied are taken back.
+    @Test func aMultiStepMoveThatFailsHalfwayChangesNothing() throws {
+        var history = VersionHistory(Pair())
+        history.append(Pair(a: 1, b: 0))
+        history.append(Pair(a: 1, b: 1))
+        // The newest step (b back to 0) still applies; the one before it (a back to 0) does not.
+        history.replaceCurrent(with: Pair(a: 5, b: 1))
+        #expect(throws: ReversionError.self) { try history.undo(count: 2) }
+        #expect(history.current == Pair(a: 5, b: 1))
+        #expect((history.undoCount, history.redoCount) == (2, 0))
+
+        history.replaceCurrent(with: Pair(a: 1, b: 1))
+        try history.undo(count: 2)
+        #expect(history.current == Pair())
+        #expect((history.undoCount, history.redoCount) == (0, 2))
+        // Redo: the first step (a to 1) applies, the second (b to 1) does not.
+        history.replaceCurrent(with: Pair(a: 0, b: 7))
+        #expect(throws: ReversionError.self) { try history.redo(count: 2) }
+        #expect(history.current == Pair(a: 0, b: 7))
+        #expect((history.undoCount, history.redoCount) == (0, 2))
+        history.replaceCurrent(with: Pair())
+        try history.redo(count: 5)
+        #expect(history.current == Pair(a: 1, b: 1))
+        #expect((history.undoCount, history.redoCount) == (2, 0))
+        try history.checkInvariants()
+    }
+
     /// Past the limit, appends drop the oldest versions in batches of an eighth of it (so that
     /// the stack is not moved by every append); setting the limit drops down to it at once.
     @Test func aLargerLimitDropsTheOldestVersionsInBatches() throws {

@@ -166,28 +166,7 @@ public struct VersionHistory<Value: Versionable> {
     /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes.
     /// - Complexity: O(`count`) plus the cost of the reversions.
     public mutating func undo(count: Int) throws(ReversionError) {
-        let level = scopeLevel
-        if count == 1, let step = scopes[level].undo.last {
-            // One step, as most undos are: applied and moved without the slices and sequences
-            // below, whose generic code looks up several types' metadata when not specialized
-            // for `Value`. `revert` changes nothing when it throws.
-            try step.reversion.revert(&current)
-            scopes[level].undo.removeLast()
-            scopes[level].redo.append(step)
-            counts.undo -= 1
-            counts.redo += 1
-            return
-        }
-        // A copy of the few steps moved: a slice would keep the stack shared and make the removal
-        // below copy it whole.
-        let steps = Array(scopes[level].undo.suffix(count))
-        // Closures, not key paths: in code not specialized for `Value`, a key path literal into
-        // a generic type is built at run time every time (some 17,000 instructions).
-        try Self.apply(steps.reversed().lazy.map { $0.reversion }, to: &current)
-        scopes[level].undo.removeLast(steps.count)
-        scopes[level].redo.append(contentsOf: steps.reversed())
-        counts.undo -= steps.count
-        counts.redo += steps.count
+        try move(count, undoing: true)
     }
 
     /// Goes forward `count` versions of the current scope (fewer when it has fewer).
@@ -196,45 +175,55 @@ public struct VersionHistory<Value: Versionable> {
     /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes.
     /// - Complexity: O(`count`) plus the cost of the reversions.
     public mutating func redo(count: Int) throws(ReversionError) {
-        let level = scopeLevel
-        if count == 1, let step = scopes[level].redo.last {
-            // One step: as in `undo(count:)`.
-            try step.reversion.inverse.revert(&current)
-            scopes[level].redo.removeLast()
-            scopes[level].undo.append(step)
-            counts.redo -= 1
-            counts.undo += 1
-            return
-        }
-        let steps = Array(scopes[level].redo.suffix(count))
-        try Self.apply(steps.reversed().lazy.map { $0.reversion.inverse }, to: &current)
-        scopes[level].redo.removeLast(steps.count)
-        scopes[level].undo.append(contentsOf: steps.reversed())
-        counts.redo -= steps.count
-        counts.undo += steps.count
+        try move(count, undoing: false)
     }
 
-    /// Applies `reversions` in order to `value` in place; when one does not apply, the ones
-    /// already applied are taken back, so `value` is as it was.
-    static func apply(_ reversions: some Sequence<Reversion<Value>>, to value: inout Value)
-        throws(ReversionError)
-    {
-        var applied: [Reversion<Value>] = []
-        for reversion in reversions {
-            do {
-                try reversion.revert(&value)
+    /// Moves up to `count` steps of the current scope from one stack to the other, newest
+    /// first — undo steps to the redo stack when `undoing`, else back — reverting the current
+    /// value in place through each step (through its inverse when redoing). When one does not
+    /// apply, those already applied are taken back, and nothing changes.
+    ///
+    /// Indices and single-step moves, not slices, lazy maps and `append(contentsOf:)`: in
+    /// code not specialized for `Value`, those look up several types' metadata on each call
+    /// (an undo of one step cost four times what it costs now).
+    private mutating func move(_ count: Int, undoing: Bool) throws(ReversionError) {
+        let level = scopeLevel
+        let moved = min(max(count, 0), undoing ? counts.undo : counts.redo)
+        do {
+            // Scoped, so that this second reference to the stack is gone before the moves
+            // below: kept, it would make the first removal copy the whole stack.
+            let stack = undoing ? scopes[level].undo : scopes[level].redo
+            func reversion(_ offset: Int, forward: Bool) -> Reversion<Value> {
+                let reversion = stack[stack.count - 1 - offset].reversion
+                return forward == undoing ? reversion : reversion.inverse
+            }
+            var applied = 0
+            do throws(ReversionError) {
+                while applied < moved {
+                    try reversion(applied, forward: true).revert(&current)
+                    applied += 1
+                }
             } catch {
-                for done in applied.reversed() {
+                while applied > 0 {
+                    applied -= 1
                     do {
-                        try done.inverse.revert(&value)
+                        try reversion(applied, forward: false).revert(&current)
                     } catch {
                         preconditionFailure("a reversion just applied does not apply backwards: \(error)")
                     }
                 }
                 throw error
             }
-            applied.append(reversion)
         }
+        for _ in 0..<moved {
+            if undoing {
+                scopes[level].redo.append(scopes[level].undo.removeLast())
+            } else {
+                scopes[level].undo.append(scopes[level].redo.removeLast())
+            }
+        }
+        counts.undo += undoing ? -moved : moved
+        counts.redo += undoing ? moved : -moved
     }
 
     /// Undoes until the current version is the nearest earlier one tagged `tag`.
