@@ -61,14 +61,19 @@ enum SQLiteLimit {
     /// the statements Keepsake runs, through the C API, in a store Keepsake created. The floor
     /// under a tiny append with this schema: the rest of an append is Keepsake's Swift work.
     ///
-    /// - Parameter changes: The `changes` text each version carries (one of a real history's).
+    /// - Parameters:
+    ///   - changes: The `changes` text each version carries (one of a real history's).
+    ///   - witness: Whether the previous newest version's counters are cleared; without it, the
+    ///     figure says what that one `UPDATE` costs an append.
     static func versionCommits(
-        path: String, synchronous: SQLiteConnection.Synchronous, rows: Int, changes: String
+        path: String, synchronous: SQLiteConnection.Synchronous, rows: Int, changes: String,
+        witness: Bool = true
     ) throws -> Measure.Percentiles {
         let store = try KeepsakeStore(path: path, options: .init(synchronous: synchronous))
         _ = try store.history("rows", initialValue: SmallDocument())
         store.close()
-        let versions = try VersionRows(path: path, synchronous: synchronous, changes: changes)
+        let versions = try VersionRows(
+            path: path, synchronous: synchronous, changes: changes, witness: witness)
         let times = Measure.sample(runs: rows) { versions.commit() }
         // A statement that failed would make the baseline fast and wrong.
         let stored = try versions.storedVersions()
@@ -155,9 +160,10 @@ enum SQLiteLimit {
         private let changes: [UInt8]
         private var position: Int64 = 0
         private let path: String
+        private let witness: Bool
 
-        init(path: String, synchronous: SQLiteConnection.Synchronous, changes: String) throws {
-            (self.changes, self.path) = (Array(changes.utf8), path)
+        init(path: String, synchronous: SQLiteConnection.Synchronous, changes: String, witness: Bool) throws {
+            (self.changes, self.path, self.witness) = (Array(changes.utf8), path, witness)
             let connection = try SQLiteConnection(path: path)
             history = try connection.scalarInt("SELECT id FROM history WHERE name = 'rows'") ?? 0
             connection.close()
@@ -193,7 +199,7 @@ enum SQLiteLimit {
                 sqlite3_bind_int64(insert, 10, position)  // version_count
                 sqlite3_bind_double(insert, 11, now)
                 step(insert)
-                guard position > 1 else { return }
+                guard witness, position > 1 else { return }
                 sqlite3_bind_int64(clear, 1, history)
                 sqlite3_bind_int64(clear, 2, position - 1)
                 step(clear)

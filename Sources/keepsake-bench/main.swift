@@ -300,9 +300,11 @@ for mode in modes {
             if typed.step % 25 == 0 { try typing.flush() }
         })
     let limit = try SQLiteLimit.commits(path: path("limit.sqlite"), synchronous: synchronous, rows: edits)
+    let changes = try newestChanges("small.keepsake", history: "small")
     let rowsLimit = try SQLiteLimit.versionCommits(
-        path: path("rows.keepsake"), synchronous: synchronous, rows: edits,
-        changes: try newestChanges("small.keepsake", history: "small"))
+        path: path("rows.keepsake"), synchronous: synchronous, rows: edits, changes: changes)
+    let rowLimit = try SQLiteLimit.versionCommits(
+        path: path("row.keepsake"), synchronous: synchronous, rows: edits, changes: changes, witness: false)
     let limitWrites = try SQLiteLimit.bytesWrittenPerCommit(
         path: path("limit-writes.sqlite"), synchronous: synchronous, rows: quick ? 100 : 1_000)
     record(scenario, "durable append", append)
@@ -317,6 +319,10 @@ for mode in modes {
         limit.p50.seconds / rowsLimit.p50.seconds * 100, "%")
     record(
         scenario, "Keepsake's Swift work per append (p50 difference)", (append.p50 - rowsLimit.p50).seconds,
+        "s")
+    record(scenario, "SQLite limit: the version row alone (no witness), C API", rowLimit)
+    record(
+        scenario, "the witness's cost per append (p50 difference)", (rowsLimit.p50 - rowLimit.p50).seconds,
         "s")
     record(
         scenario, "WAL frames written per append", appendWrites.written / walFrame, "pages", target: "≤ 2",
