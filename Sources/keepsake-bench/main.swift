@@ -174,6 +174,7 @@ for mode in modes {
     let middle = original.items.count / 2
     var edited = original
     edited.items[middle].title = "Edited"
+    scribblePadding(&edited.items)
     // Baselines: what any diff must at least do (compare), and applying the change by hand.
     let compare = Measure.sample(runs: lightRuns) { _ = edited == original }
     let diff = Measure.sample(runs: lightRuns) { _ = edited.reversion(to: original) }
@@ -273,6 +274,21 @@ for mode in modes {
     record(scenario, "bytes written per durable append (WAL)", appendWrites.written, "bytes")
     record(scenario, "file growth per durable append", appendWrites.growth, "bytes")
     record(scenario, "naive: bytes stored per edit", Double(naiveBytes), "bytes")
+}
+
+/// Fills the padding of each item (after `done`) as a heap in use leaves it: a copy-on-write
+/// copy copies element by element, so its padding holds whatever the allocator's memory held.
+/// A fresh process's memory is zeros, which would flatter a comparison of bytes.
+func scribblePadding(_ items: inout [BigDocument.Item]) {
+    let stride = MemoryLayout<BigDocument.Item>.stride
+    let padding =
+        (MemoryLayout<BigDocument.Item>.offset(of: \.done)! + 1)..<MemoryLayout<BigDocument.Item>.offset(
+            of: \.priority)!
+    items.withUnsafeMutableBytes { bytes in
+        for item in 0..<bytes.count / stride {
+            for offset in padding { bytes[item * stride + offset] = 0xA5 }
+        }
+    }
 }
 
 // MARK: 2. Small document, many edits

@@ -13,6 +13,12 @@ struct MeaningfulBytes: @unchecked Sendable {
     let words: [UInt64]
     /// Which of the bytes after the last whole word are meaningful.
     let tail: [Bool]
+    /// The mask of ``blockCount`` values side by side: a block of an array is compared in one
+    /// branch-free pass. A whole number of 64-byte runs, the pass's unit.
+    let blockWords: [UInt64]
+    /// How many values ``blockWords`` covers: 64, or for values over 64 bytes the fewest whose
+    /// bytes make whole 64-byte runs (8 values of 72 bytes, one of 4,096).
+    let blockCount: Int
 
     static func of<T>(_: T.Type) -> MeaningfulBytes {
         let key = ObjectIdentifier(T.self)
@@ -42,6 +48,16 @@ struct MeaningfulBytes: @unchecked Sendable {
         }
         self.words = words
         self.tail = Array(bytes.dropFirst(words.count * 8))
+        blockCount = stride <= 64 ? 64 : 64 / Self.greatestCommonDivisor(stride, 64)
+        var blockWords = [UInt64](repeating: 0, count: blockCount * stride / 8)
+        for index in 0..<blockCount * stride where bytes[index % stride] {
+            blockWords[index / 8] |= 0xFF << UInt64((index % 8) * 8)
+        }
+        self.blockWords = blockWords
+    }
+
+    private static func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int {
+        b == 0 ? a : greatestCommonDivisor(b, a % b)
     }
 
     private static func size(of type: Any.Type) -> Int {
@@ -51,26 +67,67 @@ struct MeaningfulBytes: @unchecked Sendable {
 
     /// The positions `0..<count` where the values at `a` and `b` (arrays of `count` values of
     /// `stride` bytes) differ in their meaningful bytes.
+    ///
+    /// Most blocks of ``blockCount`` values hold the same values. A `memcmp` settles a block
+    /// whose bytes are all the same; one whose bytes differ is compared once more over its
+    /// meaningful bytes only, in one branch-free pass, before its values are compared one by
+    /// one: an array copied element by element (as copy-on-write copies one) leaves the padding
+    /// of the copy as the allocator left it, so on a heap that has been in use every block of
+    /// values with padding differs somewhere.
     func differingPositions(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int, stride: Int) -> [Int] {
         var positions: [Int] = []
-        let block = 32
         words.withUnsafeBufferPointer { words in
             tail.withUnsafeBufferPointer { tail in
-                var start = 0
-                while start < count {
-                    let end = min(start + block, count)
-                    // Most blocks are byte for byte the same: one `memcmp` settles them.
-                    if memcmp(a + start * stride, b + start * stride, (end - start) * stride) != 0 {
-                        for index in start..<end
-                        where !Self.same(a + index * stride, b + index * stride, words, tail) {
-                            positions.append(index)
+                blockWords.withUnsafeBufferPointer { blockWords in
+                    var start = 0
+                    while start < count {
+                        let end = min(start + blockCount, count)
+                        let (x, y) = (a + start * stride, b + start * stride)
+                        let same =
+                            memcmp(x, y, (end - start) * stride) == 0
+                            || (end - start == blockCount && Self.sameBlock(x, y, blockWords))
+                        if !same {
+                            for index in start..<end
+                            where !Self.same(a + index * stride, b + index * stride, words, tail) {
+                                positions.append(index)
+                            }
                         }
+                        start = end
                     }
-                    start = end
                 }
             }
         }
         return positions
+    }
+
+    /// Whether the blocks at `a` and `b` have the same bytes where `mask` has ones: 64 bytes at
+    /// a time in vector registers, without a branch per word. (`mask` is a whole number of
+    /// 64-byte runs: ``blockWords``.)
+    @inline(__always)
+    private static func sameBlock(
+        _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ mask: UnsafeBufferPointer<UInt64>
+    )
+        -> Bool
+    {
+        guard let maskBase = mask.baseAddress else { return true }
+        let m = UnsafeRawPointer(maskBase)
+        func difference(_ byte: Int) -> SIMD2<UInt64> {
+            (a.loadUnaligned(fromByteOffset: byte, as: SIMD2<UInt64>.self)
+                ^ b.loadUnaligned(fromByteOffset: byte, as: SIMD2<UInt64>.self))
+                & m.loadUnaligned(fromByteOffset: byte, as: SIMD2<UInt64>.self)
+        }
+        var (d0, d1, d2, d3) = (SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>())
+        var byte = 0
+        let end = mask.count &* 8
+        assert(end % 64 == 0, "a block mask of \(end) bytes")
+        while byte < end {
+            d0 |= difference(byte)
+            d1 |= difference(byte &+ 16)
+            d2 |= difference(byte &+ 32)
+            d3 |= difference(byte &+ 48)
+            byte &+= 64
+        }
+        return d0 | d1 | d2 | d3 == SIMD2()
     }
 
     /// Whether the values at `a` and `b` have the same meaningful bytes: then they are the same
