@@ -19,6 +19,9 @@ struct MeaningfulBytes: @unchecked Sendable {
     /// How many values ``blockWords`` covers: 64, or for values over 64 bytes the fewest whose
     /// bytes make whole 64-byte runs (8 values of 72 bytes, one of 4,096).
     let blockCount: Int
+    /// The least number of bytes holding whole values and whole 16-byte vectors, when it is
+    /// at most 8 vectors (values of 40 bytes: 80); else 0.
+    let period: Int
 
     static func of<T>(_: T.Type) -> MeaningfulBytes {
         let key = ObjectIdentifier(T.self)
@@ -54,6 +57,8 @@ struct MeaningfulBytes: @unchecked Sendable {
             blockWords[index / 8] |= 0xFF << UInt64((index % 8) * 8)
         }
         self.blockWords = blockWords
+        let period = stride / Self.greatestCommonDivisor(stride, 16) * 16
+        self.period = period <= 128 ? period : 0
     }
 
     private static func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int {
@@ -85,7 +90,11 @@ struct MeaningfulBytes: @unchecked Sendable {
                         let (x, y) = (a + start * stride, b + start * stride)
                         let same =
                             memcmp(x, y, (end - start) * stride) == 0
-                            || (end - start == blockCount && Self.sameBlock(x, y, blockWords))
+                            || (end - start == blockCount
+                                && (period > 0
+                                    ? Self.samePhases(
+                                        x, y, bytes: blockWords.count &* 8, period: period, blockWords)
+                                    : Self.sameBlock(x, y, blockWords)))
                         if !same {
                             for index in start..<end
                             where !Self.same(a + index * stride, b + index * stride, words, tail) {
@@ -98,6 +107,60 @@ struct MeaningfulBytes: @unchecked Sendable {
             }
         }
         return positions
+    }
+
+    /// ``sameBlock(_:_:_:)`` for values whose ``period`` is at most 8 vectors: the differences
+    /// of the vectors at each place in the period are gathered first, and masked once at the
+    /// end, so that the mask is not read per vector.
+    @inline(__always)
+    private static func samePhases(
+        _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, bytes: Int, period: Int,
+        _ mask: UnsafeBufferPointer<UInt64>
+    ) -> Bool {
+        guard let m = mask.baseAddress.map(UnsafeRawPointer.init) else { return true }
+        switch period / 16 {
+        case 1: return samePhases(Vectors1.self, a, b, bytes: bytes, m)
+        case 2: return samePhases(Vectors2.self, a, b, bytes: bytes, m)
+        case 3: return samePhases(Vectors3.self, a, b, bytes: bytes, m)
+        case 4: return samePhases(Vectors4.self, a, b, bytes: bytes, m)
+        case 5: return samePhases(Vectors5.self, a, b, bytes: bytes, m)
+        case 6: return samePhases(Vectors6.self, a, b, bytes: bytes, m)
+        case 7: return samePhases(Vectors7.self, a, b, bytes: bytes, m)
+        default: return samePhases(Vectors8.self, a, b, bytes: bytes, m)
+        }
+    }
+
+    /// One specialization per period length (`P.count` vectors): the tests on the count are
+    /// settled when compiling, and the loop holds only the loads, `^` and `|` it needs.
+    @inline(__always)
+    private static func samePhases<P: VectorCount>(
+        _: P.Type, _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, bytes: Int, _ m: UnsafeRawPointer
+    ) -> Bool {
+        func difference(_ byte: Int) -> SIMD2<UInt64> {
+            a.loadUnaligned(fromByteOffset: byte, as: SIMD2<UInt64>.self)
+                ^ b.loadUnaligned(fromByteOffset: byte, as: SIMD2<UInt64>.self)
+        }
+        func masked(_ d: SIMD2<UInt64>, _ phase: Int) -> SIMD2<UInt64> {
+            phase < P.count ? d & m.loadUnaligned(fromByteOffset: phase &* 16, as: SIMD2<UInt64>.self) : d
+        }
+        var (d0, d1, d2, d3) = (SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>())
+        var (d4, d5, d6, d7) = (SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>())
+        var byte = 0
+        while byte < bytes {
+            d0 |= difference(byte)
+            if P.count > 1 { d1 |= difference(byte &+ 16) }
+            if P.count > 2 { d2 |= difference(byte &+ 32) }
+            if P.count > 3 { d3 |= difference(byte &+ 48) }
+            if P.count > 4 { d4 |= difference(byte &+ 64) }
+            if P.count > 5 { d5 |= difference(byte &+ 80) }
+            if P.count > 6 { d6 |= difference(byte &+ 96) }
+            if P.count > 7 { d7 |= difference(byte &+ 112) }
+            byte &+= P.count &* 16
+        }
+        let any =
+            masked(d0, 0) | masked(d1, 1) | masked(d2, 2) | masked(d3, 3) | masked(d4, 4) | masked(d5, 5)
+            | masked(d6, 6) | masked(d7, 7)
+        return any == SIMD2()
     }
 
     /// Whether the blocks at `a` and `b` have the same bytes where `mask` has ones: 64 bytes at
@@ -163,6 +226,17 @@ struct MeaningfulBytes: @unchecked Sendable {
 }
 
 private let cache = Locked<[ObjectIdentifier: MeaningfulBytes]>([:])
+
+/// A number of 16-byte vectors known when compiling, for ``MeaningfulBytes``' specializations.
+private protocol VectorCount { static var count: Int { get } }
+private enum Vectors1: VectorCount { static var count: Int { 1 } }
+private enum Vectors2: VectorCount { static var count: Int { 2 } }
+private enum Vectors3: VectorCount { static var count: Int { 3 } }
+private enum Vectors4: VectorCount { static var count: Int { 4 } }
+private enum Vectors5: VectorCount { static var count: Int { 5 } }
+private enum Vectors6: VectorCount { static var count: Int { 6 } }
+private enum Vectors7: VectorCount { static var count: Int { 7 } }
+private enum Vectors8: VectorCount { static var count: Int { 8 } }
 
 /// Where an `Identifiable` element keeps its `id`, when the id is a stored property named `id`
 /// whose type compares by its bytes (an integer or a `UUID`): then searching an array for an id
