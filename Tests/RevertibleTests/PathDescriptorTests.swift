@@ -61,3 +61,37 @@ import Testing
         #expect(try PathDescriptor(parsing: path.description) == path)
     }
 }
+
+/// An element's id in a path is the JSON the records' encoder writes for it, whether written
+/// directly (numbers, text) or by the encoder (anything else), and reads back as the same id.
+@Suite struct ElementIDComponentTests {
+    struct Tagged<ID: Hashable & Codable>: Identifiable, Versionable, Equatable, Codable {
+        let id: ID
+        var note: String
+    }
+
+    /// The encoder's text of `id`, with the records' settings.
+    static func encoded<T: Encodable>(_ id: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(id), as: UTF8.self)
+    }
+
+    func check<ID: Hashable & Codable & Sendable>(_ id: ID) throws {
+        let component = [Tagged<ID>].pathComponent(for: .id(AnyHashable(id)))
+        #expect(component == .id(try Self.encoded(id)), "\(id)")
+        #expect([Tagged<ID>].elementKey(for: component) == .id(AnyHashable(id)), "\(id)")
+    }
+
+    @Test func idsAreTheEncodersJSON() throws {
+        for id in [0, 7, -42, Int.max, Int.min] { try check(id) }
+        for id: Int64 in [3, -9_007_199_254_740_993] { try check(id) }
+        for id: UInt64 in [0, UInt64.max] { try check(id) }
+        for id in ["", "plain", "a/b", #"quote " and \ back"#, "tab\tnew\nline", "é 日本 🎉", "\u{1}\u{1F}"] {
+            try check(id)
+        }
+        for id in [0.5, -1.25, 1e21, 3.0] { try check(id) }
+        try check(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
+        try check(true)
+    }
+}

@@ -188,6 +188,15 @@ package enum RecordCoding {
 
     /// Canonical JSON text of a key or id, for path components.
     static func canonicalJSON<T>(_ value: T) -> String {
+        // An id of a number or text (an `Any` from `AnyHashable`, opened) is written as the
+        // encoder would write it, without the encoder: a diff names every changed element so.
+        func direct<V>(_ value: V) -> String? {
+            guard DirectJSON.isScalar(value) else { return nil }
+            var json: [UInt8] = []
+            DirectJSON.writeScalar(value, into: &json)
+            return String(decoding: json, as: UTF8.self)
+        }
+        if let text = _openExistential(value as Any, do: direct) { return text }
         if let encodable = value as? any Encodable, let data = try? encoder.encode(encodable) {
             return String(decoding: data, as: UTF8.self)
         }
