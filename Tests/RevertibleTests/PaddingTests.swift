@@ -8,12 +8,7 @@ import Testing
 /// values settled by their meaningful bytes and changes inside such blocks still found.
 @Suite struct PaddingTests {
     /// 40 bytes: 7 of padding after `flag`. Identifiable: matched by id.
-    struct Row: Identifiable, Versionable, Equatable, Codable {
-        let id: Int
-        var flag: Bool
-        var text: String
-        var amount: Double
-    }
+    typealias Row = CollectionTests.Padded
 
     /// 4 bytes, not a whole word: 1 of padding after `mark`. Matched by position.
     struct Small: Versionable, Equatable, Codable {
