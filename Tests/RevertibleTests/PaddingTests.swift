@@ -37,6 +37,14 @@ import Testing
         var v: Int
     }
 
+    /// 88 bytes, whose period of whole values and 16-byte vectors (176 bytes) is too long to
+    /// gather by place: compared through the block's mask. Padding after `f` and at the end;
+    /// `wide`'s own padding counts as meaningful here.
+    struct Wider: Versionable, Equatable, Codable {
+        var f: Bool
+        var wide: Wide
+    }
+
     /// Fills every byte of `array`'s elements outside `meaningful` (offsets within one element)
     /// with random bytes, as a heap in use leaves them.
     static func scribble<Element>(
@@ -124,6 +132,26 @@ import Testing
             make: { Flags(a: $0 % 2 == 0, level: UInt8(truncatingIfNeeded: $0), b: false) },
             change: { flags, random in
                 if Bool.random(using: &random) { flags.b.toggle() } else { flags.level &+= 1 }
+            })
+    }
+
+    @Test(arguments: [10, 11] as [UInt64]) func widerValuesWithScribbledPadding(seed: UInt64) throws {
+        #expect(MemoryLayout<Wider>.stride == 88)
+        let wide = MemoryLayout<Wider>.offset(of: \.wide)!
+        try check(
+            seed: seed, meaningful: [0..<1, wide..<wide + MemoryLayout<Wide>.size],
+            make: {
+                Wider(
+                    f: $0 % 2 == 0,
+                    wide: Wide(a: true, x: $0, b: false, y: 0, c: true, z: -$0, d: false, w: 2, e: true, v: 7)
+                )
+            },
+            change: { wider, random in
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: wider.f.toggle()
+                case 1: wider.wide.e.toggle()
+                default: wider.wide.x &+= 1
+                }
             })
     }
 
