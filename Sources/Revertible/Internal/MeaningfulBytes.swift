@@ -13,8 +13,8 @@ struct MeaningfulBytes: @unchecked Sendable {
     let words: [UInt64]
     /// Which of the bytes after the last whole word are meaningful.
     let tail: [Bool]
-    /// The mask of ``blockCount`` values side by side: a block of an array is compared in one
-    /// branch-free pass. A whole number of 64-byte runs, the pass's unit.
+    /// The mask of ``blockCount`` values side by side, in whole words and whole ``period``s: a
+    /// block of an array is compared in one branch-free pass.
     let blockWords: [UInt64]
     /// How many values ``blockWords`` covers: 64, or for values over 64 bytes the fewest whose
     /// bytes make whole 64-byte runs (8 values of 72 bytes, one of 4,096).
@@ -94,7 +94,7 @@ struct MeaningfulBytes: @unchecked Sendable {
                                 && (period > 0
                                     ? Self.samePhases(
                                         x, y, bytes: blockWords.count &* 8, period: period, blockWords)
-                                    : Self.sameBlock(x, y, blockWords)))
+                                    : Self.same(x, y, blockWords, UnsafeBufferPointer(start: nil, count: 0))))
                         if !same {
                             for index in start..<end
                             where !Self.same(a + index * stride, b + index * stride, words, tail) {
@@ -109,9 +109,10 @@ struct MeaningfulBytes: @unchecked Sendable {
         return positions
     }
 
-    /// ``sameBlock(_:_:_:)`` for values whose ``period`` is at most 8 vectors: the differences
-    /// of the vectors at each place in the period are gathered first, and masked once at the
-    /// end, so that the mask is not read per vector.
+    /// Whether the blocks at `a` and `b` (`bytes` long) have the same bytes where `mask` has
+    /// ones, for values whose ``period`` is at most 8 vectors: the differences of the vectors
+    /// at each place in the period are gathered first, and masked once at the end, so that the
+    /// mask is not read per vector. (Longer periods go word by word through the block's mask.)
     @inline(__always)
     private static func samePhases(
         _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, bytes: Int, period: Int,
@@ -161,36 +162,6 @@ struct MeaningfulBytes: @unchecked Sendable {
             masked(d0, 0) | masked(d1, 1) | masked(d2, 2) | masked(d3, 3) | masked(d4, 4) | masked(d5, 5)
             | masked(d6, 6) | masked(d7, 7)
         return any == SIMD2()
-    }
-
-    /// Whether the blocks at `a` and `b` have the same bytes where `mask` has ones: 64 bytes at
-    /// a time in vector registers, without a branch per word. (`mask` is a whole number of
-    /// 64-byte runs: ``blockWords``.)
-    @inline(__always)
-    private static func sameBlock(
-        _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ mask: UnsafeBufferPointer<UInt64>
-    )
-        -> Bool
-    {
-        guard let maskBase = mask.baseAddress else { return true }
-        let m = UnsafeRawPointer(maskBase)
-        func difference(_ byte: Int) -> SIMD2<UInt64> {
-            (a.loadUnaligned(fromByteOffset: byte, as: SIMD2<UInt64>.self)
-                ^ b.loadUnaligned(fromByteOffset: byte, as: SIMD2<UInt64>.self))
-                & m.loadUnaligned(fromByteOffset: byte, as: SIMD2<UInt64>.self)
-        }
-        var (d0, d1, d2, d3) = (SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>())
-        var byte = 0
-        let end = mask.count &* 8
-        assert(end % 64 == 0, "a block mask of \(end) bytes")
-        while byte < end {
-            d0 |= difference(byte)
-            d1 |= difference(byte &+ 16)
-            d2 |= difference(byte &+ 32)
-            d3 |= difference(byte &+ 48)
-            byte &+= 64
-        }
-        return d0 | d1 | d2 | d3 == SIMD2()
     }
 
     /// Whether the values at `a` and `b` have the same meaningful bytes: then they are the same
