@@ -79,6 +79,7 @@ extension Reversion {
     ) throws(ReversionError) {
         var made: JSONEncoder?
         var json: [UInt8] = []
+        json.reserveCapacity(256)
         for change in changes {
             let patch = change.node.leafPatch
             json.removeAll(keepingCapacity: true)
