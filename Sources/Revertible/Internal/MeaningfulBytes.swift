@@ -146,6 +146,7 @@ struct MeaningfulBytes: @unchecked Sendable {
         }
         var (d0, d1, d2, d3) = (SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>())
         var (d4, d5, d6, d7) = (SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>(), SIMD2<UInt64>())
+        assert(bytes % (P.count * 16) == 0, "a block of \(bytes) bytes, periods of \(P.count * 16)")
         var byte = 0
         while byte < bytes {
             d0 |= difference(byte)
