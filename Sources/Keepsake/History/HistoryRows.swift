@@ -159,7 +159,7 @@ struct HistoryRows {
     @discardableResult
     func compact() throws -> Bool {
         guard let next = try nextBase() else { return false }
-        try compact(to: next)
+        try compact(to: next, baseDigest: Self.checkpointDigest(next.json, position: nil))
         return true
     }
 
@@ -188,15 +188,15 @@ struct HistoryRows {
         ) { (position: Int(try $0.requiredInt64(0)), digest: $0.int64(1)) }.first
     }
 
-    /// Makes `next` (from ``nextBase()``) the base value and deletes the versions up to it.
-    func compact(to next: (position: Int, json: String, digest: Int64?)) throws {
+    /// Makes `next` (from ``nextBase()``) the base value and deletes the versions up to it;
+    /// `baseDigest` is its text's ``checkpointDigest(_:position:)`` as the base value.
+    func compact(to next: (position: Int, json: String, digest: Int64?), baseDigest: Int64) throws {
         try connection.execute(
             "DELETE FROM checkpoint WHERE history_id = ? AND position IS NULL", [.integer(historyID)])
         try connection.execute(
             "INSERT INTO checkpoint (history_id, position, value, created_at, digest) VALUES (?, NULL, ?, ?, ?)",
             [
-                .integer(historyID), .text(next.json), .real(Self.now()),
-                .integer(Self.digest(position: 0, next.json)),
+                .integer(historyID), .text(next.json), .real(Self.now()), .integer(baseDigest),
             ])
         try connection.execute(
             "DELETE FROM version WHERE history_id = ? AND position <= ?",
@@ -426,7 +426,8 @@ struct HistoryRows {
     /// value when `nil`); returns its size, blobs included.
     func writeCheckpoint<Value: Encodable>(_ value: Value, position: Int?) throws -> Int {
         let (json, size) = try encodeCheckpoint(value)
-        try insertCheckpoint(json, position: position)
+        try insertCheckpoint(
+            json, position: position, digest: Self.checkpointDigest(json, position: position))
         return size
     }
 
@@ -438,9 +439,16 @@ struct HistoryRows {
         return (json, json.utf8.count + blobs.blobBytesEncoded - blobBytesBefore)
     }
 
+    /// The digest a checkpoint's row holds: of its JSON and its position (the base value's, 0).
+    /// Hashing a large value's JSON takes a fraction of a millisecond: a connection that writes
+    /// one while others wait for its lock computes it before its transaction.
+    static func checkpointDigest(_ json: String, position: Int?) -> Int64 {
+        digest(position: position ?? 0, json)
+    }
+
     /// Stores `json` as the checkpoint of the version at `position` (the base value when `nil`),
-    /// replacing one there.
-    func insertCheckpoint(_ json: String, position: Int?) throws {
+    /// replacing one there; `digest` is its ``checkpointDigest(_:position:)``.
+    func insertCheckpoint(_ json: String, position: Int?, digest: Int64) throws {
         try connection.execute(
             "DELETE FROM checkpoint WHERE history_id = ? AND position "
                 + (position == nil ? "IS NULL" : "= ?"),
@@ -449,7 +457,7 @@ struct HistoryRows {
             "INSERT INTO checkpoint (history_id, position, value, created_at, digest) VALUES (?, ?, ?, ?, ?)",
             [
                 .integer(historyID), position.map { .integer(Int64($0)) } ?? .null, .text(json),
-                .real(Self.now()), .integer(Self.digest(position: position ?? 0, json)),
+                .real(Self.now()), .integer(digest),
             ])
     }
 

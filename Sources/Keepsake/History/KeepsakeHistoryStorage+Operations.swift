@@ -231,11 +231,12 @@ extension KeepsakeHistoryStorage {
             guard let next = try connection.transaction(immediate: false, { try rows.nextBase() }) else {
                 return
             }
+            let baseDigest = HistoryRows.checkpointDigest(next.json, position: nil)
             try connection.transaction {
                 guard let place = try rows.nextBasePlace(), place.position == next.position,
                     place.digest == next.digest
                 else { return }
-                try rows.compact(to: next)
+                try rows.compact(to: next, baseDigest: baseDigest)
             }
         } catch {
             return
@@ -306,7 +307,9 @@ extension KeepsakeHistoryStorage {
             builds.replayed = read.versions.count
             let (json, size) = try rows.encodeCheckpoint(value)
             sizes.give(size)
-            let checkpoint = CheckpointBuilds.Built(position: position, changes: read.changes, json: json)
+            let checkpoint = CheckpointBuilds.Built(
+                position: position, changes: read.changes, json: json,
+                digest: HistoryRows.checkpointDigest(json, position: position))
             guard json.utf8.count > largeCheckpoint || waitForPause else {
                 store(checkpoint, connection, historyID: historyID)
                 return
@@ -349,7 +352,8 @@ extension KeepsakeHistoryStorage {
             guard try connection.scalarText(appliedChangesSQL, key) == checkpoint.changes,
                 try connection.scalarInt(checkpointCountSQL, key) == 0
             else { return }
-            try rows.insertCheckpoint(checkpoint.json, position: checkpoint.position)
+            try rows.insertCheckpoint(
+                checkpoint.json, position: checkpoint.position, digest: checkpoint.digest)
         }
     }
 
@@ -363,11 +367,13 @@ extension KeepsakeHistoryStorage {
         // run on one serial queue); the value is made there and never leaves.
 
         /// A checkpoint built: the version's position, its `changes` text when built (it is
-        /// stored only if the version still has it), and the value's JSON.
+        /// stored only if the version still has it), the value's JSON and its digest (computed
+        /// with the JSON, not while the store's write lock is held).
         struct Built {
             let position: Int
             let changes: String
             let json: String
+            let digest: Int64
         }
 
         /// The value of the version at `position`, built last, while it waits to be stored.
