@@ -33,6 +33,57 @@ import Testing
                 && accessors[0].6 == nil)
     }
 
+    /// Texts and blobs from ``SQLiteStatement/inPlaceSize`` on are bound where they lie for the
+    /// run only: stored byte for byte, and unbound when the run ends, done or failed, so that no
+    /// later step reads memory that was the caller's.
+    @Test func largeValuesAreBoundInPlaceForTheRunOnly() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        try connection.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, s TEXT, b BLOB)")
+        let size = SQLiteStatement.inPlaceSize
+        var generator = SystemRandomNumberGenerator()
+        func text(_ count: Int) -> String {
+            // `count` bytes: a four-byte character, then NUL characters, quotes and letters.
+            let pattern = Array("a\0'\"z".utf8)
+            return "👋" + String(decoding: (0..<count - 4).map { pattern[$0 % pattern.count] }, as: UTF8.self)
+        }
+        func blob(_ count: Int) -> Data {
+            Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
+        #expect(text(size).utf8.count == size)
+        let cases = [
+            (1, text(size - 1), blob(size - 1)), (2, text(size), blob(size)),
+            (3, text(300_000), blob(1 << 20)),
+        ]
+        let insert = "INSERT INTO t VALUES (?, ?, ?)"
+        for (key, s, b) in cases {
+            try connection.execute(insert, [.integer(Int64(key)), .text(s), .blob(b)])
+        }
+        let rows = try connection.query("SELECT k, s, b FROM t ORDER BY k") { row in
+            (Int(row.int64(0) ?? 0), row.text(1), row.blob(2))
+        }
+        #expect(rows.count == 3)
+        for ((key, s, b), row) in zip(cases, rows) {
+            #expect(row.0 == key && row.1.map { Array($0.utf8) } == Array(s.utf8) && row.2 == b, "row \(key)")
+        }
+
+        // Stepping the same statement again, unbound, inserts NULLs: nothing stayed bound.
+        let statement = try connection.prepare(insert)
+        try statement.run(binding: [.integer(4), .text(text(2 * size)), .blob(blob(2 * size))])
+        #expect(try !statement.step())
+        #expect(try connection.scalarInt("SELECT count(*) FROM t WHERE s IS NULL AND b IS NULL") == 1)
+
+        // A failed run (the key is taken) is an error like any other and leaves nothing bound.
+        #expect(throws: SQLiteError.self) {
+            try connection.execute(insert, [.integer(1), .text(text(size)), .blob(blob(size))])
+        }
+        let again = try connection.prepare("INSERT INTO t (s, b) VALUES (?, ?)")
+        try again.run(binding: [.text(text(size)), .blob(blob(size))])
+        #expect(try !again.step())
+        #expect(try connection.scalarInt("SELECT count(*) FROM t") == 7)
+        #expect(try connection.scalarInt("SELECT count(*) FROM t WHERE s IS NULL AND b IS NULL") == 2)
+        #expect(try connection.scalarText("PRAGMA integrity_check") == "ok")
+    }
+
     @Test func namedParametersBind() throws {
         let connection = try SQLiteConnection(path: ":memory:")
         let statement = try connection.prepare("SELECT :a || :b")

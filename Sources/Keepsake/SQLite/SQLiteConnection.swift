@@ -165,9 +165,7 @@ public final class SQLiteConnection {
             guard result == SQLITE_OK else { throw error(code: result, sql: sql) }
             return
         }
-        let statement = try prepare(sql)
-        try statement.bind(values)
-        while try statement.step() {}
+        try prepare(sql).run(binding: values)
     }
 
     /// Runs one statement without values, known to be one (``execute(_:_:)`` looks for a `;`).

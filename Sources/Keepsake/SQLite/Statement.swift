@@ -75,6 +75,63 @@ public final class SQLiteStatement {
         }
     }
 
+    /// The size from which ``run(binding:)`` binds a text or blob where it lies.
+    static let inPlaceSize = 4 * 1024
+
+    /// Binds `values`, runs the statement to its end and clears its bindings.
+    ///
+    /// A text or blob of ``inPlaceSize`` bytes or more is bound where it lies, for the run
+    /// only, instead of being copied by SQLite: a large value's copy lands in fresh memory
+    /// whose pages fault in one by one, and cost more than its insert (577 KB of a
+    /// checkpoint's JSON: inserted in 0.6 ms, 1.5 ms with the copy) — all of it while the
+    /// write lock keeps every other writer waiting.
+    func run(binding values: [SQLiteValue]) throws(SQLiteError) {
+        defer { sqlite3_clear_bindings(handle) }
+        try run(binding: values[...])
+    }
+
+    /// Binds `values` (the parameters from `values.startIndex + 1` on) and runs the statement.
+    private func run(binding values: ArraySlice<SQLiteValue>) throws(SQLiteError) {
+        guard let value = values.first else {
+            while try step() {}
+            return
+        }
+        let (index, rest) = (Int32(values.startIndex + 1), values.dropFirst())
+        var failure: SQLiteError?
+        switch value {
+        case .text(var text) where text.utf8.count >= Self.inPlaceSize:
+            text.withUTF8 { bytes in
+                failure = bound(
+                    sqlite3_bind_text64(
+                        handle, index, bytes.baseAddress, UInt64(bytes.count), nil, UInt8(SQLITE_UTF8)),
+                    then: rest)
+            }
+        case .blob(let data) where data.count >= Self.inPlaceSize:
+            data.withUnsafeBytes { bytes in
+                failure = bound(
+                    sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), nil),
+                    then: rest)
+            }
+        default:
+            try bind(value, at: index)
+            try run(binding: rest)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Runs the statement with `rest` bound once binding a value in place returned `result`;
+    /// clears that value's binding before its bytes can go. Returns the failure.
+    private func bound(_ result: Int32, then rest: ArraySlice<SQLiteValue>) -> SQLiteError? {
+        defer { sqlite3_clear_bindings(handle) }
+        guard result == SQLITE_OK else { return connection.error(code: result, sql: sql) }
+        do {
+            try run(binding: rest)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     private func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
         let result: Int32
         switch value {
