@@ -25,6 +25,33 @@ enum Measure {
         try sample(runs: runs, setup: {}, measure: { _ in try body() })
     }
 
+    /// `runs` runs each of `baseline` and `body`, taken in turns (the pair's order alternating),
+    /// so that whatever the shared machine does meanwhile — a neighbour's load, a change of
+    /// clock speed — falls on both alike, and their ratio holds still between runs.
+    static func paired(runs: Int, baseline: () throws -> Void, _ body: () throws -> Void) rethrows -> (
+        baseline: Percentiles, body: Percentiles
+    ) {
+        var (first, second): ([Duration], [Duration]) = ([], [])
+        first.reserveCapacity(runs)
+        second.reserveCapacity(runs)
+        let clock = ContinuousClock()
+        func time(_ work: () throws -> Void, into samples: inout [Duration]) rethrows {
+            let start = clock.now
+            try work()
+            samples.append(clock.now - start)
+        }
+        for run in 0..<runs {
+            if run.isMultiple(of: 2) {
+                try time(baseline, into: &first)
+                try time(body, into: &second)
+            } else {
+                try time(body, into: &second)
+                try time(baseline, into: &first)
+            }
+        }
+        return (Percentiles(first), Percentiles(second))
+    }
+
     /// The 50th and 99th percentiles and the maximum of some durations.
     struct Percentiles {
         var p50: Duration

@@ -175,16 +175,21 @@ for mode in modes {
     var edited = original
     edited.items[middle].title = "Edited"
     scribblePadding(&edited.items)
-    // Baselines: what any diff must at least do (compare), and applying the change by hand.
-    let compare = Measure.sample(runs: lightRuns) { _ = edited == original }
-    let diff = Measure.sample(runs: lightRuns) { _ = edited.reversion(to: original) }
+    // Baselines: what any diff must at least do (compare), and applying the change by hand;
+    // each timed in turns with what it is the baseline of.
+    let (compare, diff) = Measure.paired(runs: lightRuns) {
+        _ = edited == original
+    } _: {
+        _ = edited.reversion(to: original)
+    }
     let reversion = edited.reversion(to: original)!
-    let byHand = Measure.sample(runs: lightRuns) {
+    let (byHand, revert) = try Measure.paired(runs: lightRuns) {
         var copy = edited
         copy.items[middle].title = original.items[middle].title
         _ = copy
+    } _: {
+        _ = try reversion.reverted(edited)
     }
-    let revert = try Measure.sample(runs: lightRuns) { _ = try reversion.reverted(edited) }
     let memoryUndo = try Measure.sample(
         runs: lightRuns,
         setup: { () -> VersioningController<BigDocument, BigDocument, ReversionError> in
