@@ -200,11 +200,14 @@ for mode in modes {
 
     var current = original
     var index = 0
-    // Edits around the middle of the array, so that undo finds them where the middle costs.
+    // Edits around the middle of the array, so that undo finds them where the middle costs;
+    // each copy's padding unlike the previous one's, as on a heap in use (else whether the
+    // allocator handed out zeroed or used memory decides each append's speed).
     func nextEdit() -> BigDocument {
         index += 1
         var next = current
         next.items[middle + index % 100].title = "Edit \(index)"
+        scribblePadding(&next.items, with: UInt8(truncatingIfNeeded: index))
         return next
     }
     // The versions replaced stay alive until the end: neither measure pays, inside the timing,
@@ -281,17 +284,17 @@ for mode in modes {
     record(scenario, "naive: bytes stored per edit", Double(naiveBytes), "bytes")
 }
 
-/// Fills the padding of each item (after `done`) as a heap in use leaves it: a copy-on-write
-/// copy copies element by element, so its padding holds whatever the allocator's memory held.
-/// A fresh process's memory is zeros, which would flatter a comparison of bytes.
-func scribblePadding(_ items: inout [BigDocument.Item]) {
+/// Fills the padding of each item (after `done`) with `byte`, as a heap in use leaves it: a
+/// copy-on-write copy copies element by element, so its padding holds whatever the allocator's
+/// memory held. A fresh process's memory is zeros, which would flatter a comparison of bytes.
+func scribblePadding(_ items: inout [BigDocument.Item], with byte: UInt8 = 0xA5) {
     let stride = MemoryLayout<BigDocument.Item>.stride
     let padding =
         (MemoryLayout<BigDocument.Item>.offset(of: \.done)! + 1)..<MemoryLayout<BigDocument.Item>.offset(
             of: \.priority)!
     items.withUnsafeMutableBytes { bytes in
         for item in 0..<bytes.count / stride {
-            for offset in padding { bytes[item * stride + offset] = 0xA5 }
+            for offset in padding { bytes[item * stride + offset] = byte }
         }
     }
 }
