@@ -30,14 +30,7 @@ struct DiffingReverter<Root>: Reverter {
 
     /// The indices in `table.tracked` of the fields that may differ between the two versions.
     func changedFields(_ table: FieldTable<Root>) -> [Int] {
-        withUnsafeBytes(of: old) { old in
-            withUnsafeBytes(of: new) { new in
-                guard let a = old.baseAddress, let b = new.baseAddress else {
-                    return Array(table.tracked.indices)
-                }
-                return table.byteChecks.changed(a, b)
-            }
-        }
+        table.changedFields(old, new)
     }
 
     private func childPath(_ component: PathComponent?) -> [PathComponent] {

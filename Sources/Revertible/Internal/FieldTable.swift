@@ -22,6 +22,17 @@ final class FieldTable<Root>: @unchecked Sendable {
     /// How each tracked field is compared by its bytes (`tracked[i]` by the `i`th check).
     let byteChecks: FieldByteChecks
 
+    /// The indices in ``tracked`` of the fields that may differ between `old` and `new`: those
+    /// whose bytes differ.
+    func changedFields(_ old: Root, _ new: Root) -> [Int] {
+        withUnsafeBytes(of: old) { old in
+            withUnsafeBytes(of: new) { new in
+                guard let a = old.baseAddress, let b = new.baseAddress else { return Array(tracked.indices) }
+                return byteChecks.changed(a, b)
+            }
+        }
+    }
+
     static var shared: FieldTable<Root> {
         let key = ObjectIdentifier(Root.self)
         // The cache holds one table per type, under that type's identifier: the downcast is
