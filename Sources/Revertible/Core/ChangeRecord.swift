@@ -81,12 +81,12 @@ extension Reversion {
         var json: [UInt8] = []
         json.reserveCapacity(256)
         for change in changes {
-            let patch = change.node.leafPatch
             json.removeAll(keepingCapacity: true)
-            if let direct = patch as? any DirectlyWrittenPatch, direct.writeDirectJSON(into: &json) {
-                json.withUnsafeBytes { body(change.path, type(of: patch).kind, $0) }
+            if let kind = change.node.writeLeafJSON(into: &json) {
+                json.withUnsafeBytes { body(change.path, kind, $0) }
                 continue
             }
+            let patch = change.node.leafPatch
             guard let encodable = patch as? any Encodable else {
                 throw .notEncodable(path: change.path, type: "\(type(of: patch).valueTypeName)")
             }

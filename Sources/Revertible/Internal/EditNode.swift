@@ -6,6 +6,11 @@ protocol EditNode<Root> {
     func apply(to root: inout Root, toward side: PatchSide)
     /// The leaf patch at the end of the chain, for storing.
     var leafPatch: any LeafPatch { get }
+    /// Appends the leaf patch's JSON to `json` when it is written directly
+    /// (``DirectlyWrittenPatch``) and returns its kind; returns `nil`, having appended nothing,
+    /// when the encoder must write it. The patch is asked where its type is known: reaching it
+    /// through ``leafPatch`` boxes it and casts one existential to another.
+    func writeLeafJSON(into json: inout [UInt8]) -> String?
 }
 
 struct PatchNode<Patch: LeafPatch>: EditNode {
@@ -20,6 +25,13 @@ struct PatchNode<Patch: LeafPatch>: EditNode {
     }
 
     var leafPatch: any LeafPatch { patch }
+
+    func writeLeafJSON(into json: inout [UInt8]) -> String? {
+        guard let direct = patch as? any DirectlyWrittenPatch, direct.writeDirectJSON(into: &json) else {
+            return nil
+        }
+        return Patch.kind
+    }
 }
 
 struct PropertyNode<Root, Child>: EditNode {
@@ -35,6 +47,8 @@ struct PropertyNode<Root, Child>: EditNode {
     }
 
     var leafPatch: any LeafPatch { inner.leafPatch }
+
+    func writeLeafJSON(into json: inout [UInt8]) -> String? { inner.writeLeafJSON(into: &json) }
 }
 
 struct ElementNode<Collection: VersionableCollection>: EditNode {
@@ -72,6 +86,8 @@ struct ElementNode<Collection: VersionableCollection>: EditNode {
     }
 
     var leafPatch: any LeafPatch { inner.leafPatch }
+
+    func writeLeafJSON(into json: inout [UInt8]) -> String? { inner.writeLeafJSON(into: &json) }
 }
 
 /// Wraps `node` so that it applies to `Root` through `keyPath`, without a wrapper for `\.self`.
