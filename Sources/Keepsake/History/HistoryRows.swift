@@ -276,13 +276,21 @@ struct HistoryRows {
     ) throws -> Int {
         let (changes, bytes) = encoded
         let now = Self.now()
-        try connection.execute(
-            AppendStatements.insertVersion,
-            [
-                .integer(historyID), .integer(Int64(position)), .integer(Int64(scope)), Self.encodeTag(tag),
-                .real(now), .text(changes),
-            ]
-                + (counters?.columns(modifiedAt: now) ?? Array(repeating: .null, count: 5)))
+        // One array, built in place: every append binds these eleven values.
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(11)
+        values.append(.integer(historyID))
+        values.append(.integer(Int64(position)))
+        values.append(.integer(Int64(scope)))
+        values.append(Self.encodeTag(tag))
+        values.append(.real(now))
+        values.append(.text(changes))
+        if let counters {
+            counters.appendColumns(modifiedAt: now, to: &values)
+        } else {
+            for _ in 0..<5 { values.append(.null) }
+        }
+        try connection.execute(AppendStatements.insertVersion, values)
         return bytes
     }
 
@@ -538,10 +546,19 @@ struct HistoryRows {
         /// The values of the columns `revision, undo_count, redo_count, version_count,
         /// modified_at`, in that order.
         func columns(modifiedAt: Double) -> [SQLiteValue] {
-            [
-                .integer(revision), .integer(Int64(undo)), .integer(Int64(redo)), .integer(Int64(total)),
-                .real(modifiedAt),
-            ]
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(7)
+            appendColumns(modifiedAt: modifiedAt, to: &values)
+            return values
+        }
+
+        /// Appends ``columns(modifiedAt:)`` to `values`.
+        func appendColumns(modifiedAt: Double, to values: inout [SQLiteValue]) {
+            values.append(.integer(revision))
+            values.append(.integer(Int64(undo)))
+            values.append(.integer(Int64(redo)))
+            values.append(.integer(Int64(total)))
+            values.append(.real(modifiedAt))
         }
     }
 
@@ -620,19 +637,22 @@ struct HistoryRows {
                 AppendStatements.clearCounters, [.integer(historyID), .integer(Int64(previousNewest))])
         }
         guard holding != counters else { return newest > 0 ? newest : nil }
-        let values = counters.columns(modifiedAt: Self.now())
+        var values = counters.columns(modifiedAt: Self.now())
         if newest > 0 {
+            values.append(.integer(historyID))
+            values.append(.integer(Int64(newest)))
             try connection.execute(
                 """
                 UPDATE version SET revision = ?, undo_count = ?, redo_count = ?, version_count = ?, modified_at = ?
                 WHERE history_id = ? AND position = ?
-                """, values + [.integer(historyID), .integer(Int64(newest))])
+                """, values)
         } else {
+            values.append(.integer(historyID))
             try connection.execute(
                 """
                 UPDATE history SET revision = ?, undo_count = ?, redo_count = ?, version_count = ?, modified_at = ?
                 WHERE id = ?
-                """, values + [.integer(historyID)])
+                """, values)
         }
         return newest > 0 ? newest : nil
     }
