@@ -87,21 +87,21 @@ public final class SQLiteStatement {
     /// copy) — all of it while the write lock keeps every other writer waiting. Small values
     /// are bound as `bind(_:)` binds them, with nothing more to do.
     func run(binding values: [SQLiteValue]) throws(SQLiteError) {
-        var inPlace = false
-        for value in values {
-            switch value {
-            case .text(let text): inPlace = inPlace || text.utf8.count >= Self.inPlaceSize
-            case .blob(let data): inPlace = inPlace || data.count >= Self.inPlaceSize
-            case .integer, .real, .null: break
-            }
-        }
-        guard inPlace else {
+        guard values.contains(where: Self.bindsInPlace) else {
             try bind(values)
             while try step() {}
             return
         }
-        defer { sqlite3_clear_bindings(handle) }
         try run(binding: values[...])
+    }
+
+    /// Whether `value` is a text or blob of ``inPlaceSize`` bytes or more.
+    private static func bindsInPlace(_ value: SQLiteValue) -> Bool {
+        switch value {
+        case .text(let text): text.utf8.count >= inPlaceSize
+        case .blob(let data): data.count >= inPlaceSize
+        case .integer, .real, .null: false
+        }
     }
 
     /// Binds `values` (the parameters from `values.startIndex + 1` on) and runs the statement.
@@ -113,14 +113,14 @@ public final class SQLiteStatement {
         let (index, rest) = (Int32(values.startIndex + 1), values.dropFirst())
         var failure: SQLiteError?
         switch value {
-        case .text(var text) where text.utf8.count >= Self.inPlaceSize:
+        case .text(var text) where Self.bindsInPlace(value):
             text.withUTF8 { bytes in
                 failure = bound(
                     sqlite3_bind_text64(
                         handle, index, bytes.baseAddress, UInt64(bytes.count), nil, UInt8(SQLITE_UTF8)),
                     then: rest)
             }
-        case .blob(let data) where data.count >= Self.inPlaceSize:
+        case .blob(let data) where Self.bindsInPlace(value):
             data.withUnsafeBytes { bytes in
                 failure = bound(
                     sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), nil),
@@ -134,7 +134,8 @@ public final class SQLiteStatement {
     }
 
     /// Runs the statement with `rest` bound once binding a value in place returned `result`;
-    /// clears that value's binding before its bytes can go. Returns the failure.
+    /// clears the bindings before that value's bytes can go, whatever happened. Returns the
+    /// failure.
     private func bound(_ result: Int32, then rest: ArraySlice<SQLiteValue>) -> SQLiteError? {
         defer { sqlite3_clear_bindings(handle) }
         guard result == SQLITE_OK else { return connection.error(code: result, sql: sql) }
