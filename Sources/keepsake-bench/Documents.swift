@@ -22,13 +22,16 @@ struct BigDocument: Versionable, Equatable, Codable {
     }
 }
 
-/// The small document: twenty fields.
-struct SmallDocument: Versionable, Equatable, Codable {
-    var f0 = 0, f1 = 0, f2 = 0, f3 = 0, f4 = 0
-    var s0 = "", s1 = "", s2 = "", s3 = "", s4 = ""
-    var d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0, d4 = 0.0
-    var b0 = false, b1 = false, b2 = false, b3 = false, b4 = false
+/// What the small documents' edits change, and the edits themselves.
+protocol SmallFields: Versionable, Equatable, Codable {
+    init()
+    var f2: Int { get set }
+    var s3: String { get set }
+    var d1: Double { get set }
+    var b4: Bool { get set }
+}
 
+extension SmallFields {
     /// Changes one field, chosen by `step`.
     mutating func edit(_ step: Int) {
         switch step % 4 {
@@ -40,16 +43,56 @@ struct SmallDocument: Versionable, Equatable, Codable {
     }
 }
 
+/// The small document: twenty fields, tracked with no code.
+struct SmallDocument: SmallFields {
+    var f0 = 0, f1 = 0, f2 = 0, f3 = 0, f4 = 0
+    var s0 = "", s1 = "", s2 = "", s3 = "", s4 = ""
+    var d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0, d4 = 0.0
+    var b0 = false, b1 = false, b2 = false, b3 = false, b4 = false
+}
+
+/// The small document with its twenty fields registered by hand, as the README's first
+/// example registers a type's properties.
+struct RegisteredSmallDocument: SmallFields {
+    var f0 = 0, f1 = 0, f2 = 0, f3 = 0, f4 = 0
+    var s0 = "", s1 = "", s2 = "", s3 = "", s4 = ""
+    var d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0, d4 = 0.0
+    var b0 = false, b1 = false, b2 = false, b3 = false, b4 = false
+
+    func addReversions(into reverter: inout some Reverter<RegisteredSmallDocument>) {
+        reverter.appendReversion(at: \.f0)
+        reverter.appendReversion(at: \.f1)
+        reverter.appendReversion(at: \.f2)
+        reverter.appendReversion(at: \.f3)
+        reverter.appendReversion(at: \.f4)
+        reverter.appendReversion(at: \.s0)
+        reverter.appendReversion(at: \.s1)
+        reverter.appendReversion(at: \.s2)
+        reverter.appendReversion(at: \.s3)
+        reverter.appendReversion(at: \.s4)
+        reverter.appendReversion(at: \.d0)
+        reverter.appendReversion(at: \.d1)
+        reverter.appendReversion(at: \.d2)
+        reverter.appendReversion(at: \.d3)
+        reverter.appendReversion(at: \.d4)
+        reverter.appendReversion(at: \.b0)
+        reverter.appendReversion(at: \.b1)
+        reverter.appendReversion(at: \.b2)
+        reverter.appendReversion(at: \.b3)
+        reverter.appendReversion(at: \.b4)
+    }
+}
+
 /// Successive single-field edits of a small document: each ``next()`` edits one more field.
-struct SmallEdits {
-    private(set) var value: SmallDocument
+struct SmallEdits<Document: SmallFields> {
+    private(set) var value: Document
     /// How many edits were made.
     private(set) var step = 0
 
-    init(from value: SmallDocument = SmallDocument()) { self.value = value }
+    init(from value: Document = Document()) { self.value = value }
 
     /// The document with one more field edited.
-    mutating func next() -> SmallDocument {
+    mutating func next() -> Document {
         step += 1
         value.edit(step)
         return value

@@ -86,15 +86,22 @@ extension Reverter {
     /// Tracks the property at `keyPath` under its own name.
     ///
     /// The name comes from the type's stored property list; `\.self` adds no component.
+    /// Comparing two versions, a stored property whose bytes are the same in both holds the
+    /// same value and is skipped unread, as the properties of a type tracked with no code are:
+    /// registering twenty properties costs little more than the one that changed.
     ///
     /// - Parameter keyPath: A stored property of `Root`, or `\.self`.
     /// - Precondition: `keyPath` is `\.self` or a stored property. For a computed property use
     ///   ``appendReversion(at:named:)``.
     public mutating func appendReversion<Value: Versionable>(at keyPath: WritableKeyPath<Root, Value>) {
+        if hasSameBytes(at: keyPath) { return }
         appendReversion(at: keyPath, component: FieldTable<Root>.shared.component(for: keyPath))
     }
 
     /// Tracks the value at `keyPath` under `name`, which may be a computed property.
+    ///
+    /// A stored property whose bytes are the same in both versions compared is skipped
+    /// unread; a computed one is always compared.
     ///
     /// - Parameters:
     ///   - keyPath: Where the value lives.
@@ -102,6 +109,7 @@ extension Reverter {
     public mutating func appendReversion<Value: Versionable>(
         at keyPath: WritableKeyPath<Root, Value>, named name: String
     ) {
+        if hasSameBytes(at: keyPath) { return }
         appendReversion(at: keyPath, component: .property(name))
     }
 
@@ -148,6 +156,19 @@ extension Reverter {
             field.register(into: &self)
         }
         return table.hasStoredProperties
+    }
+
+    /// Whether this reverter compares two versions whose stored property at `keyPath` has the
+    /// same bytes in both: it holds the same value then, and registering it would find nothing,
+    /// so an explicit registration is skipped unread — as ``appendStoredPropertyReversions()``
+    /// skips such fields — without looking up its name or building anything for it. `false`
+    /// for any other reverter, and for a key path that is not a struct's stored property.
+    private mutating func hasSameBytes<Value>(at keyPath: WritableKeyPath<Root, Value>) -> Bool {
+        var same = false
+        _ = inPlace(as: DiffingReverter<Root>.self) { diffing in
+            same = diffing.hasSameBytes(at: keyPath)
+        }
+        return same
     }
 
     /// Runs `body` on this reverter as a `Known`, in place, when it is one: a cast would copy

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The reverter that compares two versions and emits one edit chain per changed leaf.
 struct DiffingReverter<Root>: Reverter {
     let old: Root
@@ -26,6 +28,21 @@ struct DiffingReverter<Root>: Reverter {
             UnsafeRawPointer(root).load(fromByteOffset: offset, as: Value.self)
         }
         return (withUnsafePointer(to: old, read), withUnsafePointer(to: new, read))
+    }
+
+    /// Whether the stored property at `keyPath` has the same bytes in both versions, and so the
+    /// same value: `false` when its bytes differ anywhere (padding inside the value included,
+    /// which only sends an equal value down the comparing path) or `keyPath` is not a stored
+    /// property of a struct.
+    func hasSameBytes<Value>(at keyPath: KeyPath<Root, Value>) -> Bool {
+        guard let offset = MemoryLayout<Root>.offset(of: keyPath) else { return false }
+        return withUnsafePointer(to: old) { old in
+            withUnsafePointer(to: new) { new in
+                memcmp(
+                    UnsafeRawPointer(old) + offset, UnsafeRawPointer(new) + offset, MemoryLayout<Value>.size)
+                    == 0
+            }
+        }
     }
 
     /// The indices in `table.tracked` of the fields that may differ between the two versions.
