@@ -41,9 +41,10 @@ struct ExplicitDocument: Versionable, Equatable {
     }
 }
 
-/// A hand-written conformance finds exactly the changes the reflected one finds: registering
-/// a property by its key path skips it unread when its bytes are the same in both versions,
-/// and must never skip one that changed.
+/// A hand-written conformance finds exactly the changes the reflected one finds, and resolves
+/// them from stored records: registering a property by its key path passes it over when its
+/// bytes are the same in both versions, or when a stored path names another property, and
+/// must never pass over one that changed or that the path names.
 @Suite struct ExplicitRegistrationTests {
     @Test(arguments: 0..<2)
     func explicitRegistrationsRecordWhatReflectedOnesRecord(batch: UInt64) throws {
@@ -66,6 +67,12 @@ struct ExplicitDocument: Versionable, Equatable {
             try reversion.revert(&reverted)
             try #require(
                 RandomEdits.same(Document(reverted), original), "seed \(seed) step \(step): revert")
+            // Stored records resolve through the same registrations.
+            var fromRecords = new
+            try Reversion(records: explicit, resolvingAgainst: new).revert(&fromRecords)
+            try #require(
+                RandomEdits.same(Document(fromRecords), original),
+                "seed \(seed) step \(step): revert from records")
         }
         #expect(changedSteps > 400, "seed \(seed): \(changedSteps) steps changed something")
     }

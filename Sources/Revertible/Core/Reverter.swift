@@ -80,9 +80,36 @@ public protocol Reverter<Root> {
     /// - Parameter keyPath: The value to compare.
     /// - Returns: `true` when the value changed.
     func hasChanged<Value: Equatable>(at keyPath: KeyPath<Root, Value>) -> Bool
+
+    /// Whether registering the stored property at `keyPath` (under `name`, when one is given)
+    /// would certainly record or find nothing, so that ``appendReversion(at:)`` and
+    /// ``appendReversion(at:named:)`` pass it over before looking up its name or building
+    /// anything for it.
+    ///
+    /// A customization point for the library's own reverters, as the standard library's
+    /// underscored requirements are: comparing two versions, a stored property whose bytes are
+    /// the same in both holds the same value; resolving a stored path, a property other than the
+    /// one the path names next takes nothing. The default answers `false`. Don't call or
+    /// implement it.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The property about to be registered.
+    ///   - name: The name it is registered under, or `nil` for its own.
+    /// - Returns: `true` only when the registration can be skipped without changing the result.
+    func _canPassOver<Value>(_ keyPath: WritableKeyPath<Root, Value>, named name: String?) -> Bool
 }
 
 extension Reverter {
+    /// Never passes a registration over: what a reverter other than the library's own does.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The property about to be registered.
+    ///   - name: The name it is registered under, or `nil` for its own.
+    /// - Returns: `false`.
+    public func _canPassOver<Value>(_ keyPath: WritableKeyPath<Root, Value>, named name: String?) -> Bool {
+        false
+    }
+
     /// Tracks the property at `keyPath` under its own name.
     ///
     /// The name comes from the type's stored property list; `\.self` adds no component.
@@ -94,7 +121,7 @@ extension Reverter {
     /// - Precondition: `keyPath` is `\.self` or a stored property. For a computed property use
     ///   ``appendReversion(at:named:)``.
     public mutating func appendReversion<Value: Versionable>(at keyPath: WritableKeyPath<Root, Value>) {
-        if hasSameBytes(at: keyPath) { return }
+        if _canPassOver(keyPath, named: nil) { return }
         appendReversion(at: keyPath, component: FieldTable<Root>.shared.component(for: keyPath))
     }
 
@@ -109,7 +136,7 @@ extension Reverter {
     public mutating func appendReversion<Value: Versionable>(
         at keyPath: WritableKeyPath<Root, Value>, named name: String
     ) {
-        if hasSameBytes(at: keyPath) { return }
+        if _canPassOver(keyPath, named: name) { return }
         appendReversion(at: keyPath, component: .property(name))
     }
 
@@ -156,19 +183,6 @@ extension Reverter {
             field.register(into: &self)
         }
         return table.hasStoredProperties
-    }
-
-    /// Whether this reverter compares two versions whose stored property at `keyPath` has the
-    /// same bytes in both: it holds the same value then, and registering it would find nothing,
-    /// so an explicit registration is skipped unread — as ``appendStoredPropertyReversions()``
-    /// skips such fields — without looking up its name or building anything for it. `false`
-    /// for any other reverter, and for a key path that is not a struct's stored property.
-    private mutating func hasSameBytes<Value>(at keyPath: WritableKeyPath<Root, Value>) -> Bool {
-        var same = false
-        _ = inPlace(as: DiffingReverter<Root>.self) { diffing in
-            same = diffing.hasSameBytes(at: keyPath)
-        }
-        return same
     }
 
     /// Runs `body` on this reverter as a `Known`, in place, when it is one: a cast would copy

@@ -45,6 +45,12 @@ struct DiffingReverter<Root>: Reverter {
         }
     }
 
+    /// A stored property with the same bytes in both versions holds the same value: registering
+    /// it would record nothing.
+    func _canPassOver<Value>(_ keyPath: WritableKeyPath<Root, Value>, named name: String?) -> Bool {
+        hasSameBytes(at: keyPath)
+    }
+
     /// The indices in `table.tracked` of the fields that may differ between the two versions.
     func changedFields(_ table: FieldTable<Root>) -> [Int] {
         table.changedFields(old, new)

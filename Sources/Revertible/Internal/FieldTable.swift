@@ -17,6 +17,10 @@ final class FieldTable<Root>: @unchecked Sendable {
     /// The index in `tracked` of each tracked property, by name: resolving a stored path
     /// registers only the property it names.
     let trackedByName: [String: Int]
+    /// Where each stored property lies in a `Root` value, by name, when `Root` is a struct:
+    /// resolving a stored path, a property registered by hand at another offset is not the one
+    /// the path names, and is passed over before its name is looked up.
+    let offsetsByName: [String: Int]
     /// Whether reflection found any stored property.
     let hasStoredProperties: Bool
     /// How each tracked field is compared by its bytes (`tracked[i]` by the `i`th check).
@@ -49,11 +53,13 @@ final class FieldTable<Root>: @unchecked Sendable {
         var tracked: [any FieldRegistration<Root>] = []
         var names: [AnyKeyPath: String] = [:]
         var trackedByName: [String: Int] = [:]
+        var offsetsByName: [String: Int] = [:]
         var count = 0
         _forEachFieldWithKeyPath(of: Root.self, options: []) { cName, keyPath in
             count += 1
             let name = String(cString: cName)
             names[keyPath] = name
+            if !(Root.self is AnyClass) { offsetsByName[name] = MemoryLayout<Root>.offset(of: keyPath) }
             if let registration = Self.registration(name: name, keyPath: keyPath) {
                 trackedByName[name] = tracked.count
                 tracked.append(registration)
@@ -63,6 +69,7 @@ final class FieldTable<Root>: @unchecked Sendable {
         self.tracked = tracked
         self.names = names
         self.trackedByName = trackedByName
+        self.offsetsByName = offsetsByName
         self.hasStoredProperties = count > 0
         self.byteChecks = FieldByteChecks(tracked.map(\.bytes))
     }
@@ -148,15 +155,14 @@ final class FieldTable<Root>: @unchecked Sendable {
 
     /// The path component for a registration without an explicit name.
     func component(for keyPath: AnyKeyPath) -> PathComponent? {
+        // A stored property's name first: the common case, and `\.self` is never one.
+        if let name = names[keyPath] { return .property(name) }
         if keyPath == KeyPathCache.identity(Root.self) { return nil }
-        guard let name = names[keyPath] else {
-            preconditionFailure(
-                """
-                \(keyPath) is not a stored property of \(Root.self): pass a name with \
-                appendReversion(at:named:).
-                """)
-        }
-        return .property(name)
+        preconditionFailure(
+            """
+            \(keyPath) is not a stored property of \(Root.self): pass a name with \
+            appendReversion(at:named:).
+            """)
     }
 }
 
