@@ -49,19 +49,13 @@ struct ExplicitDocument: Versionable, Equatable {
     @Test(arguments: 0..<2)
     func explicitRegistrationsRecordWhatReflectedOnesRecord(batch: UInt64) throws {
         let seed = 0xE791_0000 + batch
-        var generator = SeededGenerator(seed: seed)
-        var document = Document.empty
         var changedSteps = 0
-        for step in 0..<500 {
-            let original = document
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                RandomEdits.edit(&document, using: &generator)
-            }
+        try RandomEdits.walk(seed: seed, steps: 500, maximumEdits: 3) { step, original, document in
             let (old, new) = (ExplicitDocument(original), ExplicitDocument(document))
             let reflected = try document.reversion(to: original)?.records() ?? []
             let explicit = try new.reversion(to: old)?.records() ?? []
             try #require(explicit == reflected, "seed \(seed) step \(step): \(explicit) vs \(reflected)")
-            guard let reversion = new.reversion(to: old) else { continue }
+            guard let reversion = new.reversion(to: old) else { return }
             changedSteps += 1
             var reverted = new
             try reversion.revert(&reverted)

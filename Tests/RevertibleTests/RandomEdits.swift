@@ -87,6 +87,23 @@ enum RandomEdits {
         }
     }
 
+    /// Walks `steps` random steps from ``Document/empty``, each of 1 to `maximumEdits` random
+    /// edits, calling `body` with the step's number and the document before and after it.
+    static func walk(
+        seed: UInt64, steps: Int, maximumEdits: Int,
+        _ body: (_ step: Int, _ original: Document, _ edited: Document) throws -> Void
+    ) rethrows {
+        var generator = SeededGenerator(seed: seed)
+        var document = Document.empty
+        for step in 0..<steps {
+            let original = document
+            for _ in 0..<Int.random(in: 1...maximumEdits, using: &generator) {
+                edit(&document, using: &generator)
+            }
+            try body(step, original, document)
+        }
+    }
+
     /// Equality that treats NaN as equal to itself, and ignores what is not tracked.
     static func same(_ a: Document, _ b: Document) -> Bool {
         var a = a

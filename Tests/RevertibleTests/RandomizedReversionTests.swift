@@ -9,21 +9,15 @@ import Testing
     @Test(arguments: 0..<4)
     func randomEditsRevertExactly(batch: UInt64) throws {
         let seed = 0x5EED_0000 + batch
-        var generator = SeededGenerator(seed: seed)
-        var document = Document.empty
         // Changes recorded inside an enum's payload, which must happen (not only whole cases).
         var payloadChanges = 0
-        for step in 0..<1_000 {
-            let original = document
-            for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                RandomEdits.edit(&document, using: &generator)
-            }
-            let edited = document
+        try RandomEdits.walk(seed: seed, steps: 1_000, maximumEdits: 4) { step, original, edited in
+            var document = edited
             guard let reversion = document.reversion(to: original) else {
                 #expect(
                     RandomEdits.same(document, original),
                     "seed \(seed) step \(step): changed but no reversion")
-                continue
+                return
             }
             try reversion.revert(&document)
             try #require(RandomEdits.same(document, original), "seed \(seed) step \(step): revert")
