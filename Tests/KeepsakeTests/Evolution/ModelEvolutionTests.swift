@@ -216,6 +216,25 @@ enum OldApp {
 
             static let propertyEvolution: [PropertyEvolution] = [.renamed("title", to: "name")]
         }
+
+        /// The same, with its properties registered by hand.
+        struct RegisteredDoc: Versionable, Equatable, Codable {
+            var name: String
+            var count: Int
+            var tags: [String]
+            var note: String
+            var kind: OldApp.Kind
+
+            static let propertyEvolution: [PropertyEvolution] = [.renamed("title", to: "name")]
+
+            func addReversions(into reverter: inout some Reverter<RegisteredDoc>) {
+                reverter.appendReversion(at: \.name)
+                reverter.appendReversion(at: \.count)
+                reverter.appendReversion(at: \.tags)
+                reverter.appendReversion(at: \.note, named: "note")
+                reverter.appendReversion(at: \.kind)
+            }
+        }
     }
 
     @Test(arguments: [true, false])
@@ -237,6 +256,18 @@ enum OldApp {
         let paths = try KeepsakeStore(path: path).changes(ofVersion: 9, in: "doc")?.map(\.path)
         #expect(paths == ["name"])
         #expect(try history.undo() == expected.last)
+    }
+
+    /// Undo resolves each stored change through the type's own registrations, passing over
+    /// those that cannot take it: a property registered by hand is still found under its old name.
+    @Test(arguments: [true, false])
+    func aRenamedPropertyRegisteredByHandIsReadUnderItsOldName(closing: Bool) async throws {
+        let path = try await oldStore(closing: closing)
+        let expected = OldApp.versions.map {
+            Renamed.RegisteredDoc(
+                name: $0.title, count: $0.count, tags: $0.tags, note: $0.note, kind: $0.kind)
+        }
+        try expectHistory(at: path, initialValue: expected[0], expected: expected)
     }
 
     enum Converted {
