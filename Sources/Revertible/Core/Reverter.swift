@@ -96,7 +96,7 @@ public protocol Reverter<Root> {
     ///   - keyPath: The property about to be registered.
     ///   - name: The name it is registered under, or `nil` for its own.
     /// - Returns: `true` only when the registration can be skipped without changing the result.
-    func _canPassOver<Value>(_ keyPath: WritableKeyPath<Root, Value>, named name: String?) -> Bool
+    mutating func _canPassOver<Value>(_ keyPath: WritableKeyPath<Root, Value>, named name: String?) -> Bool
 }
 
 extension Reverter {
@@ -114,8 +114,7 @@ extension Reverter {
     ///
     /// The name comes from the type's stored property list; `\.self` adds no component.
     /// Comparing two versions, a stored property whose bytes are the same in both holds the
-    /// same value and is skipped unread, as the properties of a type tracked with no code are:
-    /// registering twenty properties costs little more than the one that changed.
+    /// same value and is skipped unread, as the properties of a type tracked with no code are.
     ///
     /// - Parameter keyPath: A stored property of `Root`, or `\.self`.
     /// - Precondition: `keyPath` is `\.self` or a stored property. For a computed property use

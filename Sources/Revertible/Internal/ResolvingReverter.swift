@@ -14,9 +14,10 @@ struct ResolvingReverter<Root>: Reverter {
     private var tookNextComponent = false
     /// Whether the path leads, here or below, to a property its type no longer has.
     private var reachedRemovedProperty = false
-    /// Where the stored property the path names next lies in a `Root` value, when it names a
-    /// stored property of a struct.
-    private let nextOffset: Int?
+    /// Where the stored property the path names next lies in a `Root` value, looked up the
+    /// first time a property registered by hand asks (`.some(nil)`: the path names no stored
+    /// property of a struct); a type tracked with no code never asks.
+    private var nextOffset: Int?? = nil
 
     init(value: Root, remaining: ArraySlice<PathComponent>, record: ChangeRecord, decoder: JSONDecoder) {
         self.value = value
@@ -30,33 +31,29 @@ struct ResolvingReverter<Root>: Reverter {
         } else {
             self.remaining = remaining
         }
-        if case .property(let name)? = self.remaining.first {
-            nextOffset = FieldTable<Root>.shared.offsetsByName[name]
-        } else {
-            nextOffset = nil
-        }
     }
 
     /// A registration of `keyPath` (under `name`, when one is given) is passed over when it
     /// certainly cannot take the path's next component — the path is resolved already, names
     /// another property, or names a stored property that lies elsewhere — before its name is
     /// looked up.
-    func _canPassOver<Value>(_ keyPath: WritableKeyPath<Root, Value>, named name: String?) -> Bool {
+    mutating func _canPassOver<Value>(_ keyPath: WritableKeyPath<Root, Value>, named name: String?) -> Bool {
         !mayTake(keyPath, named: name)
     }
 
     /// Whether a registration of `keyPath` (under `name`, when one is given) may take the path's
     /// next component.
-    private func mayTake<Value>(_ keyPath: KeyPath<Root, Value>, named name: String?) -> Bool {
+    private mutating func mayTake<Value>(_ keyPath: KeyPath<Root, Value>, named name: String?) -> Bool {
         guard result == nil else { return false }
         guard case .property(let next)? = remaining.first else { return true }
         if let name { return name == next }
         // `\.self` adds no component: it passes the whole path on.
-        guard Value.self != Root.self, let nextOffset, let offset = MemoryLayout<Root>.offset(of: keyPath)
-        else {
+        guard Value.self != Root.self, let offset = MemoryLayout<Root>.offset(of: keyPath) else {
             return true
         }
-        return offset == nextOffset
+        if nextOffset == nil { nextOffset = .some(FieldTable<Root>.shared.offsetsByName[next]) }
+        guard case .some(let expected?) = nextOffset else { return true }
+        return offset == expected
     }
 
     /// Whether the stored path names a property that `Root` (or a type below it) no longer
