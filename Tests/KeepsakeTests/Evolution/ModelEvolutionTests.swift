@@ -225,7 +225,7 @@ enum OldApp {
             var note: String
             var kind: OldApp.Kind
 
-            static let propertyEvolution: [PropertyEvolution] = [.renamed("title", to: "name")]
+            static let propertyEvolution = Doc.propertyEvolution
 
             func addReversions(into reverter: inout some Reverter<RegisteredDoc>) {
                 reverter.appendReversion(at: \.name)
