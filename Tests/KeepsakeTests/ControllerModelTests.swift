@@ -10,7 +10,7 @@ import Testing
 
     struct Boom: Error {}
 
-    @Test(arguments: StorageKind.allCases, 0..<2)
+    @Test(arguments: StorageKind.allCases, Soak.batches(usually: 2))
     func randomOperationsMatchTheFullCopyModel(kind: StorageKind, batch: UInt64) throws {
         try matchTheModel(kind: kind, seed: 0xD15C_0000 + batch, maximumVersions: nil)
     }
@@ -18,7 +18,7 @@ import Testing
     /// Under a limit of 24 versions, both storages drop what the model drops: the oldest
     /// versions of the root scope, then the furthest redo versions of the current scope, down
     /// to 24, once an append leaves more than the limit and its slack (3).
-    @Test(arguments: StorageKind.allCases, 0..<2)
+    @Test(arguments: StorageKind.allCases, Soak.batches(usually: 2))
     func randomOperationsUnderALimitMatchTheFullCopyModel(kind: StorageKind, batch: UInt64) throws {
         try matchTheModel(kind: kind, seed: 0x11A1_0000 + batch, maximumVersions: 24)
     }

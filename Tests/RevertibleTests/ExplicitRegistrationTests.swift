@@ -46,7 +46,7 @@ struct ExplicitDocument: Versionable, Equatable {
 /// bytes are the same in both versions, or when a stored path names another property, and
 /// must never pass over one that changed or that the path names.
 @Suite struct ExplicitRegistrationTests {
-    @Test(arguments: 0..<2)
+    @Test(arguments: Soak.batches(usually: 2))
     func explicitRegistrationsRecordWhatReflectedOnesRecord(batch: UInt64) throws {
         let seed = 0xE791_0000 + batch
         var changedSteps = 0

@@ -30,7 +30,7 @@ import Testing
         return String(characters)
     }
 
-    @Test(arguments: 0..<4)
+    @Test(arguments: Soak.batches(usually: 4))
     func thePathParserNeverCrashesAndWhatItAcceptsRoundTrips(batch: UInt64) throws {
         var generator = SeededGenerator(seed: 0xFA75_0000 + batch)
         var accepted = 0
@@ -51,7 +51,7 @@ import Testing
         #expect(accepted > 1_000)
     }
 
-    @Test(arguments: 0..<4)
+    @Test(arguments: Soak.batches(usually: 4))
     func theRecordDecoderNeverCrashesOnDamagedRecords(batch: UInt64) throws {
         var generator = SeededGenerator(seed: 0xDEC0_0000 + batch)
         var document = Document.empty

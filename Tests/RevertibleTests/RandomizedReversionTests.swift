@@ -6,7 +6,7 @@ import Testing
 /// Thousands of random edits: every reversion reverts to exactly the original, its inverse
 /// redoes exactly, and the same holds after a round trip through stored records.
 @Suite struct RandomizedReversionTests {
-    @Test(arguments: 0..<4)
+    @Test(arguments: Soak.batches(usually: 4))
     func randomEditsRevertExactly(batch: UInt64) throws {
         let seed = 0x5EED_0000 + batch
         // Changes recorded inside an enum's payload, which must happen (not only whole cases).
