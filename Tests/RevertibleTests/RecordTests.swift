@@ -118,3 +118,64 @@ import Testing
                 == "The value at (root) is not the version this reversion was made from: x.")
     }
 }
+
+/// The same change is stored as the same bytes, whatever order its sets and dictionaries
+/// iterate in: that order differs between two equal values built differently (and between
+/// two runs of a set operation), so records list members and entries in the order of their
+/// JSON.
+@Suite struct CanonicalRecordTests {
+    struct Tagged: Versionable, Equatable, Codable {
+        var tags: Set<String>
+        var scores: [String: Int]
+    }
+
+    /// `words` in a set whose storage is sized by `capacity` and filled in `words`' order.
+    static func set(_ words: [String], capacity: Int) -> Set<String> {
+        var set = Set<String>(minimumCapacity: capacity)
+        for word in words { set.insert(word) }
+        return set
+    }
+
+    static func scores(_ words: [String], capacity: Int, plus bonus: Int) -> [String: Int] {
+        var scores = [String: Int](minimumCapacity: capacity)
+        for (index, word) in words.enumerated() { scores[word] = index + bonus }
+        return scores
+    }
+
+    @Test func aSetsMembersAreStoredInTheOrderOfTheirJSON() throws {
+        let words = ["x", "same", "other", "more", "words", "kept"]
+        let old = Tagged(tags: ["kept", "gone", "dropped"], scores: [:])
+        var payloads: Set<String> = []
+        for round in 0..<40 {
+            let new = Tagged(
+                tags: Self.set(round.isMultiple(of: 2) ? words : words.reversed(), capacity: round * 3),
+                scores: [:])
+            let records = try #require(new.reversion(to: old)).records()
+            try #require(records.map(\.kind) == ["members"])
+            payloads.insert(String(decoding: records[0].payload, as: UTF8.self))
+        }
+        #expect(
+            payloads == [
+                #"{"inserted":["more","other","same","words","x"],"newCount":6,"oldCount":3,"removed":["dropped","gone"]}"#
+            ])
+    }
+
+    @Test func aDictionarysChangedEntriesAreRecordedInTheOrderOfTheirKeys() throws {
+        let words = ["x", "same", "other", "more", "words", "kept"]
+        var orders: Set<[String]> = []
+        for round in 0..<40 {
+            let ordered = round.isMultiple(of: 2) ? words : words.reversed()
+            let old = Tagged(tags: [], scores: Self.scores(ordered, capacity: round * 3, plus: 0))
+            var new = old
+            for word in words { new.scores[word]! += 100 }
+            orders.insert(try #require(new.reversion(to: old)).records().map(\.path.description))
+        }
+        #expect(
+            orders == [
+                [
+                    #"scores[key: "kept"]"#, #"scores[key: "more"]"#, #"scores[key: "other"]"#,
+                    #"scores[key: "same"]"#, #"scores[key: "words"]"#, #"scores[key: "x"]"#,
+                ]
+            ])
+    }
+}

@@ -26,6 +26,13 @@ extension Dictionary: VersionableCollection where Value: Versionable {
         if new.count - (old.count - removed.count) > 0 {
             for (key, newValue) in new where old[key] == nil { inserted[key] = newValue }
         }
+        // In the order of the keys' JSON, not the dictionary's (which differs between equal
+        // dictionaries), so that the same change is recorded the same way.
+        if elements.count > 1 {
+            elements =
+                elements.map { (json: RecordCoding.canonicalJSON($0.key), element: $0) }
+                .sorted { $0.json < $1.json }.map(\.element)
+        }
         guard !removed.isEmpty || !inserted.isEmpty else { return (nil, elements) }
         return (
             DictionaryPatch(removed: removed, inserted: inserted, oldCount: old.count, newCount: new.count),

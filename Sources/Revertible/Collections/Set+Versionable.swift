@@ -51,5 +51,26 @@ public struct SetPatch<Element: Hashable>: LeafPatch {
     }
 }
 
-extension SetPatch: Codable where Element: Codable {}
+extension SetPatch: Codable where Element: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case removed, inserted, oldCount, newCount
+    }
+
+    /// Encodes the patch with each list of members in the order of their JSON, so that the same
+    /// change is stored as the same bytes: a set's own order differs from one instance to the
+    /// next, even between equal sets.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.inStoredOrder(removed), forKey: .removed)
+        try container.encode(Self.inStoredOrder(inserted), forKey: .inserted)
+        try container.encode(oldCount, forKey: .oldCount)
+        try container.encode(newCount, forKey: .newCount)
+    }
+
+    private static func inStoredOrder(_ members: Set<Element>) -> [Element] {
+        guard members.count > 1 else { return Array(members) }
+        return members.map { (json: RecordCoding.canonicalJSON($0), member: $0) }
+            .sorted { $0.json < $1.json }.map(\.member)
+    }
+}
 extension SetPatch: Sendable where Element: Sendable {}
