@@ -150,3 +150,18 @@ import Testing
         }
     }
 }
+
+extension StoredChanges {
+    /// The column's text for `records` of the version at `position`, and the bytes the records
+    /// take (paths and patches), through the same writer as an append: the reference an
+    /// append's text, written straight from its reversion, is held to.
+    static func encode(_ records: [ChangeRecord], position: Int) -> (text: String, bytes: Int) {
+        var writer = Writer(position: position, capacity: records.reduce(2) { $0 + $1.payload.count + 64 })
+        for record in records {
+            record.payload.withUnsafeBytes {
+                writer.append(path: record.path, kind: record.kind, patch: $0)
+            }
+        }
+        return writer.finish()
+    }
+}

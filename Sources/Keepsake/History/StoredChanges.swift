@@ -23,20 +23,9 @@ enum StoredChanges {
         var digest: Int64?
     }
 
-    /// The column's text for `records` of the version at `position`, and the bytes the records
-    /// take (paths and patches).
-    static func encode(_ records: [ChangeRecord], position: Int) -> (text: String, bytes: Int) {
-        var writer = Writer(position: position, capacity: records.reduce(2) { $0 + $1.payload.count + 64 })
-        for record in records {
-            record.payload.withUnsafeBytes {
-                writer.append(path: record.path, kind: record.kind, patch: $0)
-            }
-        }
-        return writer.finish()
-    }
-
-    /// ``encode(_:position:)`` of `reversion`'s records, written as each change's JSON is made:
-    /// no ``ChangeRecord`` is made on the way.
+    /// The column's text for `reversion`'s records at `position`, and the bytes the records take
+    /// (paths and patches), written as each change's JSON is made: no ``ChangeRecord`` is made
+    /// on the way.
     ///
     /// - Throws: What ``Reversion/records(encoder:)`` throws.
     static func encode<Root>(
