@@ -57,3 +57,61 @@ import Testing
 
 private final class Handle {}
 private struct Holder: Versionable { var handle: Handle }
+
+/// A stored `var` that nothing can track (neither ``Versionable`` nor `Equatable`) stops a type
+/// tracked with no code at its first diff, saying which, since its changes would be lost; a
+/// type that registers its properties by hand may hold such a property, and its stored
+/// changes resolve.
+@Suite struct UntrackablePropertyTests {
+    /// A reference with no equality: a cache, a delegate, a formatter.
+    final class Scratch: @unchecked Sendable { var uses = 0 }
+
+    struct RegisteredByHand: Versionable, Equatable {
+        var title: String
+        var scratch = Scratch()
+
+        static func == (a: Self, b: Self) -> Bool { a.title == b.title }
+
+        func addReversions(into reverter: inout some Reverter<RegisteredByHand>) {
+            reverter.appendReversion(at: \.title)
+        }
+    }
+
+    struct TrackedWithNoCode: Versionable, Equatable {
+        var title: String
+        var scratch = Scratch()
+
+        static func == (a: Self, b: Self) -> Bool { a.title == b.title }
+    }
+
+    @Test func aTypeRegisteredByHandMayHoldOne() throws {
+        let old = RegisteredByHand(title: "draft")
+        var new = old
+        new.title = "final"
+        let records = try #require(new.reversion(to: old)).records()
+        #expect(records.map(\.path.description) == ["title"])
+        #expect(
+            records.map { String(decoding: $0.payload, as: UTF8.self) } == [
+                #"{"new":"final","newCount":5,"offset":0,"old":"draft","oldCount":5}"#
+            ]
+        )
+        try Reversion(records: records, resolvingAgainst: new).revert(&new)
+        #expect(new.title == "draft")
+    }
+
+    @Test func aTypeTrackedWithNoCodeStopsAtItsFirstDiff() async throws {
+        let result = try #require(
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let old = TrackedWithNoCode(title: "draft")
+                var new = old
+                new.title = "final"
+                _ = new.reversion(to: old)
+            })
+        #expect(
+            String(decoding: result.standardErrorContent, as: UTF8.self).contains(
+                """
+                Stored property TrackedWithNoCode.scratch has type Scratch, which is neither Versionable \
+                nor Equatable.
+                """))
+    }
+}

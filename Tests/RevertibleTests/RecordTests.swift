@@ -29,6 +29,26 @@ import Testing
         #expect(reversion.paths == [])
     }
 
+    /// A stored path that goes on into a leaf or a collection (damage, or a file written by
+    /// another program) is not found: such a value has no properties to name, and its stored
+    /// properties (`String._guts`, `Int._value`) are not looked at.
+    @Test(arguments: [
+        [PathComponent.property("note"), .property("text")],
+        [.property("numbers"), .index(0), .property("value")],
+        [.property("items"), .id("1"), .property("tags"), .property("count")],
+        [.property("scores"), .key(#""a""#), .property("magnitude")],
+    ])
+    func aPathIntoALeafOrACollectionIsNotFound(components: [PathComponent]) {
+        var document = Document.empty
+        (document.note, document.numbers, document.scores) = ("a note", [7], ["a": 1])
+        document.items = [.init(id: 1, name: "one", done: false, tags: ["x"])]
+        let path = PathDescriptor(components)
+        let record = ChangeRecord(path: path, kind: "replace", payload: Data(#"{"new":1,"old":2}"#.utf8))
+        #expect(throws: ReversionError.pathNotFound(path: path, type: "Document")) {
+            try Reversion<Document>(records: [record], resolvingAgainst: document)
+        }
+    }
+
     @Test func aPathToAMissingElementIsNotFound() {
         let path: PathDescriptor = [
             .property("childActivities"), .id(#""00000000-0000-0000-0000-000000000009""#), .property("title"),

@@ -163,6 +163,9 @@ extension Reverter {
     @discardableResult
     public mutating func appendStoredPropertyReversions() -> Bool {
         let table = FieldTable<Root>.shared
+        // A programmer's error, found at the type's first diff: tracked with no code, the type
+        // would lose the changes to that property.
+        if let untrackable = table.untrackable { preconditionFailure(untrackable) }
         // Comparing two versions: a field whose bytes did not change is skipped unread.
         let diffing = inPlace(as: DiffingReverter<Root>.self) { diffing in
             for index in diffing.changedFields(table) {

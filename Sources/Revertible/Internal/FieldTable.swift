@@ -23,6 +23,12 @@ final class FieldTable<Root>: @unchecked Sendable {
     let offsetsByName: [String: Int]
     /// Whether reflection found any stored property.
     let hasStoredProperties: Bool
+    /// Why `Root`'s stored properties cannot be tracked with no code: the first `var` whose
+    /// type is neither ``Versionable`` nor `Equatable` (`nil`: every one can be). Only tracking
+    /// with no code (``Reverter/appendStoredPropertyReversions()``) stops on it: a type that
+    /// registers its properties by hand, or a leaf such as `String` that a stored path reaches
+    /// into, still has its properties' names and offsets read from this table.
+    let untrackable: String?
     /// How each tracked field is compared by its bytes (`tracked[i]` by the `i`th check).
     let byteChecks: FieldByteChecks
 
@@ -54,18 +60,23 @@ final class FieldTable<Root>: @unchecked Sendable {
         var names: [AnyKeyPath: String] = [:]
         var trackedByName: [String: Int] = [:]
         var offsetsByName: [String: Int] = [:]
+        var untrackable: String?
         var count = 0
         _forEachFieldWithKeyPath(of: Root.self, options: []) { cName, keyPath in
             count += 1
             let name = String(cString: cName)
             names[keyPath] = name
             if !(Root.self is AnyClass) { offsetsByName[name] = MemoryLayout<Root>.offset(of: keyPath) }
-            if let registration = Self.registration(name: name, keyPath: keyPath) {
+            switch Self.registration(name: name, keyPath: keyPath) {
+            case .tracked(let registration):
                 trackedByName[name] = tracked.count
                 tracked.append(registration)
+            case .untrackable(let reason): untrackable = untrackable ?? reason
+            case .ignored: break
             }
             return true
         }
+        self.untrackable = untrackable
         self.tracked = tracked
         self.names = names
         self.trackedByName = trackedByName
@@ -74,11 +85,33 @@ final class FieldTable<Root>: @unchecked Sendable {
         self.byteChecks = FieldByteChecks(tracked.map(\.bytes))
     }
 
+    /// What tracking a stored property takes.
+    private enum Registration {
+        case tracked(any FieldRegistration<Root>)
+        /// Left out: `@VersionableIgnored`, or a `let`.
+        case ignored
+        /// A `var` that cannot be tracked, and why.
+        case untrackable(String)
+    }
+
+    private static func registration(name: String, keyPath: PartialKeyPath<Root>) -> Registration {
+        let valueType = type(of: keyPath).valueType
+        if valueType is any VersionableIgnoredMarker.Type { return .ignored }
+        if let registration = registration(named: name, keyPath: keyPath) { return .tracked(registration) }
+        // `let` properties come back as read-only key paths: they cannot change.
+        guard isWritable(keyPath, valueType) else { return .ignored }
+        return .untrackable(
+            """
+            Stored property \(Root.self).\(name) has type \(valueType), which is neither Versionable \
+            nor Equatable. Conform it to Versionable (or VersionableLeaf), mark the property \
+            @VersionableIgnored, or implement addReversions(into:) for \(Root.self).
+            """)
+    }
+
     private static func registration(
-        name: String, keyPath: PartialKeyPath<Root>
+        named name: String, keyPath: PartialKeyPath<Root>
     ) -> (any FieldRegistration<Root>)? {
         let valueType = type(of: keyPath).valueType
-        if valueType is any VersionableIgnoredMarker.Type { return nil }
         // Leaves and collections are registered directly, so that diffing a field costs no
         // child reverter; diffing and resolving use the same registrations, so paths agree.
         if let leaf = valueType as? any VersionableLeaf.Type {
@@ -98,13 +131,7 @@ final class FieldTable<Root>: @unchecked Sendable {
         if let equatable = valueType as? any Equatable.Type {
             return overwriteRegistration(equatable, name: name, keyPath: keyPath)
         }
-        guard isWritable(keyPath, valueType) else { return nil }
-        preconditionFailure(
-            """
-            Stored property \(Root.self).\(name) has type \(valueType), which is neither Versionable \
-            nor Equatable. Conform it to Versionable (or VersionableLeaf), mark the property \
-            @VersionableIgnored, or implement addReversions(into:) for \(Root.self).
-            """)
+        return nil
     }
 
     private static func versionableRegistration<Value: Versionable>(

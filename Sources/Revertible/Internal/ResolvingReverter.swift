@@ -58,11 +58,15 @@ struct ResolvingReverter<Root>: Reverter {
 
     /// Whether the stored path names a property that `Root` (or a type below it) no longer
     /// has: such a change is skipped, since the property is gone. A struct's name is judged
-    /// against its stored properties, so a path into another enum case is still an error.
+    /// against its stored properties, so a path into another enum case is still an error; so
+    /// is a path into a leaf or a collection (`note.text` where `note` is a `String?`), whose
+    /// stored properties (`String._guts`) are no model's.
     var namesRemovedProperty: Bool {
         guard result == nil else { return false }
         if reachedRemovedProperty { return true }
-        guard !tookNextComponent, case .property(let name)? = remaining.first else { return false }
+        guard !tookNextComponent, case .property(let name)? = remaining.first,
+            !(Root.self is any VersionableLeaf.Type), !(Root.self is any VersionableCollection.Type)
+        else { return false }
         let table = FieldTable<Root>.shared
         return table.hasStoredProperties && !table.names.values.contains(name)
     }
