@@ -339,6 +339,69 @@ enum OldApp {
     }
 }
 
+/// A property that held a struct, which an app update turned into an optional text (declared,
+/// with a conversion): the old app's changes inside it (`note.text`) name a property that a
+/// `String` does not have.
+enum Flattened {
+    struct Note: Versionable, Equatable, Codable { var text: String }
+
+    struct OldDoc: Versionable, Equatable, Codable {
+        var title: String
+        var note: Note?
+    }
+
+    struct Doc: Versionable, Equatable, Codable {
+        var title: String
+        var note: String?
+
+        static let propertyEvolution: [PropertyEvolution] = [
+            .converted("note", from: Note?.self) { $0?.text }
+        ]
+    }
+
+    /// Version 1 changes inside the note, version 2 the title; the history is closed, which
+    /// stores a checkpoint.
+    static func write(path: String) throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: OldDoc(title: "", note: Note(text: "a")))
+        try history.append(OldDoc(title: "", note: Note(text: "b")))
+        try history.append(OldDoc(title: "T", note: Note(text: "b")))
+        try history.close()
+    }
+}
+
+extension ModelEvolutionTests {
+    @Test func aChangeInsideAPropertyThatBecameTextFailsOnlyItsOwnVersion() async throws {
+        let path = directory.path("flattened.keepsake")
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            try Flattened.write(path: path)
+        }
+        let history = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Flattened.Doc(title: "", note: nil))
+        #expect(history.value == Flattened.Doc(title: "T", note: "b"))
+        #expect(try history.undo() == Flattened.Doc(title: "", note: "b"))
+        #expect {
+            try history.undo()
+        } throws: { error in
+            guard case .reversion("doc", 1, .pathNotFound(let path, "Doc")) = error as? KeepsakeError else {
+                return false
+            }
+            return path == [.property("note"), .property("text")]
+        }
+        #expect(history.value == Flattened.Doc(title: "", note: "b"))
+        #expect(try history.redo() == Flattened.Doc(title: "T", note: "b"))
+        // The invariant check replays every version, and names the same one.
+        #expect {
+            try history.checkInvariants()
+        } throws: { error in
+            guard case .storage(let failure) = error as? ReversionError,
+                case .reversion("doc", 1, .pathNotFound) = failure.error as? KeepsakeError
+            else { return false }
+            return true
+        }
+    }
+}
+
 /// A restorable object as the old app had it, and as the new one has it.
 final class OldSettings: RestorableObject {
     @Restorable var theme = "dark"
