@@ -80,10 +80,10 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<5)
-    func flippedBytesGiveTheRightValueOrATypedError(batch: Int) throws {
+    @Test(arguments: Soak.batches(usually: 5))
+    func flippedBytesGiveTheRightValueOrATypedError(batch: UInt64) throws {
         let (original, expected) = try sampleStore()
-        var generator = SeededGenerator(seed: 0xDA4A_0000 + UInt64(batch))
+        var generator = SeededGenerator(seed: 0xDA4A_0000 + batch)
         var outcomes: [Outcome: Int] = [:]
         for variant in 0..<60 {
             var bytes = original

@@ -27,10 +27,10 @@ import Testing
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
-    @Test(arguments: 0..<4)
-    func flippedBytesGiveATypedErrorOrACleanResultAndReadsNeverWrite(batch: Int) throws {
+    @Test(arguments: Soak.batches(usually: 4))
+    func flippedBytesGiveATypedErrorOrACleanResultAndReadsNeverWrite(batch: UInt64) throws {
         let original = try sampleStore()
-        var generator = SeededGenerator(seed: 0xF11B_0000 + UInt64(batch))
+        var generator = SeededGenerator(seed: 0xF11B_0000 + batch)
         var outcomes: [String: Int] = [:]
         for variant in 0..<60 {
             var bytes = original
