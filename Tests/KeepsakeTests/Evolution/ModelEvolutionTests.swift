@@ -359,6 +359,12 @@ enum Flattened {
         ]
     }
 
+    /// The same change of type, undeclared.
+    struct UndeclaredDoc: Versionable, Equatable, Codable {
+        var title: String
+        var note: String?
+    }
+
     /// Version 1 changes inside the note, version 2 the title; the history is closed, which
     /// stores a checkpoint.
     static func write(path: String) throws {
@@ -390,6 +396,14 @@ extension ModelEvolutionTests {
         }
         #expect(history.value == Flattened.Doc(title: "", note: "b"))
         #expect(try history.redo() == Flattened.Doc(title: "T", note: "b"))
+        // Undeclared, the checkpoint itself no longer decodes: opening says where.
+        #expect {
+            try KeepsakeStore(path: path).history(
+                "doc", initialValue: Flattened.UndeclaredDoc(title: "", note: nil))
+        } throws: { error in
+            guard case .undecodableValue("doc", let reason) = error as? KeepsakeError else { return false }
+            return reason.hasSuffix("(at note)")
+        }
         // The invariant check replays every version, and names the same one.
         #expect {
             try history.checkInvariants()
