@@ -28,11 +28,7 @@ extension Dictionary: VersionableCollection where Value: Versionable {
         }
         // In the order of the keys' JSON, not the dictionary's (which differs between equal
         // dictionaries), so that the same change is recorded the same way.
-        if elements.count > 1 {
-            elements =
-                elements.map { (json: RecordCoding.canonicalJSON($0.key), element: $0) }
-                .sorted { $0.json < $1.json }.map(\.element)
-        }
+        elements = RecordCoding.inJSONOrder(elements, by: \.key)
         guard !removed.isEmpty || !inserted.isEmpty else { return (nil, elements) }
         return (
             DictionaryPatch(removed: removed, inserted: inserted, oldCount: old.count, newCount: new.count),

@@ -61,16 +61,10 @@ extension SetPatch: Codable where Element: Codable {
     /// next, even between equal sets.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Self.inStoredOrder(removed), forKey: .removed)
-        try container.encode(Self.inStoredOrder(inserted), forKey: .inserted)
+        try container.encode(RecordCoding.inJSONOrder(removed) { $0 }, forKey: .removed)
+        try container.encode(RecordCoding.inJSONOrder(inserted) { $0 }, forKey: .inserted)
         try container.encode(oldCount, forKey: .oldCount)
         try container.encode(newCount, forKey: .newCount)
-    }
-
-    private static func inStoredOrder(_ members: Set<Element>) -> [Element] {
-        guard members.count > 1 else { return Array(members) }
-        return members.map { (json: RecordCoding.canonicalJSON($0), member: $0) }
-            .sorted { $0.json < $1.json }.map(\.member)
     }
 }
 extension SetPatch: Sendable where Element: Sendable {}

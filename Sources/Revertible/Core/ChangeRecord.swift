@@ -187,6 +187,13 @@ package enum RecordCoding {
         }
     }
 
+    /// `items` in the order of the canonical JSON of each one's `key`: the order records list
+    /// what a set or a dictionary holds in, since their own order differs between equal values.
+    static func inJSONOrder<Item, Key>(_ items: some Collection<Item>, by key: (Item) -> Key) -> [Item] {
+        guard items.count > 1 else { return Array(items) }
+        return items.map { (json: canonicalJSON(key($0)), item: $0) }.sorted { $0.json < $1.json }.map(\.item)
+    }
+
     /// Canonical JSON text of a key or id, for path components.
     static func canonicalJSON<T>(_ value: T) -> String {
         // An id of a number or text (an `Any` from `AnyHashable`, opened) is written as the
