@@ -649,10 +649,25 @@ func cell(_ figure: Figure) -> String {
     case "bytes":
         value =
             figure.value < 10_000 ? "\(Int(figure.value)) B" : String(format: "%.1f KiB", figure.value / 1024)
-    case "%": value = String(format: "%.0f%%", figure.value)
-    case "pages": value = String(format: "%.1f pages", figure.value)
-    default: value = String(format: "%.1f%@", figure.value, figure.unit)
+    case "%": value = digits(figure, 0) + "%"
+    case "pages": value = digits(figure, 1) + " pages"
+    default: value = digits(figure, 1) + figure.unit
     }
     guard let target = figure.target else { return value }
     return "\(value) (\(target) \(figure.met == true ? "✓" : "✗"))"
+}
+
+/// `figure`'s value with `decimals` decimals, or as many more (up to three) as it takes to tell
+/// it from its target's bound: 1.53 against "≤ 1.5×" prints "1.53", not "1.5".
+func digits(_ figure: Figure, _ decimals: Int) -> String {
+    let bound = figure.target.flatMap { target in
+        Double(target.filter { $0.isNumber || $0 == "." })
+    }
+    var decimals = decimals
+    var text = String(format: "%.\(decimals)f", figure.value)
+    while let bound, Double(text) == bound, figure.value != bound, decimals < 3 {
+        decimals += 1
+        text = String(format: "%.\(decimals)f", figure.value)
+    }
+    return text
 }
