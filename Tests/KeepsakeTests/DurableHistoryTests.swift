@@ -317,6 +317,87 @@ import Testing
         try history.checkInvariants()
     }
 
+    /// A checkpoint built for a version is not stored for another that took its place with the
+    /// same changes: undoing two edits and making the first one differently, then the second
+    /// one again, stores the second's text again at its position, on another value. Found by
+    /// `Scripts/soak` (the limited model test, durable, batch 547467): reopening then showed
+    /// the first edit's old value.
+    @Test func aCheckpointIsNotStoredForAVersionThatReplacedItsOwnWithTheSameChanges() throws {
+        let store = try KeepsakeStore(path: path)
+        store.checkpointer?.stop()
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        doc.title = "first"
+        try history.append(doc)
+        doc.note = "kept"
+        try history.append(doc)
+        let id = try #require(history.durableStorage).id
+        let connection = try SQLiteConnection(path: path, create: false)
+        defer { connection.close() }
+        func changes(at position: Int) throws -> String? {
+            try connection.scalarText(
+                "SELECT changes FROM version WHERE history_id = ? AND position = ?",
+                [.integer(id), .integer(Int64(position))])
+        }
+        let builds = Storage.CheckpointBuilds()
+        var deferred: [@Sendable (SQLiteConnection) -> Void] = []
+        Storage.buildCheckpoint(
+            connection, historyID: id, name: "doc", position: 2, builds: builds, sizes: Handoff(),
+            waitForPause: true
+        ) { deferred.append($0) }
+        #expect(deferred.count == 1 && builds.waiting?.position == 2)
+        let builtFor = try changes(at: 2)
+
+        _ = try history.undo()
+        _ = try history.undo()
+        doc = history.value
+        doc.title = "second"
+        try history.append(doc)
+        doc.note = "kept"
+        try history.append(doc)
+        // The same text at the same position: only the version below it differs.
+        #expect(try changes(at: 2) == builtFor)
+
+        deferred[0](connection)
+        #expect(try Self.storedPositions(connection, history: id) == [])
+        let reopened = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(reopened.value == doc)
+        #expect(reopened.value.title == "second")
+        try reopened.checkInvariants()
+
+        // Nor is the value built for it built on: the next build starts from the base value.
+        Storage.buildCheckpoint(
+            connection, historyID: id, name: "doc", position: 2, builds: builds, sizes: Handoff(),
+            waitForPause: true
+        ) { deferred.append($0) }
+        #expect(deferred.count == 2 && builds.built?.position == 2)
+        _ = try history.undo()
+        _ = try history.undo()
+        doc = history.value
+        doc.title = "third"
+        try history.append(doc)
+        doc.note = "kept"
+        try history.append(doc)
+        #expect(try changes(at: 2) == builtFor)
+        doc.note = "more"
+        try history.append(doc)
+        Storage.buildCheckpoint(
+            connection, historyID: id, name: "doc", position: 3, builds: builds, sizes: Handoff(),
+            waitForPause: true
+        ) { deferred.append($0) }
+        #expect(builds.replayed == 3)  // versions 1…3, from the base value
+        #expect(deferred.count == 2 && builds.waiting?.position == 3)
+        deferred[1](connection)
+        #expect(try Self.storedPositions(connection, history: id) == [3])
+        let again = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(again.value == doc)
+        #expect(try #require(again.durableStorage).stepsSinceCheckpoint == 0)
+        try again.checkInvariants()
+        #expect(try connection.scalarText("PRAGMA integrity_check") == "ok")
+    }
+
     /// A history that grows from an empty value judges when its next checkpoint is due by the
     /// size of the checkpoint built last in the background, not of the last one written by the
     /// committing thread: else every few KiB of changes would rebuild a value grown far larger.

@@ -271,24 +271,24 @@ extension KeepsakeHistoryStorage {
         deferring: (@escaping @Sendable (SQLiteConnection) -> Void) -> Void
     ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
-        let (has, changes) = (checkpointCountSQL, appliedChangesSQL)
+        let has = checkpointCountSQL
         func key(_ position: Int) -> [SQLiteValue] { [.integer(historyID), .integer(Int64(position))] }
         do {
             // The rows are read in one short snapshot: a read transaction held while decoding
             // would keep the write-ahead log from starting over. The work is done outside it.
-            let read: (json: String?, versions: [HistoryRows.Version], changes: String)? =
+            let read: (json: String?, versions: [HistoryRows.Version], version: AppliedVersion)? =
                 try connection.transaction(immediate: false) {
-                    guard let text = try connection.scalarText(changes, key(position)),
+                    guard let version = try AppliedVersion.read(connection, key(position)),
                         try connection.scalarInt(has, key(position)) == 0
                     else { return nil }
                     if let built = builds.built, built.position < position,
-                        try connection.scalarText(changes, key(built.position)) == built.changes
+                        try AppliedVersion.read(connection, key(built.position)) == built.version
                     {
-                        return (nil, try rows.appliedVersions(after: built.position, upTo: position), text)
+                        return (nil, try rows.appliedVersions(after: built.position, upTo: position), version)
                     }
                     guard let source = try rows.bestCheckpoint(below: position) else { return nil }
                     return (
-                        source.json, try rows.appliedVersions(after: source.position, upTo: position), text
+                        source.json, try rows.appliedVersions(after: source.position, upTo: position), version
                     )
                 }
             guard let read else { return }
@@ -308,13 +308,13 @@ extension KeepsakeHistoryStorage {
             let (json, size) = try rows.encodeCheckpoint(value)
             sizes.give(size)
             let checkpoint = CheckpointBuilds.Built(
-                position: position, changes: read.changes, json: json,
+                position: position, version: read.version, json: json,
                 digest: HistoryRows.checkpointDigest(json, position: position))
             guard json.utf8.count > largeCheckpoint || waitForPause else {
                 store(checkpoint, connection, historyID: historyID)
                 return
             }
-            builds.built = (position, read.changes, value)
+            builds.built = (position, read.version, value)
             builds.waiting = checkpoint
             guard !builds.storeQueued else { return }
             builds.storeQueued = true
@@ -331,9 +331,29 @@ extension KeepsakeHistoryStorage {
         }
     }
 
-    /// The `changes` text of a version (`?1` the history, `?2` its position) while it is applied.
-    private static var appliedChangesSQL: String {
-        "SELECT changes FROM version WHERE history_id = ? AND position = ? AND is_undone = 0"
+    /// What tells a version from one that replaced it at its position: its `changes` text and
+    /// the time it was created (stored to a fraction of a microsecond; making a change again
+    /// takes an undo and an append). The text alone does not: undoing two edits, making the
+    /// first differently and the second again stores the second's text at its position on
+    /// another value, and a checkpoint built for the old version would be stored for the new
+    /// one, or built on, with the first edit's old value.
+    struct AppliedVersion: Equatable {
+        let changes: String
+        let createdAt: Double
+
+        /// The version at `key` (`?1` the history, `?2` its position) while it is applied; `nil`
+        /// too when a damaged row lacks either column (nothing is built on it then).
+        static func read(_ connection: SQLiteConnection, _ key: [SQLiteValue]) throws -> AppliedVersion? {
+            try connection.query(
+                """
+                SELECT changes, created_at FROM version WHERE history_id = ? AND position = ? AND is_undone = 0
+                """, key
+            ) { row in
+                row.text(0).flatMap { changes in
+                    row.double(1).map { AppliedVersion(changes: changes, createdAt: $0) }
+                }
+            }.first ?? nil
+        }
     }
 
     /// Whether a version (`?1` the history, `?2` its position) has a checkpoint.
@@ -349,7 +369,7 @@ extension KeepsakeHistoryStorage {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
         let key: [SQLiteValue] = [.integer(historyID), .integer(Int64(checkpoint.position))]
         try? connection.transaction {
-            guard try connection.scalarText(appliedChangesSQL, key) == checkpoint.changes,
+            guard try AppliedVersion.read(connection, key) == checkpoint.version,
                 try connection.scalarInt(checkpointCountSQL, key) == 0
             else { return }
             try rows.insertCheckpoint(
@@ -366,18 +386,18 @@ extension KeepsakeHistoryStorage {
         // Sound because only the background connection's jobs touch it, one at a time (they
         // run on one serial queue); the value is made there and never leaves.
 
-        /// A checkpoint built: the version's position, its `changes` text when built (it is
-        /// stored only if the version still has it), the value's JSON and its digest (computed
-        /// with the JSON, not while the store's write lock is held).
+        /// A checkpoint built: the version's position, the version when built (it is stored only
+        /// if that version is still there), the value's JSON and its digest (computed with the
+        /// JSON, not while the store's write lock is held).
         struct Built {
             let position: Int
-            let changes: String
+            let version: AppliedVersion
             let json: String
             let digest: Int64
         }
 
         /// The value of the version at `position`, built last, while it waits to be stored.
-        var built: (position: Int, changes: String, value: Value)?
+        var built: (position: Int, version: AppliedVersion, value: Value)?
         /// The newest large checkpoint built and not yet stored.
         var waiting: Built?
         /// Whether a store step waits for a pause.
