@@ -327,10 +327,21 @@ import Testing
         store.checkpointer?.stop()
         let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
         var doc = history.value
-        doc.title = "first"
-        try history.append(doc)
-        doc.note = "kept"
-        try history.append(doc)
+        /// Makes the two edits: the title (`title`), then the note, always the same.
+        func edit(title: String) throws {
+            doc.title = title
+            try history.append(doc)
+            doc.note = "kept"
+            try history.append(doc)
+        }
+        /// Undoes both edits and makes them again, the first with another title.
+        func replace(title: String) throws {
+            _ = try history.undo()
+            _ = try history.undo()
+            doc = history.value
+            try edit(title: title)
+        }
+        try edit(title: "first")
         let id = try #require(history.durableStorage).id
         let connection = try SQLiteConnection(path: path, create: false)
         defer { connection.close() }
@@ -341,57 +352,42 @@ import Testing
         }
         let builds = Storage.CheckpointBuilds()
         var deferred: [@Sendable (SQLiteConnection) -> Void] = []
-        Storage.buildCheckpoint(
-            connection, historyID: id, name: "doc", position: 2, builds: builds, sizes: Handoff(),
-            waitForPause: true
-        ) { deferred.append($0) }
+        func build(_ position: Int) {
+            Storage.buildCheckpoint(
+                connection, historyID: id, name: "doc", position: position, builds: builds, sizes: Handoff(),
+                waitForPause: true
+            ) { deferred.append($0) }
+        }
+        func reopened() throws -> KeepsakeHistory<Doc> {
+            try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        }
+        build(2)
         #expect(deferred.count == 1 && builds.waiting?.position == 2)
         let builtFor = try changes(at: 2)
-
-        _ = try history.undo()
-        _ = try history.undo()
-        doc = history.value
-        doc.title = "second"
-        try history.append(doc)
-        doc.note = "kept"
-        try history.append(doc)
+        try replace(title: "second")
         // The same text at the same position: only the version below it differs.
         #expect(try changes(at: 2) == builtFor)
 
         deferred[0](connection)
         #expect(try Self.storedPositions(connection, history: id) == [])
-        let reopened = try KeepsakeStore(path: path).history(
-            "doc", initialValue: Doc.empty, maximumVersions: nil)
-        #expect(reopened.value == doc)
-        #expect(reopened.value.title == "second")
-        try reopened.checkInvariants()
+        let first = try reopened()
+        #expect(first.value == doc)
+        #expect(first.value.title == "second")
+        try first.checkInvariants()
 
         // Nor is the value built for it built on: the next build starts from the base value.
-        Storage.buildCheckpoint(
-            connection, historyID: id, name: "doc", position: 2, builds: builds, sizes: Handoff(),
-            waitForPause: true
-        ) { deferred.append($0) }
+        build(2)
         #expect(deferred.count == 2 && builds.built?.position == 2)
-        _ = try history.undo()
-        _ = try history.undo()
-        doc = history.value
-        doc.title = "third"
-        try history.append(doc)
-        doc.note = "kept"
-        try history.append(doc)
+        try replace(title: "third")
         #expect(try changes(at: 2) == builtFor)
         doc.note = "more"
         try history.append(doc)
-        Storage.buildCheckpoint(
-            connection, historyID: id, name: "doc", position: 3, builds: builds, sizes: Handoff(),
-            waitForPause: true
-        ) { deferred.append($0) }
+        build(3)
         #expect(builds.replayed == 3)  // versions 1…3, from the base value
         #expect(deferred.count == 2 && builds.waiting?.position == 3)
         deferred[1](connection)
         #expect(try Self.storedPositions(connection, history: id) == [3])
-        let again = try KeepsakeStore(path: path).history(
-            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        let again = try reopened()
         #expect(again.value == doc)
         #expect(try #require(again.durableStorage).stepsSinceCheckpoint == 0)
         try again.checkInvariants()
