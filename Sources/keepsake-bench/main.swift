@@ -657,7 +657,7 @@ func cell(_ figure: Figure) -> String {
     return "\(value) (\(target) \(figure.met == true ? "✓" : "✗"))"
 }
 
-/// `figure`'s value with `decimals` decimals, or as many more (up to three) as it takes to tell
+/// `figure`'s value with `decimals` decimals, or as many more (three at most) as it takes to tell
 /// it from its target's bound: 1.53 against "≤ 1.5×" prints "1.53", not "1.5".
 func digits(_ figure: Figure, _ decimals: Int) -> String {
     let bound = figure.target.flatMap { target in
