@@ -271,7 +271,6 @@ extension KeepsakeHistoryStorage {
         deferring: (@escaping @Sendable (SQLiteConnection) -> Void) -> Void
     ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
-        let has = checkpointCountSQL
         func key(_ position: Int) -> [SQLiteValue] { [.integer(historyID), .integer(Int64(position))] }
         do {
             // The rows are read in one short snapshot: a read transaction held while decoding
@@ -279,7 +278,7 @@ extension KeepsakeHistoryStorage {
             let read: (json: String?, versions: [HistoryRows.Version], version: AppliedVersion)? =
                 try connection.transaction(immediate: false) {
                     guard let version = try AppliedVersion.read(connection, key(position)),
-                        try connection.scalarInt(has, key(position)) == 0
+                        try connection.scalarInt(checkpointCountSQL, key(position)) == 0
                     else { return nil }
                     if let built = builds.built, built.position < position,
                         try AppliedVersion.read(connection, key(built.position)) == built.version
