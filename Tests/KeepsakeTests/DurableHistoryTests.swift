@@ -394,6 +394,22 @@ import Testing
         #expect(try connection.scalarText("PRAGMA integrity_check") == "ok")
     }
 
+    /// The times rows are written with never repeat within a process, so a version and one that
+    /// replaced it with the same changes never share their `created_at`: not when the wall clock
+    /// gives the same time twice, nor when it is set back.
+    @Test func rowTimesAreStrictlyIncreasingWhateverTheWallClockDoes() {
+        /// A wall clock's readings, taken one by one (only by this test's thread: `next()`
+        /// reads the clock where it is called).
+        final class Readings: @unchecked Sendable {
+            var times = [100.0, 100.0, 99.5, 100.0, 101.0]
+        }
+        let readings = Readings()
+        let clock = RowClock { readings.times.removeFirst() }
+        let times = (0..<5).map { _ in clock.next() }
+        let after100 = 100.0.nextUp
+        #expect(times == [100.0, after100, after100.nextUp, after100.nextUp.nextUp, 101.0])
+    }
+
     /// A history that grows from an empty value judges when its next checkpoint is due by the
     /// size of the checkpoint built last in the background, not of the last one written by the
     /// committing thread: else every few KiB of changes would rebuild a value grown far larger.

@@ -28,7 +28,9 @@ struct HistoryRows {
         }
     }
 
-    static func now() -> Double { Date().timeIntervalSince1970 }
+    /// The time written into a row's `created_at` or `modified_at`: seconds since 1970, from the
+    /// wall clock, but always later than the last time this process wrote (``RowClock``).
+    static func now() -> Double { RowClock.shared.next() }
 
     /// Whether the store has schema 2's tables and columns (a schema 1 store opened read-only
     /// has not).
@@ -685,4 +687,35 @@ package enum AppendStatements {
             modified_at = NULL
         WHERE history_id = ? AND position = ?
         """
+}
+
+/// The clock of the times written into rows: the wall clock, made strictly increasing within the
+/// process, so that no two rows it writes share a time. A version is told from one that replaced
+/// it at its position by its `changes` text and its `created_at`
+/// (``KeepsakeHistoryStorage/AppliedVersion``), and the wall clock can give a time twice (a
+/// `Double` of seconds since 1970 tells times a quarter of a microsecond apart, and reading the
+/// clock can take less) or give an earlier one once it is set back.
+final class RowClock: @unchecked Sendable {
+    // Sound because `last` is touched only while `lock` is held.
+    private let lock = NSLock()
+    private var last = -Double.infinity
+    private let wallClock: @Sendable () -> Double
+
+    /// The clock every store of the process writes with.
+    static let shared = RowClock { Date().timeIntervalSince1970 }
+
+    /// A clock reading `wallClock` (tests give a clock of their own).
+    init(wallClock: @escaping @Sendable () -> Double) {
+        self.wallClock = wallClock
+    }
+
+    /// The wall clock's time, or the smallest time after the last one given when the wall clock
+    /// is not past it.
+    func next() -> Double {
+        let time = wallClock()
+        return lock.withLock {
+            last = time > last ? time : last.nextUp
+            return last
+        }
+    }
 }

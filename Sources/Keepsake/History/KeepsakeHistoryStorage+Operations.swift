@@ -331,8 +331,8 @@ extension KeepsakeHistoryStorage {
     }
 
     /// What tells a version from one that replaced it at its position: its `changes` text and
-    /// the time it was created (stored to a fraction of a microsecond; making a change again
-    /// takes an undo and an append). The text alone does not: undoing two edits, making the
+    /// the time it was created (``RowClock``: no two rows this process writes share one, and
+    /// another process would have to hit the same quarter of a microsecond). The text alone does not: undoing two edits, making the
     /// first differently and the second again stores the second's text at its position on
     /// another value, and a checkpoint built for the old version would be stored for the new
     /// one, or built on, with the first edit's old value.

@@ -282,7 +282,7 @@ extension Caretaker {
                 "INSERT INTO snapshot (namespace, name, value_type, created_at) VALUES (?, ?, ?, ?)",
                 [
                     .text(namespace), .text(name), .text(String(reflecting: Value.self)),
-                    .real(Date().timeIntervalSince1970),
+                    .real(RowClock.shared.next()),
                 ])
             let id = connection.lastInsertRowID
             for (path, json) in rows {
