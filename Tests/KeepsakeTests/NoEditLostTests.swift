@@ -159,22 +159,37 @@ struct StubbornClock: Clock {
         try reopened.checkInvariants()
     }
 
-    @Test func aCancelledTimerThatWakesAnywayDoesNotFlushEarly() async throws {
+    /// A debounce timer records nothing before the deadline as the last append left it: not
+    /// when it wakes at an earlier one, and not when it was cancelled and its sleep returns
+    /// anyway (this clock's sleep ignores cancellation).
+    @Test func aDebounceTimerNeverRecordsEarly() async throws {
         let manual = ManualClock()
         let controller = VersioningController(titled(""))
         controller.withDebouncing(clock: StubbornClock(inner: manual), interval: .milliseconds(500))
         try controller.append(titled("a"))
         manual.advance(by: .milliseconds(300))
-        // Supersedes the first timer, whose sleep now returns at once instead of throwing.
-        try controller.append(titled("ab"))
+        try controller.append(titled("ab"))  // due at 800 ms; the timer sleeps until 500 ms
         for _ in 0..<1_000 { await Task.yield() }
         #expect(controller.versionCount == 0)
-        manual.advance(by: .milliseconds(300))  // 600 ms: the first deadline has passed too
+        manual.advance(by: .milliseconds(300))  // 600 ms: the timer wakes and sleeps on
         for _ in 0..<1_000 { await Task.yield() }
         #expect(controller.versionCount == 0 && controller.value.title == "ab")
-        manual.advance(by: .milliseconds(200))  // 800 ms: the live timer's deadline
+        manual.advance(by: .milliseconds(200))  // 800 ms
         #expect(await settle { controller.versionCount == 1 })
+
+        try controller.append(titled("abc"))
+        try controller.flush()  // cancels the timer, whose sleep returns at once
+        try controller.append(titled("abcd"))  // due at 1,300 ms
+        for _ in 0..<1_000 { await Task.yield() }
+        manual.advance(by: .milliseconds(400))
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(controller.versionCount == 2)
+        manual.advance(by: .milliseconds(100))
+        #expect(await settle { controller.versionCount == 3 })
+        #expect(try controller.undo().title == "abc")
+        #expect(try controller.undo().title == "ab")
         #expect(try controller.undo().title == "")
+        try controller.checkInvariants()
     }
 
     /// What the app of the exit test does: type `text` into a debounced durable history

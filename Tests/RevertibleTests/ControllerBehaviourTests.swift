@@ -98,6 +98,58 @@ import Testing
         #expect(controller.value.title == "burst 29")
     }
 
+    /// A burst of appends is held with one timer, not one a keystroke: each append moves the
+    /// deadline, and the timer sleeps on to it when it wakes.
+    @Test func aBurstIsHeldWithOneTimer() async throws {
+        /// A manual clock that counts the sleeps begun on it.
+        struct CountingClock: Clock {
+            final class Count: @unchecked Sendable {
+                // Sound because `sleeps` is touched only while `lock` is held.
+                private let lock = NSLock()
+                private var value = 0
+                var sleeps: Int { lock.withLock { value } }
+                func add() { lock.withLock { value += 1 } }
+            }
+            let inner = ManualClock()
+            let count = Count()
+            var now: ManualClock.Instant { inner.now }
+            var minimumResolution: Duration { .zero }
+            func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
+                count.add()
+                try await inner.sleep(until: deadline, tolerance: tolerance)
+            }
+        }
+        let clock = CountingClock()
+        let controller = VersioningController(Activity.mock(0))
+            .withDebouncing(clock: clock, interval: .milliseconds(500))
+        var activity = controller.value
+        for index in 0..<100 {
+            activity.title = "burst \(index)"
+            try controller.append(activity)
+        }
+        #expect(await settle { clock.count.sleeps == 1 })
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(clock.count.sleeps == 1)
+        clock.inner.advance(by: .milliseconds(300))
+        activity.title = "moved"
+        try controller.append(activity)  // due at 800 ms
+        clock.inner.advance(by: .milliseconds(300))  // 600 ms: the timer wakes and sleeps on
+        #expect(await settle { clock.count.sleeps == 2 })
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(controller.versionCount == 0)
+        clock.inner.advance(by: .milliseconds(200))
+        #expect(await settle { controller.versionCount == 1 })
+        #expect(controller.value.title == "moved")
+        #expect(clock.count.sleeps == 2)
+        // The next burst starts a timer of its own.
+        activity.title = "next"
+        try controller.append(activity)
+        clock.inner.advance(by: .milliseconds(500))
+        #expect(await settle { controller.versionCount == 2 })
+        #expect(clock.count.sleeps == 3)
+        try controller.checkInvariants()
+    }
+
     @Test func aThrowingTransactionLeavesTheValueExactlyAsBefore() {
         // Seed defect: the partial change stayed applied and untracked.
         final class ViewModel { var activity = Activity.mock(0) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Holds back appended versions until changes pause, on an injectable clock.
 ///
 /// A held version is recorded when `interval` passes without another append, when
@@ -11,26 +13,37 @@ package protocol PendingVersionHolder<Value>: AnyObject {
     var isHolding: Bool { get }
     func hold(_ value: Value)
     func take() -> Value?
-    /// Whether the timer numbered `generation` is the live one: a timer that was cancelled or
-    /// superseded (its sleep may still return, on a clock that ignores cancellation) is not.
-    func isDue(_ generation: UInt64) -> Bool
+    /// Whether the timer numbered `generation` is the live one: a timer that was cancelled
+    /// (its sleep may still return, on a clock that ignores cancellation) is not.
+    func isLive(_ generation: UInt64) -> Bool
+    /// Whether the held version's deadline has come: a hold may have moved it since the timer
+    /// last looked.
+    var isDue: Bool { get }
 }
 
+/// Holds a burst's versions with one timer: a hold moves the deadline, and the timer, when it
+/// wakes, sleeps on to the deadline as it stands then. (A timer per hold — cancelled, a task
+/// made again — cost each keystroke a task and the work of another thread.)
 package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
     private let clock: C
     private let interval: C.Duration
     private let maximumWait: C.Duration?
-    private let onDue: @Sendable (UInt64) async -> Void
+    private let onDue: @Sendable (UInt64) async -> Bool
     package private(set) var pending: Value?
     package var isHolding: Bool { pending != nil }
     private var firstHeldAt: C.Instant?
+    /// When the held version is due; the timer reads it too.
+    private let deadline = Deadline<C.Instant>()
     private var timer: Task<Void, Never>?
-    /// Numbers the timers; every `hold` and `take` starts a new generation.
+    /// Numbers the timers; every timer started and every `take` starts a new generation.
     private var generation: UInt64 = 0
 
+    /// - Parameter onDue: Run by the timer once the deadline it read has come: answers whether
+    ///   the timer is done (the version recorded, or the timer no longer live), or must sleep
+    ///   on to a deadline a hold moved meanwhile.
     package init(
         clock: C, interval: C.Duration, maximumWait: C.Duration?,
-        onDue: @escaping @Sendable (_ generation: UInt64) async -> Void
+        onDue: @escaping @Sendable (_ generation: UInt64) async -> Bool
     ) {
         self.clock = clock
         self.interval = interval
@@ -45,19 +58,24 @@ package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
         pending = value
         let firstHeldAt = self.firstHeldAt ?? now
         self.firstHeldAt = firstHeldAt
-        var deadline = now.advanced(by: interval)
+        var due = now.advanced(by: interval)
         if let maximumWait {
             let latest = firstHeldAt.advanced(by: maximumWait)
-            if latest < deadline { deadline = latest }
+            if latest < due { due = latest }
         }
-        timer?.cancel()
+        deadline.instant = due
+        guard timer == nil else { return }
         generation &+= 1
-        let (clock, onDue, generation) = (self.clock, self.onDue, self.generation)
+        let (clock, onDue, generation, deadline) = (self.clock, self.onDue, self.generation, self.deadline)
         timer = Task {
-            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-            // A clock may return from a cancelled sleep; `isDue` is checked again on the actor.
-            guard !Task.isCancelled else { return }
-            await onDue(generation)
+            while let due = deadline.instant {
+                do { try await clock.sleep(until: due, tolerance: nil) } catch { return }
+                // A clock may return from a cancelled sleep; the generation is checked again
+                // on the actor.
+                guard !Task.isCancelled else { return }
+                if let moved = deadline.instant, clock.now < moved { continue }
+                if await onDue(generation) { return }
+            }
         }
     }
 
@@ -66,12 +84,30 @@ package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
         timer = nil
         generation &+= 1
         firstHeldAt = nil
+        deadline.instant = nil
         defer { pending = nil }
         return pending
     }
 
-    package func isDue(_ generation: UInt64) -> Bool {
+    package func isLive(_ generation: UInt64) -> Bool {
         pending != nil && generation == self.generation
+    }
+
+    package var isDue: Bool {
+        deadline.instant.map { clock.now >= $0 } ?? false
+    }
+}
+
+/// A debouncer's deadline, shared with its timer: written on the controller's actor by each
+/// hold, read by the timer's task between two sleeps.
+private final class Deadline<Instant: Sendable>: @unchecked Sendable {
+    // Sound because `value` is touched only while `lock` is held.
+    private let lock = NSLock()
+    private var value: Instant?
+
+    var instant: Instant? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
     }
 }
 
@@ -80,22 +116,28 @@ package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
 /// owns the object. It is not generic, so isolated closures capture no generic metadata.
 package final class IsolatedReference: @unchecked Sendable {
     private weak var object: AnyObject?
-    private let action: (AnyObject, UInt64) -> Void
+    private let action: (AnyObject, UInt64) -> Bool
 
-    /// A reference whose action takes a number from the firing side (a timer's generation).
-    package init<Object: AnyObject>(_ object: Object, _ action: @escaping (Object, UInt64) -> Void) {
+    /// A reference whose action takes a number from the firing side (a timer's generation) and
+    /// answers whether that side is done (a timer: whether it stops, or sleeps on).
+    package init<Object: AnyObject>(_ object: Object, _ action: @escaping (Object, UInt64) -> Bool) {
         self.object = object
         self.action = { action($0 as! Object, $1) }
     }
 
     package convenience init<Object: AnyObject>(_ object: Object, _ action: @escaping (Object) -> Void) {
-        self.init(object) { object, _ in action(object) }
+        self.init(object) { object, _ in
+            action(object)
+            return true
+        }
     }
 
-    /// Runs the action on the object, if it is still alive, isolated to `actor`.
-    package func fire(on actor: isolated any Actor, _ argument: UInt64 = 0) {
-        guard let object else { return }
-        action(object, argument)
+    /// Runs the action on the object, if it is still alive, isolated to `actor`; returns its
+    /// answer (`true` when the object is gone: nothing is left to do).
+    @discardableResult
+    package func fire(on actor: isolated any Actor, _ argument: UInt64 = 0) -> Bool {
+        guard let object else { return true }
+        return action(object, argument)
     }
 }
 
@@ -132,10 +174,13 @@ extension VersioningController {
 
     /// A callback that flushes this controller on `actor`. (Built outside the clock-generic
     /// method: Swift 6.3's SILGen crashes on the equivalent closure inside it.)
-    private func flushCallback(on actor: any Actor) -> @Sendable (UInt64) async -> Void {
+    private func flushCallback(on actor: any Actor) -> @Sendable (UInt64) async -> Bool {
         let reference = IsolatedReference(self) { controller, generation in
-            guard let debouncer = controller.debouncer, debouncer.isDue(generation) else { return }
+            guard let debouncer = controller.debouncer, debouncer.isLive(generation) else { return true }
+            // A hold since the timer looked moved the deadline: the timer sleeps on.
+            guard debouncer.isDue else { return false }
             controller.performInBackground { () throws(ReversionError) in try controller.recordPending() }
+            return true
         }
         return { generation in await reference.fire(on: actor, generation) }
     }
