@@ -31,22 +31,35 @@ enum Measure {
     static func paired(runs: Int, baseline: () throws -> Void, _ body: () throws -> Void) rethrows -> (
         baseline: Percentiles, body: Percentiles
     ) {
+        try paired(
+            runs: runs, baselineSetup: {}, baseline: { _ in try baseline() }, bodySetup: {},
+            { _ in try body() })
+    }
+
+    /// ``paired(runs:baseline:_:)`` with each run preceded by its own setup, not timed.
+    static func paired<BaselineState, BodyState>(
+        runs: Int, baselineSetup: () throws -> BaselineState, baseline: (inout BaselineState) throws -> Void,
+        bodySetup: () throws -> BodyState, _ body: (inout BodyState) throws -> Void
+    ) rethrows -> (baseline: Percentiles, body: Percentiles) {
         var (first, second): ([Duration], [Duration]) = ([], [])
         first.reserveCapacity(runs)
         second.reserveCapacity(runs)
         let clock = ContinuousClock()
-        func time(_ work: () throws -> Void, into samples: inout [Duration]) rethrows {
+        func time<State>(
+            _ setup: () throws -> State, _ work: (inout State) throws -> Void, into samples: inout [Duration]
+        ) rethrows {
+            var state = try setup()
             let start = clock.now
-            try work()
+            try work(&state)
             samples.append(clock.now - start)
         }
         for run in 0..<runs {
             if run.isMultiple(of: 2) {
-                try time(baseline, into: &first)
-                try time(body, into: &second)
+                try time(baselineSetup, baseline, into: &first)
+                try time(bodySetup, body, into: &second)
             } else {
-                try time(body, into: &second)
-                try time(baseline, into: &first)
+                try time(bodySetup, body, into: &second)
+                try time(baselineSetup, baseline, into: &first)
             }
         }
         return (Percentiles(first), Percentiles(second))
