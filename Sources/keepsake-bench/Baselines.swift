@@ -45,6 +45,21 @@ enum SQLiteLimit {
         return Measure.sample(runs: rows) { table.commit() }
     }
 
+    /// Each commit timed alone, in turns with `body`, a hundred runs of each a turn
+    /// (``Measure/paired(runs:block:baselineSetup:baseline:bodySetup:_:)``): the shared
+    /// machine's phases fall on both, and each runs warm, as it would alone. Returns the
+    /// commits' and `body`'s p50, p99 and maximum.
+    static func commits<State>(
+        path: String, synchronous: SQLiteConnection.Synchronous, rows: Int,
+        inTurnsWith setup: () throws -> State,
+        _ body: (inout State) throws -> Void
+    ) throws -> (baseline: Measure.Percentiles, body: Measure.Percentiles) {
+        let table = try OneRow(path: path, synchronous: synchronous)
+        return try Measure.paired(
+            runs: rows, block: 100, baselineSetup: {}, baseline: { _ in table.commit() }, bodySetup: setup,
+            body)
+    }
+
     /// Bytes written per commit (WAL frames included), over `rows` commits.
     static func bytesWrittenPerCommit(path: String, synchronous: SQLiteConnection.Synchronous, rows: Int)
         throws -> Double

@@ -37,9 +37,14 @@ enum Measure {
     }
 
     /// ``paired(runs:baseline:_:)`` with each run preceded by its own setup, not timed.
+    ///
+    /// - Parameter block: How many runs of one are taken before the other's turn: one by
+    ///   default; more keeps each one's caches warm from one run to the next (as when it runs
+    ///   alone), while the machine's phases, which last longer, still fall on both.
     static func paired<BaselineState, BodyState>(
-        runs: Int, baselineSetup: () throws -> BaselineState, baseline: (inout BaselineState) throws -> Void,
-        bodySetup: () throws -> BodyState, _ body: (inout BodyState) throws -> Void
+        runs: Int, block: Int = 1, baselineSetup: () throws -> BaselineState,
+        baseline: (inout BaselineState) throws -> Void, bodySetup: () throws -> BodyState,
+        _ body: (inout BodyState) throws -> Void
     ) rethrows -> (baseline: Percentiles, body: Percentiles) {
         var (first, second): ([Duration], [Duration]) = ([], [])
         first.reserveCapacity(runs)
@@ -48,19 +53,23 @@ enum Measure {
         func time<State>(
             _ setup: () throws -> State, _ work: (inout State) throws -> Void, into samples: inout [Duration]
         ) rethrows {
-            var state = try setup()
-            let start = clock.now
-            try work(&state)
-            samples.append(clock.now - start)
+            for _ in 0..<min(block, runs - samples.count) {
+                var state = try setup()
+                let start = clock.now
+                try work(&state)
+                samples.append(clock.now - start)
+            }
         }
-        for run in 0..<runs {
-            if run.isMultiple(of: 2) {
+        var turn = 0
+        while first.count < runs {
+            if turn.isMultiple(of: 2) {
                 try time(baselineSetup, baseline, into: &first)
                 try time(bodySetup, body, into: &second)
             } else {
                 try time(bodySetup, body, into: &second)
                 try time(baselineSetup, baseline, into: &first)
             }
+            turn += 1
         }
         return (Percentiles(first), Percentiles(second))
     }
