@@ -124,4 +124,86 @@ import Testing
         try controller.checkInvariants()
         try open().checkInvariants()
     }
+
+    /// Typing with pauses, into a debounced controller on a manual clock, on both storages,
+    /// against the model of debouncing: a burst's last value becomes one version once the clock
+    /// passes the last append plus the interval, or the first plus the maximum wait, whichever
+    /// comes first, or as soon as an undo, a redo or a flush comes; never earlier. A durable
+    /// controller dropped while holding a change (as a killed process drops it) records the
+    /// change as a version when its history is opened again.
+    @Test(arguments: StorageKind.allCases, Soak.batches(usually: 2))
+    func randomTypingWithPausesMatchesTheDebounceModel(kind: StorageKind, batch: UInt64) async throws {
+        var generator = SeededGenerator(seed: 0xDEB0_0000 + batch)
+        let path = directory.path("typing-\(batch).keepsake")
+        let (interval, maximumWait) = (Duration.milliseconds(100), Duration.milliseconds(200))
+        let clock = ManualClock()
+        func open() throws -> VersioningController<Doc, Doc, ReversionError> {
+            try VersioningController(
+                Doc.empty, storage: try kind.storage(path: path, history: "typing"), maximumVersions: nil
+            ).withDebouncing(clock: clock, interval: interval, maximumWait: maximumWait)
+        }
+        var controller = try open()
+        var model = FullCopyHistory(Doc.empty, same: ==)
+        /// The burst the model holds: its newest value, when it began and when it was last added to.
+        var held: (value: Doc, first: Duration, last: Duration)?
+        var now = Duration.zero
+        func recordHeld() {
+            if let value = held?.value { model.append(value, tag: nil) }
+            held = nil
+        }
+        func expectSame(_ context: String) throws {
+            try #require(controller.value == held?.value ?? model.current, "\(context): value")
+            try #require(controller.versionCount == model.versionCount, "\(context): versionCount")
+            try #require(controller.hasUndo == (model.hasUndo || held != nil), "\(context): hasUndo")
+            try #require(controller.hasRedo == (model.hasRedo && held == nil), "\(context): hasRedo")
+        }
+        for step in 0..<300 {
+            // Mostly typing and pauses, so that bursts run long enough for the maximum wait.
+            let operation = Int.random(in: 0..<40, using: &generator)
+            let context = "\(kind) batch \(batch) step \(step) operation \(operation) at \(now)"
+            switch operation {
+            case 0...19:
+                var doc = controller.value
+                DocEdits.edit(&doc, using: &generator)
+                try controller.append(doc)
+                held = (doc, held?.first ?? now, now)
+            case 20...35:
+                // Mostly shorter than the interval; one in ten ends the burst.
+                let long = Int.random(in: 0..<10, using: &generator) == 0
+                let tens = Int.random(in: long ? 10...30 : 0...9, using: &generator)
+                let pause = Duration.milliseconds(10 * tens)
+                clock.advance(by: pause)
+                now += pause
+                if let burst = held, now >= min(burst.last + interval, burst.first + maximumWait) {
+                    recordHeld()
+                    let expected = (model.versionCount, model.current)
+                    let recorded = await settle { (controller.versionCount, controller.value) == expected }
+                    #expect(recorded, "\(context)")
+                }
+                // Whatever else a timer would do, it does now.
+                for _ in 0..<200 { await Task.yield() }
+            case 36:
+                try controller.flush()
+                recordHeld()
+            case 37:
+                #expect(try controller.undo() == controller.value)
+                recordHeld()
+                model.undo()
+            case 38:
+                try controller.redo()
+                recordHeld()
+                model.redo()
+            default:
+                guard kind == .durable else { continue }
+                controller = try open()
+                recordHeld()
+            }
+            try expectSame(context)
+        }
+        try controller.close()
+        recordHeld()
+        try expectSame("\(kind) batch \(batch) after closing")
+        try controller.checkInvariants()
+        if kind == .durable { try open().checkInvariants() }
+    }
 }
