@@ -332,10 +332,10 @@ extension KeepsakeHistoryStorage {
 
     /// What tells a version from one that replaced it at its position: its `changes` text and
     /// the time it was created (``RowClock``: no two rows this process writes share one, and
-    /// another process would have to hit the same quarter of a microsecond). The text alone does not: undoing two edits, making the
-    /// first differently and the second again stores the second's text at its position on
-    /// another value, and a checkpoint built for the old version would be stored for the new
-    /// one, or built on, with the first edit's old value.
+    /// another process would have to hit the same quarter of a microsecond). The text alone
+    /// does not: undoing two edits, making the first differently and the second again stores
+    /// the second's text at its position on another value, and a checkpoint built for the old
+    /// version would be stored for the new one, or built on, with the first edit's old value.
     struct AppliedVersion: Equatable {
         let changes: String
         let createdAt: Double
