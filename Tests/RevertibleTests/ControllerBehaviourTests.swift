@@ -150,6 +150,52 @@ import Testing
         try controller.checkInvariants()
     }
 
+    /// A clock of the app's whose sleep fails with an error of its own (not a cancellation)
+    /// stops that burst's timer: the next append starts another, so the burst still lands.
+    @Test func aTimerWhoseClockFailsIsStartedAgainByTheNextAppend() async throws {
+        /// A manual clock whose first sleep throws.
+        struct FailingOnceClock: Clock {
+            struct Failure: Error {}
+            final class Failures: @unchecked Sendable {
+                // Sound because `count` is touched only while `lock` is held.
+                private let lock = NSLock()
+                private var count = 1
+                var remaining: Int { lock.withLock { count } }
+                /// Whether this sleep fails (one fewer to come).
+                func take() -> Bool {
+                    lock.withLock {
+                        defer { count = max(0, count - 1) }
+                        return count > 0
+                    }
+                }
+            }
+            let inner = ManualClock()
+            let failures = Failures()
+            var now: ManualClock.Instant { inner.now }
+            var minimumResolution: Duration { .zero }
+            func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
+                if failures.take() { throw Failure() }
+                try await inner.sleep(until: deadline, tolerance: tolerance)
+            }
+        }
+        let clock = FailingOnceClock()
+        let controller = VersioningController(Activity.mock(0))
+            .withDebouncing(clock: clock, interval: .milliseconds(500))
+        var activity = controller.value
+        activity.title = "first"
+        try controller.append(activity)
+        #expect(await settle { clock.failures.remaining == 0 })
+        for _ in 0..<1_000 { await Task.yield() }
+        activity.title = "second"
+        try controller.append(activity)
+        clock.inner.advance(by: .milliseconds(500))
+        #expect(await settle { controller.versionCount == 1 })
+        #expect(controller.value.title == "second")
+        try controller.undo()
+        #expect(controller.value.title == "Child 0")
+        try controller.checkInvariants()
+    }
+
     @Test func aThrowingTransactionLeavesTheValueExactlyAsBefore() {
         // Seed defect: the partial change stayed applied and untracked.
         final class ViewModel { var activity = Activity.mock(0) }

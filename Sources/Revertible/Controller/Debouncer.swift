@@ -64,12 +64,18 @@ package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
             if latest < due { due = latest }
         }
         deadline.instant = due
-        guard timer == nil else { return }
+        // A timer whose clock failed to sleep has stopped: this hold starts another.
+        guard timer == nil || deadline.takeFailure() else { return }
         generation &+= 1
         let (clock, onDue, generation, deadline) = (self.clock, self.onDue, self.generation, self.deadline)
         timer = Task {
             while let due = deadline.instant {
-                do { try await clock.sleep(until: due, tolerance: nil) } catch { return }
+                do {
+                    try await clock.sleep(until: due, tolerance: nil)
+                } catch {
+                    if !Task.isCancelled { deadline.noteFailure() }
+                    return
+                }
                 // A clock may return from a cancelled sleep; the generation is checked again
                 // on the actor.
                 guard !Task.isCancelled else { return }
@@ -85,6 +91,7 @@ package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
         generation &+= 1
         firstHeldAt = nil
         deadline.instant = nil
+        _ = deadline.takeFailure()
         defer { pending = nil }
         return pending
     }
@@ -99,15 +106,28 @@ package final class Debouncer<Value, C: Clock>: PendingVersionHolder {
 }
 
 /// A debouncer's deadline, shared with its timer: written on the controller's actor by each
-/// hold, read by the timer's task between two sleeps.
+/// hold, read by the timer's task between two sleeps; and whether the timer stopped because its
+/// clock failed to sleep (a clock of the app's may throw more than `CancellationError`).
 private final class Deadline<Instant: Sendable>: @unchecked Sendable {
-    // Sound because `value` is touched only while `lock` is held.
+    // Sound because `value` and `failed` are touched only while `lock` is held.
     private let lock = NSLock()
     private var value: Instant?
+    private var failed = false
 
     var instant: Instant? {
         get { lock.withLock { value } }
         set { lock.withLock { value = newValue } }
+    }
+
+    /// Notes that the timer stopped, its sleep having thrown without being cancelled.
+    func noteFailure() { lock.withLock { failed = true } }
+
+    /// Whether the timer stopped that way since last asked.
+    func takeFailure() -> Bool {
+        lock.withLock {
+            defer { failed = false }
+            return failed
+        }
     }
 }
 
@@ -154,7 +174,9 @@ extension VersioningController {
     /// ```
     ///
     /// - Parameters:
-    ///   - clock: The clock measuring the interval; `ContinuousClock()` by default.
+    ///   - clock: The clock measuring the interval; `ContinuousClock()` by default. A sleep on
+    ///     it that throws, other than by cancellation, stops the timer; the next append starts
+    ///     another.
     ///   - interval: How long changes must pause before a version is recorded.
     ///   - maximumWait: The longest a change is held back during continuous appends; by
     ///     default ten times `interval`.
