@@ -196,4 +196,98 @@ import Testing
         }
         #expect(try caretaker.restore("never saved", as: Doc.self) == nil)
     }
+
+    @Test func aSnapshotNameIndexPointingAtAnotherSnapshotIsDamageNotItsValue() throws {
+        let path = try store()
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        var other = Doc.empty
+        other.title = "other's own"
+        try caretaker.save(other, as: "other")
+        caretaker.store.close()
+        // The index entry of "other" (namespace, name, then its row id, 2, in one byte) points
+        // at row 1, "latest"'s.
+        var (bytes, header) = try indexPage("sqlite_autoindex_snapshot_1", of: path)
+        let page = header..<header + 4_096
+        let entry = try #require(bytes[page].firstRange(of: Data("other".utf8) + [2]))
+        bytes[entry.upperBound - 1] = 1
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let damaged = Caretaker(store: try KeepsakeStore(path: path))
+        #expect {
+            _ = try damaged.restore("other", as: Doc.self)
+        } throws: { error in
+            guard case .undecodableSnapshot("other", [], let reason) = error as? KeepsakeError else {
+                return false
+            }
+            return reason == "the index of snapshot names points it at another row: the file is damaged"
+        }
+        #expect(throws: KeepsakeError.self) { try damaged.delete("other", of: Doc.self) }
+    }
+
+    /// The bytes of `path`'s page that holds index `index` (one page: the index is small), and
+    /// where that page starts.
+    func indexPage(_ index: String, of path: String) throws -> (bytes: Data, start: Int) {
+        let connection = try SQLiteConnection(path: path)
+        let page = try #require(
+            try connection.scalarInt("SELECT pageno FROM dbstat WHERE name = ?", [.text(index)]))
+        #expect(try connection.scalarInt("SELECT count(*) FROM dbstat WHERE name = ?", [.text(index)]) == 1)
+        connection.close()
+        return (try Data(contentsOf: URL(fileURLWithPath: path)), Int(page - 1) * 4_096)
+    }
+
+    /// How many rows table `history` holds, read past its index.
+    func historyRows(_ path: String) throws -> Int64? {
+        let connection = try SQLiteConnection(path: path)
+        defer { connection.close() }
+        return try connection.scalarInt("SELECT count(*) FROM history NOT INDEXED")
+    }
+
+    @Test func aHistoryLostFromItsNameIndexIsDamageNotANewHistory() throws {
+        let path = try store()
+        // The name index's leaf page says it holds no cells: SQLite finds no "doc" through it,
+        // and reports nothing. Opening must not take that for a history never created (and
+        // create it anew, empty, beside the one written).
+        var (bytes, header) = try indexPage("sqlite_autoindex_history_1", of: path)
+        (bytes[header + 3], bytes[header + 4]) = (0, 0)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let store = try KeepsakeStore(path: path)
+        let lost = "the index of history names has lost it while the table holds it: the file is damaged"
+        func isLost(_ error: any Error) -> Bool {
+            guard case .damaged("doc", let reason) = error as? KeepsakeError else { return false }
+            return reason == lost
+        }
+        #expect(
+            performing: { _ = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil) },
+            throws: isLost)
+        #expect(performing: { _ = try store.timeline(of: "doc") }, throws: isLost)
+        #expect(performing: { _ = try store.valueJSON(ofHistory: "doc") }, throws: isLost)
+        #expect(performing: { try store.deleteHistory("doc") }, throws: isLost)
+        store.close()
+        #expect(try historyRows(path) == 1)
+    }
+
+    @Test func aHistoryNameIndexPointingAtAnotherHistoryIsDamageNotItsValue() throws {
+        let path = try store()
+        let store = try KeepsakeStore(path: path)
+        let other = try store.history("other", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = other.value
+        doc.title = "other's own"
+        try other.append(doc)
+        store.close()
+        // The index entry of "other" (its name, then its row id, 2, in one byte) points at row 1,
+        // "doc"'s: SQLite follows it and reports nothing.
+        var (bytes, header) = try indexPage("sqlite_autoindex_history_1", of: path)
+        let page = header..<header + 4_096
+        let entry = try #require(bytes[page].firstRange(of: Data("other".utf8) + [2]))
+        #expect(bytes[page][entry.upperBound...].firstRange(of: Data("other".utf8)) == nil)
+        bytes[entry.upperBound - 1] = 1
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try KeepsakeStore(path: path).history("other", initialValue: Doc.empty, maximumVersions: nil)
+        } throws: { error in
+            guard case .damaged("other", let reason) = error as? KeepsakeError else { return false }
+            return reason
+                == #"the index of history names points it at the row of history "doc": the file is damaged"#
+        }
+        #expect(try historyRows(path) == 2)
+    }
 }

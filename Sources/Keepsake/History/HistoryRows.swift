@@ -36,6 +36,46 @@ struct HistoryRows {
     /// has not).
     var hasSchema2: Bool { connection.schemaVersion >= 2 }
 
+    // MARK: Histories by name
+
+    /// The row id of history `name`, or `nil` when the store has none, with the name's index
+    /// checked against the table: a damaged index page reads as damage, not as another
+    /// history or as one never created (which opening would then create anew, empty, beside
+    /// the one the app wrote).
+    ///
+    /// The lookup goes through the index of names; what it finds is confirmed by the row
+    /// itself, and a name it does not find is looked up once more in the table, `NOT INDEXED`
+    /// (the table holds one row per history).
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` when the index and the table
+    ///   disagree; ``SQLiteError`` from the queries.
+    static func historyID(named name: String, in connection: SQLiteConnection) throws -> Int64? {
+        let key: [SQLiteValue] = [.text(name)]
+        guard let id = try connection.scalarInt("SELECT id FROM history WHERE name = ?", key) else {
+            guard try connection.scalarInt("SELECT id FROM history NOT INDEXED WHERE name = ?", key) == nil
+            else {
+                throw KeepsakeError.damaged(
+                    history: name,
+                    reason:
+                        "the index of history names has lost it while the table holds it: the file is damaged"
+                )
+            }
+            return nil
+        }
+        // The index holds the name and the row id: reading the row by its id checks both.
+        let names = try connection.query("SELECT name FROM history WHERE id = ?", [.integer(id)]) {
+            $0.text(0)
+        }
+        guard names.first == name else {
+            let found =
+                names.first.map { "the row of history \"\($0 ?? "")\"" } ?? "a row the table does not hold"
+            throw KeepsakeError.damaged(
+                history: name, reason: "the index of history names points it at \(found): the file is damaged"
+            )
+        }
+        return id
+    }
+
     // MARK: Tags
 
     static func encodeTag(_ tag: VersionTag?) -> SQLiteValue {

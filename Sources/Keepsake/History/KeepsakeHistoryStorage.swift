@@ -96,10 +96,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         _ name: String, in store: KeepsakeStore, initialValue: () -> Value, limit: Int?
     ) throws(KeepsakeError) -> (id: Int64, checkpointBytes: Int, value: Value)? {
         try store.write { connection, blobs in
-            guard try connection.scalarInt("SELECT id FROM history WHERE name = ?", [.text(name)]) == nil
-            else {
-                return nil
-            }
+            guard try HistoryRows.historyID(named: name, in: connection) == nil else { return nil }
             let value = initialValue()
             try connection.execute(
                 """
@@ -138,10 +135,12 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         throws(KeepsakeError) -> LoadedState?
     {
         try store.read { connection, blobs in
-            let found = try connection.query(
-                "SELECT id, maximum_versions FROM history WHERE name = ?", [.text(name)]
-            ) { (id: try $0.requiredInt64(0), limit: $0.int64(1).map(Int.init)) }.first
-            guard let found else { return nil }
+            guard let id = try HistoryRows.historyID(named: name, in: connection) else { return nil }
+            let limit =
+                try connection.query("SELECT maximum_versions FROM history WHERE id = ?", [.integer(id)]) {
+                    $0.int64(0).map(Int.init)
+                }.first ?? nil
+            let found = (id: id, limit: limit)
             let stored = try HistoryRows(connection: connection, blobs: blobs, historyID: found.id)
                 .storedCounters().counters
             let row = (

@@ -126,8 +126,8 @@ public struct Caretaker: Sendable {
     public func delete<Value>(_ name: String, of type: Value.Type) throws(KeepsakeError) -> Bool {
         let namespace = self.namespace(for: Value.self)
         return try store.write { connection, _ in
-            try connection.execute(
-                "DELETE FROM snapshot WHERE namespace = ? AND name = ?", [.text(namespace), .text(name)])
+            guard let id = try Self.id(connection, namespace, name) else { return false }
+            try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(id)])
             return connection.changes > 0
         }
     }
@@ -263,10 +263,27 @@ public struct Caretaker: Sendable {
         }
     }
 
+    /// The row id of snapshot `name` in `namespace`, or `nil` when there is none, with the
+    /// name's index checked against the table: a damaged index page reads as damage, not as
+    /// another snapshot or as one never saved.
+    ///
+    /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` when the index and the
+    ///   table disagree; ``SQLiteError`` from the queries.
     static func id(_ connection: SQLiteConnection, _ namespace: String, _ name: String) throws -> Int64? {
         let key: [SQLiteValue] = [.text(namespace), .text(name)]
         if let id = try connection.scalarInt("SELECT id FROM snapshot WHERE namespace = ? AND name = ?", key)
         {
+            // The index holds the key and the row id: reading the row by its id checks both.
+            let keys = try connection.query(
+                "SELECT namespace, name FROM snapshot WHERE id = ?", [.integer(id)]
+            ) {
+                [$0.text(0), $0.text(1)]
+            }
+            guard keys.first == [namespace, name] else {
+                throw KeepsakeError.undecodableSnapshot(
+                    name: name, path: [],
+                    reason: "the index of snapshot names points it at another row: the file is damaged")
+            }
             return id
         }
         // Not found through the name's index: the table itself confirms it, so that a damaged

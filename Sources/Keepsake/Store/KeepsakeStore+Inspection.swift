@@ -146,10 +146,7 @@ extension KeepsakeStore {
     /// - Throws: ``KeepsakeError``.
     public func timeline(of history: String) throws(KeepsakeError) -> [VersionSummary]? {
         try read { connection, _ in
-            guard let id = try connection.scalarInt("SELECT id FROM history WHERE name = ?", [.text(history)])
-            else {
-                return nil
-            }
+            guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
             // Version 0 is the base: the value before every version kept, with the tag of the
             // root scope's first version.
             let base = try connection.query(

@@ -25,10 +25,7 @@ extension KeepsakeStore {
         -> String?
     {
         try read { connection, blobs -> String? in
-            guard let id = try connection.scalarInt("SELECT id FROM history WHERE name = ?", [.text(name)])
-            else {
-                return nil
-            }
+            guard let id = try HistoryRows.historyID(named: name, in: connection) else { return nil }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             let versions = try connection.query(
                 "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? ORDER BY position",

@@ -187,11 +187,13 @@ public final class KeepsakeStore: Sendable {
     ///
     /// - Parameter name: The history's name.
     /// - Returns: Whether there was such a history.
-    /// - Throws: ``KeepsakeError``.
+    /// - Throws: ``KeepsakeError``; ``KeepsakeError/damaged(history:reason:)`` when the index of
+    ///   history names disagrees with the table (nothing is deleted then).
     @discardableResult
     public func deleteHistory(_ name: String) throws(KeepsakeError) -> Bool {
         try write { connection, _ in
-            try connection.execute("DELETE FROM history WHERE name = ?", [.text(name)])
+            guard let id = try HistoryRows.historyID(named: name, in: connection) else { return false }
+            try connection.execute("DELETE FROM history WHERE id = ?", [.integer(id)])
             return connection.changes > 0
         }
     }
