@@ -223,6 +223,29 @@ import Testing
         #expect(throws: KeepsakeError.self) { try damaged.delete("other", of: Doc.self) }
     }
 
+    @Test func aTableReadFromAnotherObjectsPagesIsCorruptNotEmpty() throws {
+        let path = try store()
+        // The version table's root page number now names the history name index's page: SQLite
+        // would read no versions from it, and report nothing.
+        let connection = try SQLiteConnection(path: path)
+        let index = try #require(
+            try connection.scalarInt(
+                "SELECT rootpage FROM sqlite_schema WHERE name = 'sqlite_autoindex_history_1'"))
+        try connection.execute("PRAGMA writable_schema = ON")
+        try connection.execute("UPDATE sqlite_schema SET rootpage = \(index) WHERE name = 'version'")
+        connection.close()
+        #expect {
+            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        } throws: { error in
+            guard case .notAStore(path, let reason) = error as? KeepsakeError else { return false }
+            return reason
+                == "it is corrupt (sqlite_autoindex_history_1 and version share the root page \(index))"
+        }
+        #expect(throws: KeepsakeError.self) {
+            _ = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        }
+    }
+
     /// The bytes of `path`'s page that holds index `index` (one page: the index is small), and
     /// where that page starts.
     func indexPage(_ index: String, of path: String) throws -> (bytes: Data, start: Int) {

@@ -178,7 +178,25 @@ enum Schema {
                 path: path, reason: "it is a SQLite database of another application (application_id 0x\(hex))"
             )
         }
+        try checkRootPages(connection, path: path)
         return version
+    }
+
+    /// Refuses a schema whose tables and indexes do not each have a b-tree of their own: a
+    /// damaged root page number in `sqlite_schema` makes SQLite read one object's pages as
+    /// another's, and report nothing (a table read from an index's page finds no rows, and
+    /// the history opens with none). Writing then would damage the other object too.
+    private static func checkRootPages(_ connection: SQLiteConnection, path: String) throws {
+        let shared = try connection.query(
+            """
+            SELECT rootpage, group_concat(name, ' and ') FROM sqlite_schema
+            WHERE rootpage > 0 GROUP BY rootpage HAVING count(*) > 1 LIMIT 1
+            """
+        ) { (page: $0.int64(0) ?? 0, names: $0.text(1) ?? "") }.first
+        if let shared {
+            throw KeepsakeError.notAStore(
+                path: path, reason: "it is corrupt (\(shared.names) share the root page \(shared.page))")
+        }
     }
 
     /// Shows a store older than schema 4, opened read-only (so not upgraded), in schema 4's
