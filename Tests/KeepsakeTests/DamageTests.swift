@@ -284,6 +284,9 @@ import Testing
         #expect(performing: { _ = try store.timeline(of: "doc") }, throws: isLost)
         #expect(performing: { _ = try store.valueJSON(ofHistory: "doc") }, throws: isLost)
         #expect(performing: { try store.deleteHistory("doc") }, throws: isLost)
+        #expect(try store.historyNames() == ["doc"])
+        #expect(try store.summary().histories.map(\.name) == ["doc"])
+        #expect(!(try store.verify().isOK))
         store.close()
         #expect(try historyRows(path) == 1)
     }

@@ -93,7 +93,7 @@ extension KeepsakeStore {
                                  ORDER BY position DESC LIMIT 1), h.modified_at),
                        (SELECT count(*) FROM version WHERE history_id = h.id AND position > (SELECT floor FROM scope WHERE history_id = h.id AND level = 0)),
                        (SELECT count(*) - 1 FROM scope WHERE history_id = h.id)
-                FROM history h ORDER BY h.name
+                FROM history AS h NOT INDEXED ORDER BY h.name
                 """
             ) { row in
                 (

@@ -179,7 +179,9 @@ public final class KeepsakeStore: Sendable {
     /// - Throws: ``KeepsakeError``.
     public func historyNames() throws(KeepsakeError) -> [String] {
         try read { connection, _ in
-            try connection.query("SELECT name FROM history ORDER BY name") { $0.text(0) ?? "" }
+            // Read from the table, not its name index: a damaged index page must not hide a
+            // history from the list (`verify()` reports the index).
+            try connection.query("SELECT name FROM history NOT INDEXED ORDER BY name") { $0.text(0) ?? "" }
         }
     }
 
