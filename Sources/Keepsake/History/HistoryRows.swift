@@ -563,6 +563,78 @@ struct HistoryRows {
         ).map(Int.init)
     }
 
+    /// The position of the newest applied version of any scope, read walking down the primary
+    /// key from its end (past the redo stack), `nil` when none is applied: the current
+    /// scope's newest applied version when it has one, since inner scopes' versions come after
+    /// their parents'.
+    func newestApplied() throws -> Int? {
+        try connection.scalarInt(
+            "SELECT position FROM version WHERE history_id = ? AND is_undone = 0 ORDER BY position DESC LIMIT 1",
+            [.integer(historyID)]
+        ).map(Int.init)
+    }
+
+    /// Checks the versions an undo (`undo`, newest first) or a redo (oldest first) is about to
+    /// move against the rows' own account of them: a scope's versions have consecutive
+    /// positions, its applied ones before its undone ones, so an undo starts at the newest
+    /// applied version and a redo just after it, and each goes on one position at a time. A
+    /// damaged row that no longer matches the scope's filter would otherwise be passed over,
+    /// and the version below it undone in its place: a value the app never had.
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` on a gap.
+    func checkMoving(_ versions: [Version], undo: Bool, history: String) throws {
+        guard let first = versions.first?.position else { return }
+        let newest = try newestApplied()
+        let step = undo ? -1 : 1
+        if undo ? first != newest : first <= newest ?? 0 {
+            throw KeepsakeError.damaged(
+                history: history,
+                reason:
+                    "its \(undo ? "undo" : "redo") begins at version \(first), though version \(newest ?? 0) is its newest applied"
+            )
+        }
+        for (previous, next) in zip(versions, versions.dropFirst())
+        where next.position != previous.position + step {
+            throw KeepsakeError.damaged(
+                history: history,
+                reason:
+                    "version \(previous.position + step) is missing from its versions to \(undo ? "undo" : "redo")"
+            )
+        }
+    }
+
+    /// Checks what opening a history read against the rows' own account of it: the versions
+    /// replayed from the checkpoint at `start` follow one another (a position skipped is an
+    /// undone version's), end at the newest applied version (read from the other end of the
+    /// table), and the versions undone at `level` are the stored `redo` count. A damaged
+    /// b-tree page can end a scan early, lose rows from it or flip a version's `is_undone`
+    /// flag while SQLite reports nothing: the value opened would then lack versions the app
+    /// made, or hold one it undid.
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` on a disagreement.
+    func checkLoaded(replayed: [Int], from start: Int, level: Int, redo: Int, history: String) throws {
+        func damaged(_ reason: String) -> KeepsakeError { .damaged(history: history, reason: reason) }
+        let undone = Set(
+            try connection.query(
+                "SELECT position FROM version \(undoneIndex) WHERE history_id = ? AND is_undone = 1",
+                [.integer(historyID)]
+            ) { Int(try $0.requiredInt64(0)) })
+        for (previous, next) in zip(replayed, replayed.dropFirst()) {
+            if let missing = (previous + 1..<max(previous + 1, next)).first(where: { !undone.contains($0) }) {
+                throw damaged("version \(missing) is missing from its versions read in order")
+            }
+        }
+        let (reached, expected) = (replayed.last ?? start, max(start, try newestApplied() ?? 0))
+        guard reached == expected else {
+            throw damaged(
+                "its versions read in order end at \(reached), though version \(expected) is applied")
+        }
+        let count = try self.count(scope: level, undone: true)
+        guard count == redo else {
+            throw damaged("it holds \(count) undone versions where its counters say \(redo)")
+        }
+    }
+
     /// Applied versions after `position` (up to `last`, when given), oldest first, with their
     /// changes.
     func appliedVersions(after position: Int, upTo last: Int? = nil) throws -> [Version] {
@@ -622,12 +694,13 @@ struct HistoryRows {
     func storedCounters() throws -> (newest: Int?, counters: Counters) {
         let newest = try connection.query(
             """
-            SELECT position, revision, undo_count, redo_count, version_count FROM version
+            SELECT position, revision, undo_count, redo_count, version_count, is_undone FROM version
             WHERE history_id = ? ORDER BY position DESC LIMIT 1
             """, [.integer(historyID)]
         ) { row in
             (
                 position: Int(try row.requiredInt64(0)),
+                undone: row.int64(5),
                 counters: row.int64(1).map {
                     Counters(
                         revision: $0, undo: Int(row.int64(2) ?? 0), redo: Int(row.int64(3) ?? 0),
@@ -635,6 +708,12 @@ struct HistoryRows {
                 }
             )
         }.first
+        if let newest, newest.undone != 0, newest.undone != 1 {
+            throw KeepsakeError.damaged(
+                history: "",
+                reason: "its newest stored version (\(newest.position)) is neither applied nor undone "
+                    + "(is_undone = \(newest.undone.map(String.init) ?? "NULL"))")
+        }
         if let counters = newest?.counters { return (newest?.position, counters) }
         // Every write leaves the counters on the newest version of a schema 4 table: a newest
         // row without them is a damaged file hiding rows (a b-tree page that lost its last

@@ -505,6 +505,7 @@ extension KeepsakeHistoryStorage {
                             "its stored \(undo ? "undo" : "redo") count promises \(steps) more versions than its rows hold"
                     )
                 }
+                try rows.checkMoving(versions, undo: undo, history: name)
                 for version in versions {
                     let reversion = try Self.reversion(
                         rows, version, against: current, inverted: !undo, history: name)

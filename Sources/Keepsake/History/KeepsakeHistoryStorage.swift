@@ -166,6 +166,10 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             for version in replay {
                 try Self.apply(rows, version, to: &value, inverted: true, history: name)
             }
+            let level = try rows.scopeCount() - 1
+            try rows.checkLoaded(
+                replayed: replay.map(\.position), from: checkpoint.position, level: level,
+                redo: row.counts.redo, history: name)
             let held = try rows.pendingRecords()
             var pending: Value?
             if !held.isEmpty {
@@ -180,7 +184,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             }
             return LoadedState(
                 id: row.id, revision: row.revision, limit: row.limit, counts: row.counts, value: value,
-                level: try rows.scopeCount() - 1, replayed: replay.count,
+                level: level, replayed: replay.count,
                 checkpointBytes: checkpoint.json.utf8.count + (try rows.blobBytes(inJSON: checkpoint.json)),
                 lastPosition: try rows.maxPosition(), pending: pending)
         }
