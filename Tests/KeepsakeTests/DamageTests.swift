@@ -44,18 +44,26 @@ import Testing
         case right, typedError, verifyReports
     }
 
-    /// Opens `path`, reads every version newest to oldest and the snapshot; records an issue
-    /// for a wrong value — among those read before a typed error too — or an untyped error.
+    /// Opens `path`, reads every version newest to oldest, the snapshot, and every version
+    /// again redoing them; records an issue for a wrong value — among those read before a
+    /// typed error too — or an untyped error.
     func read(_ path: String, _ expected: Expected, _ context: String) -> Outcome {
         var values: [Doc] = []
+        var redone: [Doc] = []
         var reported = false
         /// Whether every value read so far is the undamaged store's; records an issue at the
         /// first that is not.
         func readRight() -> Bool {
-            for (index, value) in values.enumerated()
-            where index >= expected.values.count || value != expected.values[index] {
+            let count = expected.values.count
+            let read =
+                values.enumerated().map {
+                    (version: count - 1 - $0.offset, value: $0.element, redoing: false)
+                }
+                + redone.enumerated().map { (version: $0.offset + 1, value: $0.element, redoing: true) }
+            for (version, value, redoing) in read
+            where !(0..<count).contains(version) || value != expected.values[count - 1 - version] {
                 Issue.record(
-                    "\(context): version \(expected.values.count - 1 - index) read back wrong (verify reported: \(reported))"
+                    "\(context): version \(version) read back wrong\(redoing ? " redoing" : "") (verify reported: \(reported))"
                 )
                 return false
             }
@@ -80,6 +88,12 @@ import Testing
             }
             if snapshot != expected.snapshot {
                 Issue.record("\(context): the snapshot read back wrong")
+            }
+            while history.hasRedo, redone.count < expected.values.count { redone.append(try history.redo()) }
+            guard readRight() else { return .right }
+            if redone.count != expected.values.count - 1, !reported {
+                Issue.record(
+                    "\(context): \(redone.count) of \(expected.values.count - 1) versions redone, unreported")
             }
             return reported ? .verifyReports : .right
         } catch {
