@@ -334,6 +334,34 @@ import Testing
         #expect(history.value == third)
     }
 
+    @Test func aVersionItsScopeNoLongerListsIsDamageNotSquashedAway() throws {
+        let path = directory.path("scope.keepsake")
+        var doc = Doc.empty
+        do {
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            try history.pushNewScope()
+            for edit in [{ (doc: inout Doc) in doc.title = "a" }, { $0.status = .review }, { $0.note = "n" }]
+            {
+                edit(&doc)
+                try history.append(doc)
+            }
+            store.close()
+        }
+        // The scope's second version now claims another scope: ending the scope would start it
+        // from a value that still holds that version's change.
+        try damage(path, "UPDATE version SET scope_level = 7 WHERE position = 2")
+        let history = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(history.value == doc)
+        #expect {
+            try history.popCurrentScope()
+        } throws: {
+            isDamaged($0, "its stored undo count is 3, though its scope holds 2 applied versions")
+        }
+        #expect(history.value == doc)
+    }
+
     @Test func anUndamagedStoreWithScopesRedoAndAFloorOpensAsWritten() throws {
         // The checks above on a store that has every legitimate gap: undone versions below a
         // scope's, a redo stack, versions folded under a limit.

@@ -626,6 +626,16 @@ extension KeepsakeHistoryStorage {
     private func scopeStart(_ rows: HistoryRows, level: Int, history: String) throws -> (Value, VersionTag?) {
         var value = current
         let applied = try rows.versions(scope: level, undone: false, newestFirst: true, changes: true)
+        // Every applied version of the scope, one position after another down from the newest:
+        // a damaged row passed over would make the scope start from a value it never had.
+        guard applied.count == undoCount else {
+            throw KeepsakeError.damaged(
+                history: history,
+                reason:
+                    "its stored undo count is \(undoCount), though its scope holds \(applied.count) applied versions"
+            )
+        }
+        try rows.checkMoving(applied, undo: true, history: history)
         for version in applied {
             try Self.apply(rows, version, to: &value, inverted: false, history: history)
         }
@@ -645,6 +655,8 @@ extension KeepsakeHistoryStorage {
         let written = try transact { rows in
             var base = value
             let applied = try rows.appliedVersions(after: 0)
+            try rows.checkLoaded(
+                replayed: applied.map(\.position), from: 0, level: level, redo: redoCount, history: name)
             for version in applied.reversed() {
                 try Self.apply(rows, version, to: &base, inverted: false, history: name)
             }
