@@ -252,11 +252,12 @@ import Testing
     }
 
     /// A store whose four versions change four different properties, so that leaving one out
-    /// of the replay breaks no later one; closed.
-    func independentVersions() throws -> (path: String, newest: Doc) {
+    /// of the replay breaks no later one (made in a scope of their own when `inScope`); closed.
+    func independentVersions(inScope: Bool = false) throws -> (path: String, newest: Doc) {
         let path = directory.path("independent.keepsake")
         let store = try KeepsakeStore(path: path)
         let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        if inScope { try history.pushNewScope() }
         var doc = history.value
         for edit in [
             { (doc: inout Doc) in doc.title = "a" }, { $0.status = .review }, { $0.note = "n" },
@@ -284,34 +285,28 @@ import Testing
         return found == reason
     }
 
-    @Test func aMiddleVersionLostFromTheReplayIsDamageNotALostEdit() throws {
+    /// Damage to the version rows that SQLite reads without a word, and what opening says of
+    /// it: a version deleted from the middle (without its check, the history opens without
+    /// that version's edit); flagged undone behind the counters (the same); every flag neither
+    /// applied nor undone (it opens as its base value).
+    @Test(arguments: [
+        ("DELETE FROM version WHERE position = 2", "version 2 is missing from its versions read in order"),
+        (
+            "UPDATE version SET is_undone = 1 WHERE position = 2",
+            "it holds 1 undone versions where its counters say 0"
+        ),
+        (
+            "UPDATE version SET is_undone = -1",
+            "its newest stored version (4) is neither applied nor undone (is_undone = -1)"
+        ),
+    ])
+    func aDamagedVersionRowIsDamageWhenOpenedNotALostEdit(sql: String, reason: String) throws {
         let (path, _) = try independentVersions()
-        try damage(path, "DELETE FROM version WHERE position = 2")
+        try damage(path, sql)
         #expect {
             _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
         } throws: {
-            isDamaged($0, "version 2 is missing from its versions read in order")
-        }
-    }
-
-    @Test func aVersionFlaggedUndoneBehindTheCountersIsDamageNotALostEdit() throws {
-        let (path, _) = try independentVersions()
-        try damage(path, "UPDATE version SET is_undone = 1 WHERE position = 2")
-        #expect {
-            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
-        } throws: {
-            isDamaged($0, "it holds 1 undone versions where its counters say 0")
-        }
-    }
-
-    @Test func aNewestVersionNeitherAppliedNorUndoneIsDamage() throws {
-        let (path, _) = try independentVersions()
-        try damage(path, "UPDATE version SET is_undone = -1")
-        #expect {
-            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
-        } throws: { error in
-            guard case .damaged(_, let reason) = error as? KeepsakeError else { return false }
-            return reason == "its newest stored version (4) is neither applied nor undone (is_undone = -1)"
+            isDamaged($0, reason)
         }
     }
 
@@ -335,31 +330,19 @@ import Testing
     }
 
     @Test func aVersionItsScopeNoLongerListsIsDamageNotSquashedAway() throws {
-        let path = directory.path("scope.keepsake")
-        var doc = Doc.empty
-        do {
-            let store = try KeepsakeStore(path: path)
-            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
-            try history.pushNewScope()
-            for edit in [{ (doc: inout Doc) in doc.title = "a" }, { $0.status = .review }, { $0.note = "n" }]
-            {
-                edit(&doc)
-                try history.append(doc)
-            }
-            store.close()
-        }
+        let (path, newest) = try independentVersions(inScope: true)
         // The scope's second version now claims another scope: ending the scope would start it
         // from a value that still holds that version's change.
         try damage(path, "UPDATE version SET scope_level = 7 WHERE position = 2")
         let history = try KeepsakeStore(path: path).history(
             "doc", initialValue: Doc.empty, maximumVersions: nil)
-        #expect(history.value == doc)
+        #expect(history.value == newest)
         #expect {
             try history.popCurrentScope()
         } throws: {
-            isDamaged($0, "its stored undo count is 3, though its scope holds 2 applied versions")
+            isDamaged($0, "its stored undo count is 4, though its scope holds 3 applied versions")
         }
-        #expect(history.value == doc)
+        #expect(history.value == newest)
     }
 
     @Test func anUndamagedStoreWithScopesRedoAndAFloorOpensAsWritten() throws {
