@@ -563,35 +563,32 @@ struct HistoryRows {
         ).map(Int.init)
     }
 
-    /// The position of the newest applied version of any scope, read walking down the primary
-    /// key from its end (past the redo stack), `nil` when none is applied: the current
-    /// scope's newest applied version when it has one, since inner scopes' versions come after
-    /// their parents'.
-    func newestApplied() throws -> Int? {
-        try connection.scalarInt(
-            "SELECT position FROM version WHERE history_id = ? AND is_undone = 0 ORDER BY position DESC LIMIT 1",
-            [.integer(historyID)]
-        ).map(Int.init)
-    }
-
-    /// Checks the versions an undo (`undo`, newest first) or a redo (oldest first) is about to
-    /// move against the rows' own account of them: a scope's versions have consecutive
-    /// positions, its applied ones before its undone ones, so an undo starts at the newest
-    /// applied version and a redo just after it, and each goes on one position at a time. A
-    /// damaged row that no longer matches the scope's filter would otherwise be passed over,
-    /// and the version below it undone in its place: a value the app never had.
+    /// Checks the versions an undo (`undo`, newest first) or a redo (oldest first) of scope
+    /// `level` is about to move against the rows' own account of them: a scope's versions
+    /// have consecutive positions, its applied ones before its undone ones, and an inner
+    /// scope's come after its parents', so an undo starts just below the scope's first undone
+    /// version (or the newest version, when none is undone), and each goes on one position at
+    /// a time. A damaged row that no longer matches the scope's filter would otherwise be
+    /// passed over, and the version below it undone in its place: a value the app never had.
+    /// Two index look-ups, whatever the history's length.
     ///
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` on a gap.
-    func checkMoving(_ versions: [Version], undo: Bool, history: String) throws {
+    func checkMoving(_ versions: [Version], undo: Bool, level: Int, history: String) throws {
         guard let first = versions.first?.position else { return }
-        let newest = try newestApplied()
         let step = undo ? -1 : 1
-        if undo ? first != newest : first <= newest ?? 0 {
-            throw KeepsakeError.damaged(
-                history: history,
-                reason:
-                    "its \(undo ? "undo" : "redo") begins at version \(first), though version \(newest ?? 0) is its newest applied"
-            )
+        if undo {
+            let firstUndone = try connection.scalarInt(
+                "SELECT min(position) FROM version \(undoneIndex) WHERE history_id = ? AND scope_level = ? AND is_undone = 1",
+                [.integer(historyID), .integer(Int64(level))]
+            ).map(Int.init)
+            let above = try firstUndone ?? maxPosition() + 1
+            guard first + 1 == above else {
+                throw KeepsakeError.damaged(
+                    history: history,
+                    reason:
+                        "its undo begins at version \(first), though version \(above - 1) is its newest applied"
+                )
+            }
         }
         for (previous, next) in zip(versions, versions.dropFirst())
         where next.position != previous.position + step {
@@ -624,7 +621,11 @@ struct HistoryRows {
                 throw damaged("version \(missing) is missing from its versions read in order")
             }
         }
-        let (reached, expected) = (replayed.last ?? start, max(start, try newestApplied() ?? 0))
+        // The newest applied version: the newest row below every undone one above it (rows
+        // have consecutive positions), walked down in memory.
+        var newest = try maxPosition()
+        while newest > start, undone.contains(newest) { newest -= 1 }
+        let (reached, expected) = (replayed.last ?? start, max(start, newest))
         guard reached == expected else {
             throw damaged(
                 "its versions read in order end at \(reached), though version \(expected) is applied")

@@ -505,7 +505,7 @@ extension KeepsakeHistoryStorage {
                             "its stored \(undo ? "undo" : "redo") count promises \(steps) more versions than its rows hold"
                     )
                 }
-                try rows.checkMoving(versions, undo: undo, history: name)
+                try rows.checkMoving(versions, undo: undo, level: level, history: name)
                 for version in versions {
                     let reversion = try Self.reversion(
                         rows, version, against: current, inverted: !undo, history: name)
@@ -635,7 +635,7 @@ extension KeepsakeHistoryStorage {
                     "its stored undo count is \(undoCount), though its scope holds \(applied.count) applied versions"
             )
         }
-        try rows.checkMoving(applied, undo: true, history: history)
+        try rows.checkMoving(applied, undo: true, level: level, history: history)
         for version in applied {
             try Self.apply(rows, version, to: &value, inverted: false, history: history)
         }
