@@ -43,37 +43,24 @@ struct HistoryRows {
     /// history or as one never created (which opening would then create anew, empty, beside
     /// the one the app wrote).
     ///
-    /// The lookup goes through the index of names; what it finds is confirmed by the row
-    /// itself, and a name it does not find is looked up once more in the table, `NOT INDEXED`
-    /// (the table holds one row per history).
+    /// The lookup is ``SQLiteConnection/keyedRow(in:columns:key:)``'s: through the index of
+    /// names, confirmed by the row, and looked up once more in the table (one row per history)
+    /// when the index finds none.
     ///
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` when the index and the table
     ///   disagree; ``SQLiteError`` from the queries.
     static func historyID(named name: String, in connection: SQLiteConnection) throws -> Int64? {
-        let key: [SQLiteValue] = [.text(name)]
-        guard let id = try connection.scalarInt("SELECT id FROM history WHERE name = ?", key) else {
-            guard try connection.scalarInt("SELECT id FROM history NOT INDEXED WHERE name = ?", key) == nil
-            else {
-                throw KeepsakeError.damaged(
-                    history: name,
-                    reason:
-                        "the index of history names has lost it while the table holds it: the file is damaged"
-                )
-            }
-            return nil
+        func damaged(_ reason: String) -> KeepsakeError {
+            .damaged(history: name, reason: "the index of history names \(reason): the file is damaged")
         }
-        // The index holds the name and the row id: reading the row by its id checks both.
-        let names = try connection.query("SELECT name FROM history WHERE id = ?", [.integer(id)]) {
-            $0.text(0)
+        switch try connection.keyedRow(in: "history", columns: ["name"], key: [name]) {
+        case .found(let id): return id
+        case .missing: return nil
+        case .lostFromIndex: throw damaged("has lost it while the table holds it")
+        case .misdirected(let held?):
+            throw damaged("points it at the row of history \"\(held.first.flatMap { $0 } ?? "")\"")
+        case .misdirected(nil): throw damaged("points it at a row the table does not hold")
         }
-        guard names.first == name else {
-            let found =
-                names.first.map { "the row of history \"\($0 ?? "")\"" } ?? "a row the table does not hold"
-            throw KeepsakeError.damaged(
-                history: name, reason: "the index of history names points it at \(found): the file is damaged"
-            )
-        }
-        return id
     }
 
     // MARK: Tags

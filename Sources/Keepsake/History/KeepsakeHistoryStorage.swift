@@ -136,15 +136,12 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     {
         try store.read { connection, blobs in
             guard let id = try HistoryRows.historyID(named: name, in: connection) else { return nil }
-            let limit =
-                try connection.query("SELECT maximum_versions FROM history WHERE id = ?", [.integer(id)]) {
-                    $0.int64(0).map(Int.init)
-                }.first ?? nil
-            let found = (id: id, limit: limit)
-            let stored = try HistoryRows(connection: connection, blobs: blobs, historyID: found.id)
+            let limit = try connection.scalarInt(
+                "SELECT maximum_versions FROM history WHERE id = ?", [.integer(id)])
+            let stored = try HistoryRows(connection: connection, blobs: blobs, historyID: id)
                 .storedCounters().counters
             let row = (
-                id: found.id, revision: stored.revision, limit: found.limit,
+                id: id, revision: stored.revision, limit: limit.map(Int.init),
                 counts: Counts(undo: stored.undo, redo: stored.redo, total: stored.total)
             )
             // Every stored number is range-checked before any arithmetic is done with it.

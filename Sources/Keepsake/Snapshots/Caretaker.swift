@@ -270,34 +270,18 @@ public struct Caretaker: Sendable {
     /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` when the index and the
     ///   table disagree; ``SQLiteError`` from the queries.
     static func id(_ connection: SQLiteConnection, _ namespace: String, _ name: String) throws -> Int64? {
-        let key: [SQLiteValue] = [.text(namespace), .text(name)]
-        if let id = try connection.scalarInt("SELECT id FROM snapshot WHERE namespace = ? AND name = ?", key)
+        func damaged(_ reason: String) -> KeepsakeError {
+            .undecodableSnapshot(
+                name: name, path: [], reason: "the index of snapshot names \(reason): the file is damaged")
+        }
+        switch try connection.keyedRow(
+            in: "snapshot", columns: ["namespace", "name"], key: [namespace, name])
         {
-            // The index holds the key and the row id: reading the row by its id checks both.
-            let keys = try connection.query(
-                "SELECT namespace, name FROM snapshot WHERE id = ?", [.integer(id)]
-            ) {
-                [$0.text(0), $0.text(1)]
-            }
-            guard keys.first == [namespace, name] else {
-                throw KeepsakeError.undecodableSnapshot(
-                    name: name, path: [],
-                    reason: "the index of snapshot names points it at another row: the file is damaged")
-            }
-            return id
+        case .found(let id): return id
+        case .missing: return nil
+        case .lostFromIndex: throw damaged("has lost it while the table holds it")
+        case .misdirected: throw damaged("points it at another row")
         }
-        // Not found through the name's index: the table itself confirms it, so that a damaged
-        // index page reads as damage, not as a snapshot that was never saved.
-        guard
-            try connection.scalarInt(
-                "SELECT id FROM snapshot NOT INDEXED WHERE namespace = ? AND name = ?", key) == nil
-        else {
-            throw KeepsakeError.undecodableSnapshot(
-                name: name, path: [],
-                reason:
-                    "the index of snapshot names has lost it while the table holds it: the file is damaged")
-        }
-        return nil
     }
 }
 
