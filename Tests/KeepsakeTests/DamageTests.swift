@@ -345,6 +345,41 @@ import Testing
         #expect(history.value == newest)
     }
 
+    @Test func aVersionItsScopeNoLongerListsIsDamageNotFoldedAwayUncounted() throws {
+        let (path, newest) = try independentVersions()
+        // Version 1 now claims a scope that does not exist: pruning to four versions, which
+        // folds the root scope's oldest, would fold versions 1 and 2 and count one.
+        try damage(path, "UPDATE version SET scope_level = 7 WHERE position = 1")
+        let history = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: 4)
+        #expect(history.value == newest)
+        var fifth = newest
+        fifth.title = "fifth"
+        #expect {
+            try history.append(fifth)
+        } throws: {
+            isDamaged($0, "its 1 oldest versions end at version 2, though they follow the floor at 0")
+        }
+        #expect(history.value == newest)
+        #expect(history.versionCount == 4)
+    }
+
+    @Test func aVersionItsScopeNoLongerListsIsDamageNotAnotherVersionTagged() throws {
+        let (path, _) = try independentVersions()
+        // The newest version now claims a scope that does not exist: the tag would go on
+        // version 3, and undoing to it would undo one version too few.
+        try damage(path, "UPDATE version SET scope_level = 7 WHERE position = 4")
+        let history = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect {
+            try history.tag("saved")
+        } throws: {
+            isDamaged($0, "its undo begins at version 3, though version 4 is its newest applied")
+        }
+        let tags = try history.tags()
+        #expect(tags.undo.allSatisfy { $0 == nil })
+    }
+
     @Test func anUndamagedStoreWithScopesRedoAndAFloorOpensAsWritten() throws {
         // The checks above on a store that has every legitimate gap: undone versions below a
         // scope's, a redo stack, versions folded under a limit.

@@ -116,6 +116,21 @@ struct HistoryRows {
         return all.last.map { ($0, all.count) }
     }
 
+    /// Checks that the versions pruning would fold, ``newestOfOldest(_:scope:)``, are the
+    /// root scope's oldest kept ones, one after another from just above the floor: a row that
+    /// damage hid from the scope's filter would otherwise be folded away uncounted, and the
+    /// counters would no longer match the rows.
+    func checkFolding(_ oldest: (version: Version, count: Int), history: String) throws {
+        let floor = try floor()
+        guard oldest.version.position == floor + oldest.count else {
+            throw KeepsakeError.damaged(
+                history: history,
+                reason:
+                    "its \(oldest.count) oldest versions end at version \(oldest.version.position), "
+                    + "though they follow the floor at \(floor)")
+        }
+    }
+
     /// The query of ``versions(scope:undone:newestFirst:limit:changes:)``: `?1` the history's
     /// id, `?2` the scope.
     func versionsSQL(undone: Bool, newestFirst: Bool, limit: Int?, changes: Bool) -> String {

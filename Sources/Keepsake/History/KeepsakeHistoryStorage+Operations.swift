@@ -468,6 +468,7 @@ extension KeepsakeHistoryStorage {
         guard total - limit > slack else { return nil }
         var pruned = Pruned(folded: 0, dropped: 0)
         if let oldest = try rows.newestOfOldest(total - limit, scope: 0) {
+            try rows.checkFolding(oldest, history: name)
             try rows.raiseFloor(to: oldest.version.position, tag: oldest.version.tag)
             pruned.folded = oldest.count
             if compacting { try rows.compact() }
@@ -536,12 +537,19 @@ extension KeepsakeHistoryStorage {
 
     /// Tags the current version, replacing its tag.
     func writeTag(_ tag: VersionTag?) throws(KeepsakeError) {
-        let level = self.level
+        let (name, level, undoCount) = (self.name, self.level, self.undoCount)
         try transact { rows in
             if let top = try rows.versions(scope: level, undone: false, newestFirst: true, limit: 1).first {
+                // The version undo would undo next: the one the tag belongs to.
+                try rows.checkMoving([top], undo: true, level: level, history: name)
                 try rows.setTag(tag, version: top.position)
-            } else {
+            } else if undoCount == 0 {
                 try rows.setBaseTag(tag, scope: level)
+            } else {
+                throw KeepsakeError.damaged(
+                    history: name,
+                    reason: "its stored undo count is \(undoCount), though its scope holds no applied version"
+                )
             }
         } counts: { [counts] _ in
             counts
