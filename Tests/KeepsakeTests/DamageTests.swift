@@ -505,3 +505,153 @@ import Testing
         #expect(try historyRows(path) == 2)
     }
 }
+
+/// The change held back by debouncing is checked like the rest of the history: held rows that
+/// damage changed, lost or added give `.damaged` when the history is opened, never the held
+/// value wrong or an edit silently gone.
+@MainActor @Suite struct HeldChangeDamageTests {
+    let directory = TemporaryDirectory()
+
+    /// A store whose history "doc" has one version and holds a change to two fields, left held
+    /// when the store was closed; the recorded value and the held one.
+    func heldStore() throws -> (path: String, recorded: Doc, held: Doc) {
+        let path = directory.path("held.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        doc.title = "recorded"
+        try history.append(doc)
+        let recorded = doc
+        history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        doc.title = "held title"
+        doc.note = "held note"
+        try history.append(doc)
+        store.close()
+        return (path, recorded, doc)
+    }
+
+    func open(_ path: String, readOnly: Bool = false) throws -> KeepsakeHistory<Doc> {
+        try KeepsakeStore(path: path, options: .init(readOnly: readOnly)).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+    }
+
+    @Test func anUndamagedHeldChangeOpensAsItsVersion() throws {
+        let (path, recorded, held) = try heldStore()
+        #expect(
+            try KeepsakeStore(path: path).database.read {
+                try $0.scalarInt("SELECT count(*) FROM pending_change")
+            } == 2)
+        // A read-only open does not record it: it reads the recorded value.
+        #expect(try open(path, readOnly: true).value == recorded)
+        let history = try open(path)
+        #expect(history.value == held)
+        #expect(history.versionCount == 2)
+        try history.checkInvariants()
+    }
+
+    /// Each damage SQLite reads without a word, and what opening says of it, writable or not.
+    @Test(arguments: [
+        (
+            "UPDATE pending_change SET patch = replace(patch, 'held', 'hold') WHERE ordinal = 0",
+            "its change held back by debouncing does not match its digest"
+        ),
+        (
+            "DELETE FROM pending_change WHERE ordinal = 1",
+            "its change held back by debouncing does not match its digest"
+        ),
+        (
+            "INSERT INTO pending_change SELECT history_id, ordinal + 2, path, kind, patch FROM pending_change",
+            "its change held back by debouncing does not match its digest"
+        ),
+        (
+            "UPDATE pending_change SET ordinal = 3 - ordinal",
+            "its change held back by debouncing does not match its digest"
+        ),
+        (
+            "DELETE FROM pending_change",
+            "its change held back by debouncing was lost: its counters hold a digest, no row"
+        ),
+        (
+            "UPDATE version SET held_digest = NULL",
+            "it holds 2 rows of a held change its counters know nothing of"
+        ),
+    ])
+    func damagedHeldRowsAreDamageWhenOpened(sql: String, reason: String) throws {
+        let (path, _, _) = try heldStore()
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute(sql)
+        connection.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        for readOnly in [true, false] {
+            #expect {
+                _ = try open(path, readOnly: readOnly)
+            } throws: { error in
+                guard case .damaged("doc", let found) = error as? KeepsakeError else { return false }
+                return found == reason
+            }
+        }
+        #expect(
+            try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems == [
+                "history doc: \(reason)"
+            ])
+        // Refused before anything was written: the held rows are still there to be inspected.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    /// Every byte of the held rows' cells, flipped one bit at a time (a character of a patch
+    /// becomes another that still parses, the common case): each copy opens with the held value
+    /// (recorded as a version) or throws a typed error.
+    @Test(arguments: [0x01, 0x04, 0x20] as [UInt8])
+    func everyFlippedByteOfTheHeldRowsGivesTheHeldValueOrATypedError(bit: UInt8) throws {
+        let (path, _, held) = try heldStore()
+        let connection = try SQLiteConnection(path: path)
+        let page = try #require(
+            try connection.scalarInt("SELECT pageno FROM dbstat WHERE name = 'pending_change'"))
+        connection.close()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let start = Int(page - 1) * 4_096
+        // The cells, from the page header's start of the cell content area to the page's end.
+        let cells = start + (Int(bytes[start + 5]) << 8 | Int(bytes[start + 6]))..<start + 4_096
+        #expect(cells.count > 60)
+        let copy = directory.path("flipped.keepsake")
+        var (right, errors): (Int, Int) = (0, 0)
+        for offset in cells {
+            var damaged = bytes
+            damaged[offset] ^= bit
+            try damaged.write(to: URL(fileURLWithPath: copy))
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
+            do throws(KeepsakeError) {
+                let store = try KeepsakeStore(path: copy)
+                let value = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil).value
+                store.close()
+                #expect(value == held, "byte \(offset - start) of the page, bit \(bit)")
+                right += 1
+            } catch {
+                errors += 1
+            }
+        }
+        // Most flips land in a patch or a path, and are caught.
+        #expect(errors > cells.count / 2)
+        print("held rows, bit \(bit): \(right) right, \(errors) typed errors")
+    }
+
+    /// A held change written before schema 5 has no digest: the migration marks it as such,
+    /// and the next open records it unchecked.
+    @Test func aHeldChangeFromBeforeSchema5OpensUnchecked() throws {
+        let path = directory.path("schema-4.keepsake")
+        try FileManager.default.copyItem(atPath: GoldenSchema4.url.path, toPath: path)
+        let store = try KeepsakeStore(path: path)
+        let digests = try store.database.read {
+            try $0.query(
+                """
+                SELECT h.name, v.held_digest FROM version v JOIN history h ON h.id = v.history_id
+                WHERE v.revision IS NOT NULL ORDER BY h.name
+                """
+            ) { "\($0.text(0)!) \($0.int64(1).map(String.init) ?? "NULL")" }
+        }
+        #expect(digests == ["golden NULL", "limited NULL", "scoped NULL", "typing 0"])
+        let typing = try store.history("typing", initialValue: GoldenDocument.initial)
+        #expect(typing.value.title == GoldenSchema2.heldTitle)
+        try typing.checkInvariants()
+    }
+}

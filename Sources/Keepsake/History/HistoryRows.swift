@@ -330,6 +330,7 @@ struct HistoryRows {
         values.append(.real(now))
         values.append(.text(changes))
         if let counters {
+            assert(counters.held == nil, "a version is inserted with the held rows deleted")
             counters.appendColumns(modifiedAt: now, to: &values)
         } else {
             for _ in 0..<5 { values.append(.null) }
@@ -372,24 +373,73 @@ struct HistoryRows {
 
     /// The values of a held record's columns `path, kind, patch`, in that order.
     private static func pendingColumns(_ record: ChangeRecord) -> [SQLiteValue] {
-        [
-            .text(record.path.description), .text(record.kind),
-            .text(String(decoding: record.payload, as: UTF8.self)),
-        ]
+        let text = pendingText(record)
+        return [.text(text.path), .text(text.kind), .text(text.patch)]
+    }
+
+    /// The texts a held record's row stores as `path, kind, patch`.
+    private static func pendingText(_ record: ChangeRecord) -> (path: String, kind: String, patch: String) {
+        (record.path.description, record.kind, String(decoding: record.payload, as: UTF8.self))
     }
 
     /// The held change's records, in order; empty when no change is held.
-    func pendingRecords() throws -> [ChangeRecord] {
+    ///
+    /// - Parameter digest: The digest the history's counters hold of them
+    ///   (``Counters/held``): the rows read must match it, unless it is
+    ///   ``uncheckedHeldDigest`` or the store predates schema 5.
+    /// - Throws: `.damaged` when the rows do not match the digest: a byte changed, a row lost
+    ///   or added, or all of them lost.
+    func pendingRecords(digest: Int64?, history: String) throws -> [ChangeRecord] {
         // A store of schema 1, opened read-only, has no such table: nothing is held then.
         guard hasSchema2 else { return [] }
-        return try connection.query(
+        let texts = try connection.query(
             "SELECT path, kind, patch FROM pending_change WHERE history_id = ? ORDER BY ordinal",
             [.integer(historyID)]
-        ) { row in
-            let path = try PathDescriptor(parsing: row.text(0) ?? "")
-            return ChangeRecord(path: path, kind: row.text(1) ?? "", payload: Data((row.text(2) ?? "").utf8))
+        ) { row in (path: row.text(0) ?? "", kind: row.text(1) ?? "", patch: row.text(2) ?? "") }
+        if connection.schemaVersion >= 5, digest != Self.uncheckedHeldDigest {
+            let found = Self.heldDigest(texts)
+            if found != digest {
+                let reason =
+                    switch (digest, found) {
+                    case (nil, _):
+                        "it holds \(texts.count) rows of a held change its counters know nothing of"
+                    case (_, nil):
+                        "its change held back by debouncing was lost: its counters hold a digest, no row"
+                    default: "its change held back by debouncing does not match its digest"
+                    }
+                throw KeepsakeError.damaged(history: history, reason: reason)
+            }
+        }
+        return try texts.map {
+            ChangeRecord(
+                path: try PathDescriptor(parsing: $0.path), kind: $0.kind, payload: Data($0.patch.utf8))
         }
     }
+
+    /// The digest of a held change stored with the history's counters: XXH64 of the number of
+    /// its rows and, for each in order, its path, kind and patch as stored; `nil` for none.
+    /// Never ``uncheckedHeldDigest``.
+    static func heldDigest(_ rows: [(path: String, kind: String, patch: String)]) -> Int64? {
+        guard !rows.isEmpty else { return nil }
+        var input: [UInt8] = []
+        let digest = digest(position: rows.count, ordinal: nil, input: &input) { input in
+            for row in rows {
+                for part in [row.path, row.kind, row.patch] {
+                    input.appendUTF8(part)
+                    input.append(0)
+                }
+            }
+        }
+        return digest == uncheckedHeldDigest ? 1 : digest
+    }
+
+    /// ``heldDigest(_:)`` of `records` as ``replacePending(with:replacing:)`` stores them.
+    static func heldDigest(_ records: [ChangeRecord]) -> Int64? {
+        heldDigest(records.map(pendingText))
+    }
+
+    /// The digest schema 5's migration gives a held change written before it: read unchecked.
+    static let uncheckedHeldDigest: Int64 = 0
 
     func setUndone(_ positions: [Int], _ undone: Bool) throws {
         for position in positions {
@@ -659,17 +709,23 @@ struct HistoryRows {
         var undo: Int
         var redo: Int
         var total: Int
+        /// The digest of the change held back by debouncing (``heldDigest(_:)``), `nil` when
+        /// none is held: schema 5's `held_digest`.
+        var held: Int64? = nil
 
         /// The values of the columns `revision, undo_count, redo_count, version_count,
-        /// modified_at`, in that order.
+        /// modified_at, held_digest`, in that order.
         func columns(modifiedAt: Double) -> [SQLiteValue] {
             var values: [SQLiteValue] = []
-            values.reserveCapacity(7)
+            values.reserveCapacity(8)
             appendColumns(modifiedAt: modifiedAt, to: &values)
+            values.append(held.map { .integer($0) } ?? .null)
             return values
         }
 
-        /// Appends ``columns(modifiedAt:)`` to `values`.
+        /// Appends the values of the columns `revision, undo_count, redo_count, version_count,
+        /// modified_at` to `values`: those an append inserts, whose version holds no held change
+        /// (the held rows go in its transaction).
         func appendColumns(modifiedAt: Double, to values: inout [SQLiteValue]) {
             values.append(.integer(revision))
             values.append(.integer(Int64(undo)))
@@ -695,9 +751,11 @@ struct HistoryRows {
     /// append writes one b-tree page where a history row would make two; on the history row
     /// while there is no version (or when the newest row holds none).
     func storedCounters() throws -> (newest: Int?, counters: Counters) {
+        // A store older than schema 5, opened read-only, has no digest of the held change.
+        let held = connection.schemaVersion >= 5 ? "held_digest" : "NULL"
         let newest = try connection.query(
             """
-            SELECT position, revision, undo_count, redo_count, version_count, is_undone FROM version
+            SELECT position, revision, undo_count, redo_count, version_count, is_undone, \(held) FROM version
             WHERE history_id = ? ORDER BY position DESC LIMIT 1
             """, [.integer(historyID)]
         ) { row in
@@ -707,7 +765,7 @@ struct HistoryRows {
                 counters: row.int64(1).map {
                     Counters(
                         revision: $0, undo: Int(row.int64(2) ?? 0), redo: Int(row.int64(3) ?? 0),
-                        total: Int(row.int64(4) ?? 0))
+                        total: Int(row.int64(4) ?? 0), held: row.int64(6))
                 }
             )
         }.first
@@ -727,12 +785,12 @@ struct HistoryRows {
                 reason: "its newest stored version (\(newest.position)) does not hold its counters")
         }
         let counters = try connection.query(
-            "SELECT revision, undo_count, redo_count, version_count FROM history WHERE id = ?",
+            "SELECT revision, undo_count, redo_count, version_count, \(held) FROM history WHERE id = ?",
             [.integer(historyID)]
         ) {
             Counters(
                 revision: try $0.requiredInt64(0), undo: Int($0.int64(1) ?? 0), redo: Int($0.int64(2) ?? 0),
-                total: Int($0.int64(3) ?? 0))
+                total: Int($0.int64(3) ?? 0), held: $0.int64(4))
         }.first
         guard let counters else { throw KeepsakeError.damaged(history: "", reason: "its row vanished") }
         return (newest?.position, counters)
@@ -767,14 +825,16 @@ struct HistoryRows {
             values.append(.integer(Int64(newest)))
             try connection.execute(
                 """
-                UPDATE version SET revision = ?, undo_count = ?, redo_count = ?, version_count = ?, modified_at = ?
+                UPDATE version SET revision = ?, undo_count = ?, redo_count = ?, version_count = ?, modified_at = ?,
+                    held_digest = ?
                 WHERE history_id = ? AND position = ?
                 """, values)
         } else {
             values.append(.integer(historyID))
             try connection.execute(
                 """
-                UPDATE history SET revision = ?, undo_count = ?, redo_count = ?, version_count = ?, modified_at = ?
+                UPDATE history SET revision = ?, undo_count = ?, redo_count = ?, version_count = ?, modified_at = ?,
+                    held_digest = ?
                 WHERE id = ?
                 """, values)
         }
@@ -806,7 +866,7 @@ package enum AppendStatements {
     /// only the newest holds them, which makes a damaged page that hides it an error.
     package static let clearCounters = """
         UPDATE version SET revision = NULL, undo_count = NULL, redo_count = NULL, version_count = NULL,
-            modified_at = NULL
+            modified_at = NULL, held_digest = NULL
         WHERE history_id = ? AND position = ?
         """
 }

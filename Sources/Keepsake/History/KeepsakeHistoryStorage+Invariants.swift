@@ -8,8 +8,8 @@ extension KeepsakeHistoryStorage {
     ///
     /// - Throws: ``KeepsakeError`` describing the first problem.
     func checkStoredInvariants() throws(KeepsakeError) {
-        let (id, name, current, level, revision) = (
-            self.id, self.name, self.current, self.level, self.revision
+        let (id, name, current, level, revision, held) = (
+            self.id, self.name, self.current, self.level, self.revision, self.heldDigest
         )
         let expected = (undoCount, redoCount, total)
         try store.read { connection, blobs in
@@ -30,8 +30,11 @@ extension KeepsakeHistoryStorage {
             let counters = try rows.storedCounters().counters
             guard
                 counters
-                    == .init(revision: revision, undo: counts.undo, redo: counts.redo, total: counts.total)
+                    == .init(
+                        revision: revision, undo: counts.undo, redo: counts.redo, total: counts.total,
+                        held: held)
             else { throw fail("stored counters \(counters)") }
+            _ = try rows.pendingRecords(digest: held, history: name)
             // Only the newest version carries them.
             guard
                 try connection.scalarInt(

@@ -58,6 +58,8 @@ extension KeepsakeHistoryStorage {
             $0.3
         } newest: {
             .inserted(position: $0.2, holding: counters)
+        } holding: { _ in
+            nil
         }
         self.lastPosition = position
         heldRecords = []
@@ -116,6 +118,8 @@ extension KeepsakeHistoryStorage {
             counts
         } newest: { _ in
             .unchanged
+        } holding: {
+            HistoryRows.heldDigest($0)
         }
         heldRecords = held
     }

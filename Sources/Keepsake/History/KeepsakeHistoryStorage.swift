@@ -42,6 +42,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// debouncing): empty when there are none, `nil` when there are some this history did not
     /// write (a previous process held them). A hold rewrites only the rows that differ.
     var heldRecords: [ChangeRecord]? = []
+    /// The digest of the held change as the history's counters store it
+    /// (``HistoryRows/Counters/held``): every transaction writes it again with them.
+    var heldDigest: Int64?
     /// Whether the store holds a change held back by debouncing.
     var hasPendingRows: Bool { heldRecords != [] }
     /// The newest version whose checkpoint waits to be built off the committing thread, taken
@@ -82,8 +85,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             state.id, state.revision, state.limit, state.value, state.level
         )
         (undoCount, redoCount, total) = (state.counts.undo, state.counts.redo, state.counts.total)
-        (stepsSinceCheckpoint, checkpointBytes, lastPosition) = (
-            state.replayed, state.checkpointBytes, state.lastPosition
+        (stepsSinceCheckpoint, checkpointBytes, lastPosition, heldDigest) = (
+            state.replayed, state.checkpointBytes, state.lastPosition, state.heldDigest
         )
         // A read-only store keeps its stored limit: opening must not write.
         if maximumVersions != limit, !store.options.readOnly { try storeLimit(maximumVersions) }
@@ -127,6 +130,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         var lastPosition: Int
         /// The value a debounced change was holding when the last process stopped, if any.
         var pending: Value?
+        /// The digest of its rows the counters hold.
+        var heldDigest: Int64?
     }
 
     /// Reads the current value and the stack sizes of history `name`, or `nil` when there is
@@ -167,7 +172,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             try rows.checkLoaded(
                 replayed: replay.map(\.position), from: checkpoint.position, level: level,
                 redo: row.counts.redo, history: name)
-            let held = try rows.pendingRecords()
+            let held = try rows.pendingRecords(digest: stored.held, history: name)
             var pending: Value?
             if !held.isEmpty {
                 do {
@@ -183,7 +188,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 id: row.id, revision: row.revision, limit: row.limit, counts: row.counts, value: value,
                 level: level, replayed: replay.count,
                 checkpointBytes: checkpoint.json.utf8.count + (try rows.blobBytes(inJSON: checkpoint.json)),
-                lastPosition: try rows.maxPosition(), pending: pending)
+                lastPosition: try rows.maxPosition(), pending: pending, heldDigest: stored.held)
         }
     }
 
@@ -250,13 +255,16 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// the next revision and the stack sizes `counts` derives from the result. `BEGIN
     /// IMMEDIATE` holds the write lock throughout, so no other writer comes in between. In-memory
     /// state is changed by the caller only after this returns. `newest` tells what `body` knows
-    /// of the newest version (by default nothing: it is read).
+    /// of the newest version (by default nothing: it is read); `holding`, the digest of the held
+    /// change `body` leaves (by default the one stored before), stored with the counters.
     @discardableResult
     func transact<T>(
         _ body: (HistoryRows) throws -> T, counts: (T) -> Counts,
-        newest: (T) -> HistoryRows.NewestVersion = { _ in .unknown }
+        newest: (T) -> HistoryRows.NewestVersion = { _ in .unknown },
+        holding: ((T) -> Int64?)? = nil
     ) throws(KeepsakeError) -> T {
         let (id, name, revision, known) = (self.id, self.name, self.revision, self.lastWrite)
+        var held = heldDigest
         lastWrite = nil
         var written: LastWrite?
         let result = try store.write { connection, blobs in
@@ -273,14 +281,17 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             }
             let result = try body(rows)
             let sizes = counts(result)
+            if let holding { held = holding(result) }
             let newestNow = try rows.store(
-                .init(revision: revision + 1, undo: sizes.undo, redo: sizes.redo, total: sizes.total),
+                .init(
+                    revision: revision + 1, undo: sizes.undo, redo: sizes.redo, total: sizes.total, held: held
+                ),
                 previousNewest: previousNewest, newest: newest(result))
             written = LastWrite(commit: connection.writeCommits + 1, newest: newestNow)
             return result
         }
         self.revision += 1
-        lastWrite = written
+        (lastWrite, heldDigest) = (written, held)
         return result
     }
 

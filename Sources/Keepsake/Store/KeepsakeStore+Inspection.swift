@@ -217,7 +217,7 @@ extension KeepsakeStore {
     /// - Returns: What was found; ``Verification/isOK`` says whether all is well.
     /// - Throws: ``KeepsakeError`` when the store cannot be read at all.
     public func verify() throws(KeepsakeError) -> Verification {
-        try read { connection, _ in
+        try read { connection, blobs in
             let integrity = try connection.query("PRAGMA integrity_check") { $0.text(0) ?? "" }
             var problems: [String] = []
             if integrity != ["ok"] {
@@ -304,6 +304,22 @@ extension KeepsakeStore {
                     }
                     return "blob \(row.int64(0) ?? 0): its bytes do not match their stored size and digest"
                 }.compactMap { $0 }
+            }
+            if connection.schemaVersion >= 5 {
+                check("held changes") {
+                    try connection.query("SELECT id, name FROM history NOT INDEXED") {
+                        (id: try $0.requiredInt64(0), name: $0.text(1) ?? "")
+                    }.compactMap { history -> String? in
+                        let rows = HistoryRows(connection: connection, blobs: blobs, historyID: history.id)
+                        do {
+                            let digest = try rows.storedCounters().counters.held
+                            _ = try rows.pendingRecords(digest: digest, history: history.name)
+                            return nil
+                        } catch KeepsakeError.damaged(_, let reason) {
+                            return "history \(history.name): \(reason)"
+                        }
+                    }
+                }
             }
             check("tags") {
                 try connection.query(

@@ -21,7 +21,7 @@ import Testing
         try GoldenSchema1.write(to: path)
     }
 
-    /// Writes schema 2's (and, by the same script, schema 3's and 4's) golden store, once.
+    /// Writes schema 2's (and, by the same script, schema 3's to 5's) golden store, once.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"] != nil))
     func writeGoldenStore2() throws {
         let path = try #require(ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"])
@@ -30,7 +30,7 @@ import Testing
 
     /// Every golden store: each holds the schema-1 script's histories and snapshots.
     nonisolated static let stores = [
-        GoldenSchema1.url, GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url,
+        GoldenSchema1.url, GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url, GoldenSchema5.url,
     ]
 
     @Test(arguments: stores)
@@ -40,7 +40,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
     }
 
-    @Test(arguments: [GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url])
+    @Test(arguments: [GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url, GoldenSchema5.url])
     func heldChangeBecomesAVersionOnOpen(url: URL) throws {
         let path = try copy(of: url)
         let history = try KeepsakeStore(path: path).history("typing", initialValue: GoldenDocument.initial)
@@ -179,10 +179,13 @@ import Testing
         let history = try store.history(
             "limited", initialValue: GoldenDocument.initial, maximumVersions: GoldenSchema1.limitedMaximum)
         #expect(history.value == limited[GoldenSchema1.limitedAppends])
-        // Pruned at 57 versions (the limit plus its slack of 16) down to 40, four times.
-        #expect(history.versionCount == 52)
+        // Pruned at 57 versions (the limit plus the slack of 16 of the releases that wrote
+        // schemas 1 to 4) down to 40, four times: 52 kept. Schema 5's release prunes at 46
+        // (a slack of an eighth of the limit, 5) down to 40, thirteen times: 42 kept.
+        let kept = url == GoldenSchema5.url ? 42 : 52
+        #expect(history.versionCount == kept)
         for n in stride(
-            from: GoldenSchema1.limitedAppends - 1, through: GoldenSchema1.limitedAppends - 52, by: -1)
+            from: GoldenSchema1.limitedAppends - 1, through: GoldenSchema1.limitedAppends - kept, by: -1)
         {
             #expect(try history.undo() == limited[n])
         }
