@@ -46,7 +46,7 @@ let package = Package(
             // Golden stores are read from the source tree by path, never copied as resources.
             exclude: [
                 "Golden/schema-1.keepsake", "Golden/schema-2.keepsake", "Golden/schema-3.keepsake",
-                "Golden/schema-4.keepsake",
+                "Golden/schema-4.keepsake", "Golden/schema-5.keepsake",
             ],
             swiftSettings: strictSettings),
         // Runs the built `keepsake` executable as a subprocess; the dependency makes sure it is built.
