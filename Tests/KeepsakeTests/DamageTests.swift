@@ -205,12 +205,7 @@ import Testing
         let path = try store()
         // The name index's leaf page says it holds no cells: SQLite finds no such name through
         // it, and reports nothing.
-        let connection = try SQLiteConnection(path: path)
-        let page = try #require(
-            try connection.scalarInt("SELECT pageno FROM dbstat WHERE name = 'sqlite_autoindex_snapshot_1'"))
-        connection.close()
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let header = Int(page - 1) * 4_096
+        var (bytes, header) = try onlyPage(of: "sqlite_autoindex_snapshot_1", in: path)
         (bytes[header + 3], bytes[header + 4]) = (0, 0)
         try bytes.write(to: URL(fileURLWithPath: path))
         let caretaker = Caretaker(store: try KeepsakeStore(path: path))
@@ -234,7 +229,7 @@ import Testing
         caretaker.store.close()
         // The index entry of "other" (namespace, name, then its row id, 2, in one byte) points
         // at row 1, "latest"'s.
-        var (bytes, header) = try indexPage("sqlite_autoindex_snapshot_1", of: path)
+        var (bytes, header) = try onlyPage(of: "sqlite_autoindex_snapshot_1", in: path)
         let page = header..<header + 4_096
         let entry = try #require(bytes[page].firstRange(of: Data("other".utf8) + [2]))
         bytes[entry.upperBound - 1] = 1
@@ -434,17 +429,6 @@ import Testing
         }
     }
 
-    /// The bytes of `path`'s page that holds index `index` (one page: the index is small), and
-    /// where that page starts.
-    func indexPage(_ index: String, of path: String) throws -> (bytes: Data, start: Int) {
-        let connection = try SQLiteConnection(path: path)
-        let page = try #require(
-            try connection.scalarInt("SELECT pageno FROM dbstat WHERE name = ?", [.text(index)]))
-        #expect(try connection.scalarInt("SELECT count(*) FROM dbstat WHERE name = ?", [.text(index)]) == 1)
-        connection.close()
-        return (try Data(contentsOf: URL(fileURLWithPath: path)), Int(page - 1) * 4_096)
-    }
-
     /// How many rows table `history` holds, read past its index.
     func historyRows(_ path: String) throws -> Int64? {
         let connection = try SQLiteConnection(path: path)
@@ -457,7 +441,7 @@ import Testing
         // The name index's leaf page says it holds no cells: SQLite finds no "doc" through it,
         // and reports nothing. Opening must not take that for a history never created (and
         // create it anew, empty, beside the one written).
-        var (bytes, header) = try indexPage("sqlite_autoindex_history_1", of: path)
+        var (bytes, header) = try onlyPage(of: "sqlite_autoindex_history_1", in: path)
         (bytes[header + 3], bytes[header + 4]) = (0, 0)
         try bytes.write(to: URL(fileURLWithPath: path))
         let store = try KeepsakeStore(path: path)
@@ -489,7 +473,7 @@ import Testing
         store.close()
         // The index entry of "other" (its name, then its row id, 2, in one byte) points at row 1,
         // "doc"'s: SQLite follows it and reports nothing.
-        var (bytes, header) = try indexPage("sqlite_autoindex_history_1", of: path)
+        var (bytes, header) = try onlyPage(of: "sqlite_autoindex_history_1", in: path)
         let page = header..<header + 4_096
         let entry = try #require(bytes[page].firstRange(of: Data("other".utf8) + [2]))
         #expect(bytes[page][entry.upperBound...].firstRange(of: Data("other".utf8)) == nil)
@@ -604,12 +588,7 @@ import Testing
     @Test(arguments: [0x01, 0x04, 0x20] as [UInt8])
     func everyFlippedByteOfTheHeldRowsGivesTheHeldValueOrATypedError(bit: UInt8) throws {
         let (path, _, held) = try heldStore()
-        let connection = try SQLiteConnection(path: path)
-        let page = try #require(
-            try connection.scalarInt("SELECT pageno FROM dbstat WHERE name = 'pending_change'"))
-        connection.close()
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let start = Int(page - 1) * 4_096
+        let (bytes, start) = try onlyPage(of: "pending_change", in: path)
         // The cells, from the page header's start of the cell content area to the page's end.
         let cells = start + (Int(bytes[start + 5]) << 8 | Int(bytes[start + 6]))..<start + 4_096
         #expect(cells.count > 60)
@@ -654,4 +633,15 @@ import Testing
         #expect(typing.value.title == GoldenSchema2.heldTitle)
         try typing.checkInvariants()
     }
+}
+
+/// The bytes of the store at `path` and where in them the only page of b-tree `name` (a table
+/// or an index small enough to fit one page) starts.
+func onlyPage(of name: String, in path: String) throws -> (bytes: Data, start: Int) {
+    let connection = try SQLiteConnection(path: path)
+    let page = try #require(
+        try connection.scalarInt("SELECT pageno FROM dbstat WHERE name = ?", [.text(name)]))
+    #expect(try connection.scalarInt("SELECT count(*) FROM dbstat WHERE name = ?", [.text(name)]) == 1)
+    connection.close()
+    return (try Data(contentsOf: URL(fileURLWithPath: path)), Int(page - 1) * 4_096)
 }
