@@ -246,6 +246,41 @@ import Testing
         #expect(throws: KeepsakeError.self) { try damaged.delete("other", of: Doc.self) }
     }
 
+    @Test func aSnapshotPropertyRowLostIsDamageNotAMissingProperty() throws {
+        let path = directory.path("snapshot.keepsake")
+        var doc = Doc.empty
+        (doc.title, doc.note) = ("saved", "a note")
+        do {
+            let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+            try caretaker.save(doc, as: "saved")
+            #expect(try caretaker.snapshots().map(\.propertyCount) == [6])
+            caretaker.store.close()
+        }
+        // A model that gained `note` since would restore it as nil too, and rightly so: the
+        // count saved with the snapshot tells a row lost from a property never saved.
+        try damage(path, "DELETE FROM snapshot_property WHERE path = 'note'")
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        func isLost(_ error: any Error) -> Bool {
+            guard case .undecodableSnapshot("saved", [], let reason) = error as? KeepsakeError else {
+                return false
+            }
+            return reason == "it holds 5 of the 6 property rows it was saved with: the file is damaged"
+        }
+        #expect(throws: Never.self) {
+            try caretaker.value(at: "title", in: "saved", of: Doc.self, as: String.self)
+        }
+        #expect { try caretaker.restore("saved", as: Doc.self) } throws: { isLost($0) }
+        #expect { try caretaker.value(at: "note", in: "saved", of: Doc.self, as: String.self) } throws: {
+            isLost($0)
+        }
+        // What `RestorableObject.properties(withKey:from:)` reads.
+        #expect { try caretaker.properties(of: Doc.self, named: "saved") } throws: { isLost($0) }
+        #expect(
+            try caretaker.store.verify().problems == [
+                "snapshot saved: it holds 5 of the 6 property rows it was saved with"
+            ])
+    }
+
     /// A store whose four versions change four different properties, so that leaving one out
     /// of the replay breaks no later one (made in a scope of their own when `inScope`); closed.
     func independentVersions(inScope: Bool = false) throws -> (path: String, newest: Doc) {

@@ -106,6 +106,7 @@ public struct Caretaker: Sendable {
                     json: try Self.checkedJSON($0, blobs, namespace: namespace, name: name)
                 )
             }
+            try Self.checkPropertyCount(connection, id: id, read: rows.count, name: name)
             return try SnapshotCoding.value(
                 Value.self, from: rows, name: name, decoder: blobs.decoder, template: template)
         }
@@ -190,6 +191,8 @@ public struct Caretaker: Sendable {
                     lookup = try Self.parsed(row.json, name: name, path: top).lookup(
                         path.components.dropFirst())
                 } else {
+                    // No such row: a property the snapshot was saved without, or a row lost.
+                    try Self.checkPropertyCount(connection, id: id, read: nil, name: name)
                     lookup = path.components.count == 1 ? .absent : .invalid("no \(top) in the snapshot")
                 }
             } else {
@@ -260,6 +263,33 @@ public struct Caretaker: Sendable {
             SnapshotInfo(
                 namespace: row.text(0) ?? "", name: row.text(1) ?? "", valueType: row.text(2) ?? "",
                 date: Date(timeIntervalSince1970: row.double(3) ?? 0), propertyCount: Int(row.int64(4) ?? 0))
+        }
+    }
+
+    /// Checks that snapshot `id` holds as many property rows as it was saved with (schema 6's
+    /// `property_count`): a row lost to damage would otherwise restore as a property the
+    /// snapshot never had (`nil`, or the template's value).
+    ///
+    /// - Parameter read: The rows the caller read, all of the snapshot's; `nil` to count them.
+    /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` when the numbers
+    ///   differ; ``SQLiteError`` from the queries.
+    static func checkPropertyCount(_ connection: SQLiteConnection, id: Int64, read: Int?, name: String) throws
+    {
+        // Snapshots of a store older than schema 6, opened read-only, have no count; every
+        // snapshot of a later one has.
+        guard connection.schemaVersion >= 6 else { return }
+        let saved = try connection.scalarInt(
+            "SELECT property_count FROM snapshot WHERE id = ?", [.integer(id)])
+        let held =
+            try read.map(Int64.init)
+            ?? connection.scalarInt(
+                "SELECT count(*) FROM snapshot_property WHERE snapshot_id = ?", [.integer(id)]) ?? 0
+        guard let saved, held == saved else {
+            throw KeepsakeError.undecodableSnapshot(
+                name: name, path: [],
+                reason:
+                    "it holds \(held) of the \(saved.map(String.init) ?? "NULL") property rows it was saved with: "
+                    + "the file is damaged")
         }
     }
 

@@ -279,10 +279,10 @@ extension Caretaker {
                 try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(existing)])
             }
             try connection.execute(
-                "INSERT INTO snapshot (namespace, name, value_type, created_at) VALUES (?, ?, ?, ?)",
+                "INSERT INTO snapshot (namespace, name, value_type, created_at, property_count) VALUES (?, ?, ?, ?, ?)",
                 [
                     .text(namespace), .text(name), .text(String(reflecting: Value.self)),
-                    .real(RowClock.shared.next()),
+                    .real(RowClock.shared.next()), .integer(Int64(rows.count)),
                 ])
             let id = connection.lastInsertRowID
             for (path, json) in rows {
@@ -315,6 +315,7 @@ extension Caretaker {
                 }
                 return (property, json)
             }
+            try Self.checkPropertyCount(connection, id: id, read: rows.count, name: name)
             // Blobs are inlined above: the properties decode later without the connection.
             return SnapshotProperties(
                 rows: Dictionary(rows, uniquingKeysWith: { first, _ in first }),

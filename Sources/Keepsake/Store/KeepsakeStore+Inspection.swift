@@ -305,6 +305,20 @@ extension KeepsakeStore {
                     return "blob \(row.int64(0) ?? 0): its bytes do not match their stored size and digest"
                 }.compactMap { $0 }
             }
+            if connection.schemaVersion >= 6 {
+                check("snapshots' property counts") {
+                    try connection.query(
+                        """
+                        SELECT name, property_count, (SELECT count(*) FROM snapshot_property WHERE snapshot_id = s.id)
+                        FROM snapshot s NOT INDEXED
+                        WHERE property_count IS NOT (SELECT count(*) FROM snapshot_property WHERE snapshot_id = s.id)
+                        """
+                    ) {
+                        "snapshot \($0.text(0) ?? ""): it holds \($0.int64(2) ?? 0) of the "
+                            + "\($0.int64(1).map(String.init) ?? "NULL") property rows it was saved with"
+                    }
+                }
+            }
             if connection.schemaVersion >= 5 {
                 check("held changes") {
                     try connection.query("SELECT id, name FROM history NOT INDEXED") {

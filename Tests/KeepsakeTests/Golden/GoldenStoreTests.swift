@@ -21,7 +21,7 @@ import Testing
         try GoldenSchema1.write(to: path)
     }
 
-    /// Writes schema 2's (and, by the same script, schema 3's to 5's) golden store, once.
+    /// Writes schema 2's (and, by the same script, schema 3's to 6's) golden store, once.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"] != nil))
     func writeGoldenStore2() throws {
         let path = try #require(ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"])
@@ -31,6 +31,7 @@ import Testing
     /// Every golden store: each holds the schema-1 script's histories and snapshots.
     nonisolated static let stores = [
         GoldenSchema1.url, GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url, GoldenSchema5.url,
+        GoldenSchema6.url,
     ]
 
     @Test(arguments: stores)
@@ -40,7 +41,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
     }
 
-    @Test(arguments: [GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url, GoldenSchema5.url])
+    @Test(arguments: [
+        GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url, GoldenSchema5.url, GoldenSchema6.url,
+    ])
     func heldChangeBecomesAVersionOnOpen(url: URL) throws {
         let path = try copy(of: url)
         let history = try KeepsakeStore(path: path).history("typing", initialValue: GoldenDocument.initial)
@@ -180,9 +183,9 @@ import Testing
             "limited", initialValue: GoldenDocument.initial, maximumVersions: GoldenSchema1.limitedMaximum)
         #expect(history.value == limited[GoldenSchema1.limitedAppends])
         // Pruned at 57 versions (the limit plus the slack of 16 of the releases that wrote
-        // schemas 1 to 4) down to 40, four times: 52 kept. Schema 5's release prunes at 46
-        // (a slack of an eighth of the limit, 5) down to 40, thirteen times: 42 kept.
-        let kept = url == GoldenSchema5.url ? 42 : 52
+        // schemas 1 to 4) down to 40, four times: 52 kept. Later releases prune at 46 (a slack
+        // of an eighth of the limit, 5) down to 40, thirteen times: 42 kept.
+        let kept = [GoldenSchema5.url, GoldenSchema6.url].contains(url) ? 42 : 52
         #expect(history.versionCount == kept)
         for n in stride(
             from: GoldenSchema1.limitedAppends - 1, through: GoldenSchema1.limitedAppends - kept, by: -1)
@@ -225,5 +228,13 @@ import Testing
         try settings.restore(withKey: "saved", from: Caretaker(store: store))
         #expect(settings.theme == "light" && settings.fontSize == 14)
         #expect(try store.integrityCheck() == ["ok"])
+        // Upgraded from before schema 6, each snapshot got the number of rows it holds.
+        let counts = try store.database.read {
+            try $0.query(
+                "SELECT name, property_count, (SELECT count(*) FROM snapshot_property WHERE snapshot_id = s.id) "
+                    + "FROM snapshot s ORDER BY name"
+            ) { "\($0.text(0)!) \($0.int64(1)!) \($0.int64(2)!)" }
+        }
+        #expect(counts == ["final 7 7", "saved 2 2", "v100 8 8"])
     }
 }
