@@ -395,10 +395,10 @@ import Testing
     }
 
     @Test func aVersionItsScopeNoLongerListsIsDamageNotAnotherVersionTagged() throws {
-        let (path, _) = try independentVersions()
-        // The newest version now claims a scope that does not exist: the tag would go on
-        // version 3, and undoing to it would undo one version too few.
-        try damage(path, "UPDATE version SET scope_level = 7 WHERE position = 4")
+        let (path, _) = try independentVersions(inScope: true)
+        // The scope's newest version now claims the root scope: the tag would go on version 3,
+        // and undoing to it would undo one version too few.
+        try damage(path, "UPDATE version SET scope_level = 0 WHERE position = 4")
         let history = try KeepsakeStore(path: path).history(
             "doc", initialValue: Doc.empty, maximumVersions: nil)
         #expect {
@@ -408,6 +408,50 @@ import Testing
         }
         let tags = try history.tags()
         #expect(tags.undo.allSatisfy { $0 == nil })
+    }
+
+    /// Damage to the rows that frame the versions — the scope rows, the root scope's floor, the
+    /// stored values — that SQLite reads without a word, and what opening says of it. Without
+    /// these checks: a lost or renumbered scope row opened the history in the wrong scope (its
+    /// first undo reported damage, or undid the wrong scope's version); a raised floor hid the
+    /// oldest versions from undo; no stored value read as a value that does not decode.
+    @Test(arguments: [
+        ("DELETE FROM scope WHERE level = 0", "its scope rows are at levels 1, 2, not 0 to 1"),
+        ("DELETE FROM scope WHERE level = 1", "its scope rows are at levels 0, 2, not 0 to 1"),
+        (
+            "DELETE FROM scope WHERE level = 2",
+            "its newest version is of scope 2, though its scope rows end at 1"
+        ),
+        ("UPDATE scope SET level = 5 WHERE level = 1", "its scope rows are at levels 0, 2, 5, not 0 to 2"),
+        (
+            "UPDATE scope SET floor = 2 WHERE level = 0",
+            "its versions kept run from the floor at 2 to version 6, 4 of them, though its counters say 6"
+        ),
+        ("DELETE FROM checkpoint", "it has no stored value, not even its base value"),
+    ])
+    func aDamagedScopeFloorOrValueIsDamageWhenOpened(sql: String, reason: String) throws {
+        let path = directory.path("scoped.keepsake")
+        do {
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            var doc = history.value
+            for (n, scoped) in [(1, false), (2, false), (3, false), (4, true), (5, false), (6, true)] {
+                if scoped { try history.pushNewScope() }
+                doc.title = "t\(n)"
+                try history.append(doc)
+            }
+            #expect(history.scopeLevel == 2)
+            store.close()
+        }
+        try damage(path, sql)
+        for readOnly in [true, false] {
+            #expect {
+                _ = try KeepsakeStore(path: path, options: .init(readOnly: readOnly)).history(
+                    "doc", initialValue: Doc.empty, maximumVersions: nil)
+            } throws: {
+                isDamaged($0, reason)
+            }
+        }
     }
 
     @Test func anUndamagedStoreWithScopesRedoAndAFloorOpensAsWritten() throws {

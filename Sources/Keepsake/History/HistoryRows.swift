@@ -163,10 +163,16 @@ struct HistoryRows {
     static let aboveFloor = "position > (SELECT floor FROM scope WHERE history_id = ?1 AND level = 0)"
 
     /// The root scope's floor (0 when nothing was folded since the last compaction).
+    ///
+    /// - Throws: `.damaged` when the stored floor is out of range (arithmetic is done with it).
     func floor() throws -> Int {
-        Int(
+        let floor = Int(
             try connection.scalarInt(
                 "SELECT floor FROM scope WHERE history_id = ? AND level = 0", [.integer(historyID)]) ?? 0)
+        guard (0...Self.largestNumber).contains(floor) else {
+            throw KeepsakeError.damaged(history: "", reason: "its floor is \(floor), out of range")
+        }
+        return floor
     }
 
     func count(scope: Int, undone: Bool) throws -> Int {
@@ -655,14 +661,34 @@ struct HistoryRows {
     /// Checks what opening a history read against the rows' own account of it: the versions
     /// replayed from the checkpoint at `start` follow one another (a position skipped is an
     /// undone version's), end at the newest applied version (read from the other end of the
-    /// table), and the versions undone at `level` are the stored `redo` count. A damaged
-    /// b-tree page can end a scan early, lose rows from it or flip a version's `is_undone`
-    /// flag while SQLite reports nothing: the value opened would then lack versions the app
-    /// made, or hold one it undid.
+    /// table), the versions undone at `level` are the stored `redo` count, the versions kept
+    /// run from the floor to the newest, `total` of them, and the scope rows are levels 0 to
+    /// `level`. A damaged b-tree page can end a scan early, lose rows from it, flip a version's
+    /// `is_undone` flag or change a floor while SQLite reports nothing: the value opened would
+    /// then lack versions the app made, or hold one it undid, or undo would stop short.
     ///
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` on a disagreement.
-    func checkLoaded(replayed: [Int], from start: Int, level: Int, redo: Int, history: String) throws {
+    func checkLoaded(replayed: [Int], from start: Int, level: Int, redo: Int, total: Int, history: String)
+        throws
+    {
         func damaged(_ reason: String) -> KeepsakeError { .damaged(history: history, reason: reason) }
+        let levels = try connection.query(
+            "SELECT level FROM scope WHERE history_id = ? ORDER BY level", [.integer(historyID)]
+        ) { Int(try $0.requiredInt64(0)) }
+        guard !levels.isEmpty, levels == Array(0..<max(level + 1, 0)) else {
+            throw damaged(
+                "its scope rows are at levels \(levels.map(String.init).joined(separator: ", ")), not 0 to \(level)"
+            )
+        }
+        // Inner scopes' versions come after outer ones': the newest row is of the innermost
+        // scope that has versions, which has its scope row.
+        if let innermost = try connection.scalarInt(
+            "SELECT scope_level FROM version WHERE history_id = ? ORDER BY position DESC LIMIT 1",
+            [.integer(historyID)]), innermost > level
+        {
+            throw damaged(
+                "its newest version is of scope \(innermost), though its scope rows end at \(level)")
+        }
         let undone = Set(
             try connection.query(
                 "SELECT position FROM version \(undoneIndex) WHERE history_id = ? AND is_undone = 1",
@@ -675,7 +701,8 @@ struct HistoryRows {
         }
         // The newest applied version: the newest row below every undone one above it (rows
         // have consecutive positions), walked down in memory.
-        var newest = try maxPosition()
+        let highest = try maxPosition()
+        var newest = highest
         while newest > start, undone.contains(newest) { newest -= 1 }
         let (reached, expected) = (replayed.last ?? start, max(start, newest))
         guard reached == expected else {
@@ -685,6 +712,21 @@ struct HistoryRows {
         let count = try self.count(scope: level, undone: true)
         guard count == redo else {
             throw damaged("it holds \(count) undone versions where its counters say \(redo)")
+        }
+        // Versions kept have consecutive positions above the floor (or, in a store pruned
+        // before schema 4 had floors, above the lowest deleted): counting them is two look-ups.
+        let floor = try self.floor()
+        let lowest = try connection.scalarInt(
+            "SELECT min(position) FROM version WHERE history_id = ?", [.integer(historyID)]
+        ).map(Int.init)
+        if let lowest, lowest < 1 || lowest > highest {
+            throw damaged("a version's position is \(lowest), out of range")
+        }
+        let kept = lowest.map { highest - Swift.max(floor, $0 - 1) } ?? 0
+        guard kept == total else {
+            throw damaged(
+                "its versions kept run from the floor at \(floor) to version \(highest), \(kept) of them, "
+                    + "though its counters say \(total)")
         }
     }
 

@@ -668,7 +668,8 @@ extension KeepsakeHistoryStorage {
             var base = value
             let applied = try rows.appliedVersions(after: 0)
             try rows.checkLoaded(
-                replayed: applied.map(\.position), from: 0, level: level, redo: redoCount, history: name)
+                replayed: applied.map(\.position), from: 0, level: level, redo: redoCount, total: total,
+                history: name)
             for version in applied.reversed() {
                 try Self.apply(rows, version, to: &base, inverted: false, history: name)
             }

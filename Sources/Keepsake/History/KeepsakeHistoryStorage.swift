@@ -159,9 +159,10 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 throw KeepsakeError.damaged(history: name, reason: "its \(field) is \(number), out of range")
             }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: row.id)
+            // Every history is created with its base value: none at all is a damaged file.
             guard let checkpoint = try rows.bestCheckpoint() else {
-                throw KeepsakeError.undecodableValue(
-                    history: name, reason: "the store holds no checkpoint for it")
+                throw KeepsakeError.damaged(
+                    history: name, reason: "it has no stored value, not even its base value")
             }
             var value: Value = try rows.decodeStored(checkpoint.json, history: name, template: initialValue)
             let replay = try rows.appliedVersions(after: checkpoint.position)
@@ -171,7 +172,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             let level = try rows.scopeCount() - 1
             try rows.checkLoaded(
                 replayed: replay.map(\.position), from: checkpoint.position, level: level,
-                redo: row.counts.redo, history: name)
+                redo: row.counts.redo, total: row.counts.total, history: name)
             let held = try rows.pendingRecords(digest: stored.held, history: name)
             var pending: Value?
             if !held.isEmpty {
