@@ -452,6 +452,9 @@ import Testing
                 isDamaged($0, reason)
             }
         }
+        // `keepsake verify` reports it too, in its own words (its queries of the scope rows,
+        // the stack sizes and the base value).
+        #expect(try !KeepsakeStore(path: path, options: .init(readOnly: true)).verify().isOK)
     }
 
     @Test func anUndamagedStoreWithScopesRedoAndAFloorOpensAsWritten() throws {
