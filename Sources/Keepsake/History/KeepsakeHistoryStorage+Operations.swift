@@ -564,15 +564,29 @@ extension KeepsakeHistoryStorage {
 
     /// The tags of a scope's versions, `nil` for untagged ones: those up to and including the
     /// current version, and those after it (next to redo first).
+    ///
+    /// The versions read are checked as undo and redo check theirs: a damaged page must not
+    /// lose some of a scope's tags or give another version's.
     func readTags(level: Int) throws(KeepsakeError) -> (undo: [VersionTag?], redo: [VersionTag?]) {
-        let id = self.id
+        let (id, name, currentLevel, undoCount, redoCount) = (
+            self.id, self.name, self.level, self.undoCount, self.redoCount
+        )
         return try store.read { connection, blobs in
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            return (
-                [try rows.baseTag(scope: level)]
-                    + (try rows.versions(scope: level, undone: false).map(\.tag)),
-                try rows.versions(scope: level, undone: true).map(\.tag)
-            )
+            let applied = try rows.versions(scope: level, undone: false)
+            let undone = try rows.versions(scope: level, undone: true)
+            if level == currentLevel {
+                guard applied.count == undoCount, undone.count == redoCount else {
+                    throw KeepsakeError.damaged(
+                        history: name,
+                        reason:
+                            "its scope holds \(applied.count) applied and \(undone.count) undone versions "
+                            + "where its counters say \(undoCount) and \(redoCount)")
+                }
+                try rows.checkMoving(applied.reversed(), undo: true, level: level, history: name)
+            }
+            try rows.checkMoving(undone, undo: false, level: level, history: name)
+            return ([try rows.baseTag(scope: level)] + applied.map(\.tag), undone.map(\.tag))
         }
     }
 
