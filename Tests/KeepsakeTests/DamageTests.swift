@@ -414,6 +414,56 @@ import Testing
         }
     }
 
+    /// A tag whose text damage changed into another valid tag: undoing to it would go to a
+    /// version the app never tagged so. Each tag's digest covers its text and its place.
+    @Test(arguments: [
+        (
+            "UPDATE version SET tag = '\"a\"' WHERE position = 3",
+            "the tag of version 3 does not match its digest"
+        ),
+        (
+            "UPDATE version SET (tag, tag_digest) = (SELECT tag, tag_digest FROM version WHERE position = 2) "
+                + "WHERE position = 3",
+            "the tag of version 3 does not match its digest"
+        ),
+        (
+            "UPDATE scope SET base_tag = '\"a\"' WHERE level = 0",
+            "the tag of a scope's first version does not match its digest"
+        ),
+    ])
+    func aDamagedTagIsDamageNotAnotherVersionsTag(sql: String, reason: String) throws {
+        let path = directory.path("tags.keepsake")
+        do {
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            try history.tag("base")
+            var doc = history.value
+            for (n, tag) in ["x", "a", "b", "c"].enumerated() {
+                doc.title = "t\(n)"
+                try history.append(doc, tag: tag)
+            }
+            store.close()
+        }
+        try damage(path, sql)
+        let problems = try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems
+        #expect(problems.count == 1 && problems[0].hasSuffix(": its tag does not match its digest"))
+        // A version's tag is read with the version, as opening replays it; the base value's,
+        // when the tags are read.
+        guard sql.contains("scope") else {
+            #expect {
+                try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            } throws: {
+                isDamaged($0, reason)
+            }
+            return
+        }
+        let history = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect { try history.tags() } throws: { isDamaged($0, reason) }
+        #expect { try history.undo(to: "a") } throws: { isDamaged($0, reason) }
+        #expect(history.value.title == "t3")
+    }
+
     /// Damage to the rows that frame the versions — the scope rows, the root scope's floor, the
     /// stored values — that SQLite reads without a word, and what opening says of it. Without
     /// these checks: a lost or renumbered scope row opened the history in the wrong scope (its

@@ -20,11 +20,12 @@ struct HistoryRows {
             (self.position, self.tag, self.changes) = (position, tag, changes)
         }
 
-        /// Reads `SELECT position, tag[, changes] FROM version …`.
+        /// Reads `SELECT position, tag, tag_digest[, changes] FROM version …` (the columns
+        /// ``HistoryRows/versionColumns(changes:)`` names).
         init(row: SQLiteStatement) throws {
             position = Int(try row.requiredInt64(0))
-            tag = try HistoryRows.decodeTag(row.text(1), version: position)
-            changes = row.columnCount > 2 ? row.text(2) : nil
+            tag = try HistoryRows.decodeTag(row.text(1), digest: row.int64(2), version: position)
+            changes = row.columnCount > 3 ? row.text(3) : nil
         }
     }
 
@@ -65,13 +66,45 @@ struct HistoryRows {
 
     // MARK: Tags
 
-    static func encodeTag(_ tag: VersionTag?) -> SQLiteValue {
-        tag.map { .text($0.json) } ?? .null
+    /// The values of a tag's columns (`tag, tag_digest` of version `position`, or `base_tag,
+    /// base_tag_digest` of a scope when `position` is `nil`, at `level`).
+    static func encodeTag(_ tag: VersionTag?, version position: Int?, level: Int = 0) -> [SQLiteValue] {
+        guard let tag else { return [.null, .null] }
+        return [.text(tag.json), .integer(tagDigest(tag.json, version: position, level: level))]
     }
 
-    /// A stored tag; text that is not JSON is damage, reported rather than read as no tag.
-    static func decodeTag(_ json: String?, version: Int?) throws -> VersionTag? {
+    /// The digest of a stored tag: it covers where the tag belongs, a version's position or a
+    /// scope's level.
+    static func tagDigest(_ json: String, version position: Int?, level: Int) -> Int64 {
+        if let position {
+            digest(position: position, "tag", json)
+        } else {
+            digest(position: 0, ordinal: Int64(level), "base tag", json)
+        }
+    }
+
+    /// The expression of the `tag_digest` column in a query: `NULL` in a store older than
+    /// schema 7 opened read-only.
+    var tagDigestColumn: String { connection.schemaVersion >= 7 ? "tag_digest" : "NULL" }
+
+    /// The columns ``Version/init(row:)`` reads.
+    func versionColumns(changes: Bool) -> String {
+        "position, tag, \(tagDigestColumn)" + (changes ? ", changes" : "")
+    }
+
+    /// A stored tag; text that is not JSON, or that does not match its digest, is damage,
+    /// reported rather than read as no tag or another tag.
+    static func decodeTag(_ json: String?, digest: Int64?, version: Int?, level: Int = 0) throws
+        -> VersionTag?
+    {
         guard let json else { return nil }
+        if let digest, digest != tagDigest(json, version: version, level: level) {
+            throw KeepsakeError.damaged(
+                history: "",
+                reason:
+                    "the tag of \(version.map { "version \($0)" } ?? "a scope's first version") does not match its digest"
+            )
+        }
         guard let tag = VersionTag(json: json) else {
             throw ReversionError.undecodable(
                 path: [], type: "VersionTag",
@@ -136,7 +169,7 @@ struct HistoryRows {
     func versionsSQL(undone: Bool, newestFirst: Bool, limit: Int?, changes: Bool) -> String {
         let order = newestFirst ? "DESC" : "ASC"
         let limitClause = limit.map { " LIMIT \($0)" } ?? ""
-        let columns = changes ? "position, tag, changes" : "position, tag"
+        let columns = versionColumns(changes: changes)
         let filter =
             undone
             ? "is_undone = 1"
@@ -196,8 +229,8 @@ struct HistoryRows {
     /// over them and gives the base value their newest one's tag. One row is written.
     func raiseFloor(to position: Int, tag: VersionTag?) throws {
         try connection.execute(
-            "UPDATE scope SET floor = ?, base_tag = ? WHERE history_id = ? AND level = 0",
-            [.integer(Int64(position)), Self.encodeTag(tag), .integer(historyID)])
+            "UPDATE scope SET floor = ?, base_tag = ?, base_tag_digest = ? WHERE history_id = ? AND level = 0",
+            [.integer(Int64(position))] + Self.encodeTag(tag, version: nil) + [.integer(historyID)])
     }
 
     /// Deletes the versions folded under the floor when a checkpoint lies at or below it: the
@@ -326,13 +359,14 @@ struct HistoryRows {
     ) throws -> Int {
         let (changes, bytes) = encoded
         let now = Self.now()
-        // One array, built in place: every append binds these eleven values.
+        // One array, built in place: every append binds these twelve values.
         var values: [SQLiteValue] = []
-        values.reserveCapacity(11)
+        values.reserveCapacity(12)
         values.append(.integer(historyID))
         values.append(.integer(Int64(position)))
         values.append(.integer(Int64(scope)))
-        values.append(Self.encodeTag(tag))
+        let tagJSON = tag?.json
+        values.append(tagJSON.map { .text($0) } ?? .null)
         values.append(.real(now))
         values.append(.text(changes))
         if let counters {
@@ -341,6 +375,7 @@ struct HistoryRows {
         } else {
             for _ in 0..<5 { values.append(.null) }
         }
+        values.append(tagJSON.map { .integer(Self.tagDigest($0, version: position, level: 0)) } ?? .null)
         try connection.execute(AppendStatements.insertVersion, values)
         return bytes
     }
@@ -474,23 +509,25 @@ struct HistoryRows {
 
     func setTag(_ tag: VersionTag?, version position: Int) throws {
         try connection.execute(
-            "UPDATE version SET tag = ? WHERE history_id = ? AND position = ?",
-            [Self.encodeTag(tag), .integer(historyID), .integer(Int64(position))])
+            "UPDATE version SET tag = ?, tag_digest = ? WHERE history_id = ? AND position = ?",
+            Self.encodeTag(tag, version: position) + [.integer(historyID), .integer(Int64(position))])
     }
 
     // MARK: Scopes
 
     func baseTag(scope: Int) throws -> VersionTag? {
-        try Self.decodeTag(
-            try connection.scalarText(
-                "SELECT base_tag FROM scope WHERE history_id = ? AND level = ?",
-                [.integer(historyID), .integer(Int64(scope))]), version: nil)
+        let digest = connection.schemaVersion >= 7 ? "base_tag_digest" : "NULL"
+        let stored = try connection.query(
+            "SELECT base_tag, \(digest) FROM scope WHERE history_id = ? AND level = ?",
+            [.integer(historyID), .integer(Int64(scope))]
+        ) { (json: $0.text(0), digest: $0.int64(1)) }.first
+        return try Self.decodeTag(stored?.json, digest: stored?.digest, version: nil, level: scope)
     }
 
     func setBaseTag(_ tag: VersionTag?, scope: Int) throws {
         try connection.execute(
-            "UPDATE scope SET base_tag = ? WHERE history_id = ? AND level = ?",
-            [Self.encodeTag(tag), .integer(historyID), .integer(Int64(scope))])
+            "UPDATE scope SET base_tag = ?, base_tag_digest = ? WHERE history_id = ? AND level = ?",
+            Self.encodeTag(tag, version: nil, level: scope) + [.integer(historyID), .integer(Int64(scope))])
     }
 
     func insertScope(level: Int) throws {
@@ -735,7 +772,7 @@ struct HistoryRows {
     func appliedVersions(after position: Int, upTo last: Int? = nil) throws -> [Version] {
         try connection.query(
             """
-            SELECT position, tag, changes FROM version WHERE history_id = ? AND is_undone = 0 AND position > ?
+            SELECT \(versionColumns(changes: true)) FROM version WHERE history_id = ? AND is_undone = 0 AND position > ?
             AND position <= ? ORDER BY position
             """,
             [.integer(historyID), .integer(Int64(position)), .integer(last.map(Int64.init) ?? .max)]
@@ -897,11 +934,12 @@ struct HistoryRows {
 package enum AppendStatements {
     /// Inserts a version: `?1` history, `?2` position, `?3` scope level, `?4` tag, `?5`
     /// created at, `?6` its `changes` text, `?7`…`?11` the history's counters (revision, undo,
-    /// redo and version counts, modified at), or `NULL`s.
+    /// redo and version counts, modified at), or `NULL`s, `?12` the tag's digest (`NULL`, as
+    /// when left unbound, for no tag).
     package static let insertVersion = """
         INSERT INTO version (history_id, position, scope_level, tag, created_at, changes,
-            revision, undo_count, redo_count, version_count, modified_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            revision, undo_count, redo_count, version_count, modified_at, tag_digest)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Clears the counters of the version that was the newest (`?1` history, `?2` position):

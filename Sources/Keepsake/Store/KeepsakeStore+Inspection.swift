@@ -119,13 +119,20 @@ extension KeepsakeStore {
                 }
                 summary.undoDepth = try depth(0)
                 summary.redoDepth = try depth(1)
+                let (digest, baseDigest) = Self.tagDigestColumns(connection)
                 summary.tags = try connection.query(
                     """
-                    SELECT tag FROM (SELECT base_tag AS tag, -1 AS position, level FROM scope WHERE history_id = ?1
-                    UNION ALL SELECT tag, position, 0 FROM version WHERE history_id = ?1 AND \(HistoryRows.aboveFloor))
+                    SELECT tag, digest, position, level FROM (
+                        SELECT base_tag AS tag, \(baseDigest) AS digest, -1 AS position, level FROM scope WHERE history_id = ?1
+                        UNION ALL SELECT tag, \(digest), position, 0 FROM version WHERE history_id = ?1 AND \(HistoryRows.aboveFloor))
                     WHERE tag IS NOT NULL ORDER BY position, level
                     """, [.integer(id)]
-                ) { try HistoryRows.decodeTag($0.text(0), version: nil)?.description ?? "" }
+                ) { row in
+                    let position = row.int64(2).map(Int.init)
+                    return try HistoryRows.decodeTag(
+                        row.text(0), digest: row.int64(1), version: position == -1 ? nil : position,
+                        level: Int(row.int64(3) ?? 0))?.description ?? ""
+                }
                 summaries.append(summary)
             }
             let snapshots = try Caretaker.snapshotInfos(connection, prefix: "")
@@ -149,20 +156,25 @@ extension KeepsakeStore {
             guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
             // Version 0 is the base: the value before every version kept, with the tag of the
             // root scope's first version.
+            let (baseDigest, digest) = (
+                Self.tagDigestColumns(connection, prefix: "s.").scope,
+                Self.tagDigestColumns(connection, prefix: "v.").version
+            )
             let base = try connection.query(
-                "SELECT h.created_at, s.base_tag FROM history h JOIN scope s ON s.history_id = h.id AND s.level = 0 "
-                    + "WHERE h.id = ?", [.integer(id)]
+                "SELECT h.created_at, s.base_tag, \(baseDigest) FROM history h "
+                    + "JOIN scope s ON s.history_id = h.id AND s.level = 0 WHERE h.id = ?", [.integer(id)]
             ) { row in
                 VersionSummary(
                     version: 0, date: Date(timeIntervalSince1970: row.double(0) ?? 0),
-                    tag: try HistoryRows.decodeTag(row.text(1), version: nil)?.description, scopeLevel: 0,
-                    undone: false, paths: [])
+                    tag: try HistoryRows.decodeTag(row.text(1), digest: row.int64(2), version: nil)?
+                        .description,
+                    scopeLevel: 0, undone: false, paths: [])
             }
             return try base
                 + connection.query(
                     """
                     SELECT v.position, v.created_at, v.tag, v.scope_level, v.is_undone,
-                           (SELECT json_group_array(j.value ->> 0) FROM json_each(v.changes) AS j)
+                           (SELECT json_group_array(j.value ->> 0) FROM json_each(v.changes) AS j), \(digest)
                     FROM version v WHERE v.history_id = ?1 AND \(HistoryRows.aboveFloor) ORDER BY v.position
                     """, [.integer(id)]
                 ) { row in
@@ -172,8 +184,8 @@ extension KeepsakeStore {
                     return VersionSummary(
                         version: Int(row.int64(0) ?? 0),
                         date: Date(timeIntervalSince1970: row.double(1) ?? 0),
-                        tag: try HistoryRows.decodeTag(row.text(2), version: Int(row.int64(0) ?? 0))?
-                            .description,
+                        tag: try HistoryRows.decodeTag(
+                            row.text(2), digest: row.int64(6), version: Int(row.int64(0) ?? 0))?.description,
                         scopeLevel: Int(row.int64(3) ?? 0),
                         undone: row.int64(4) == 1,
                         paths: paths)
@@ -336,13 +348,25 @@ extension KeepsakeStore {
                 }
             }
             check("tags") {
-                try connection.query(
-                    "SELECT h.name, v.position, v.tag FROM version v JOIN history h ON h.id = v.history_id "
-                        + "WHERE v.tag IS NOT NULL UNION ALL SELECT h.name, 0, s.base_tag FROM scope s "
-                        + "JOIN history h ON h.id = s.history_id WHERE s.base_tag IS NOT NULL"
+                let (digest, baseDigest) = (
+                    Self.tagDigestColumns(connection, prefix: "v.").version,
+                    Self.tagDigestColumns(connection, prefix: "s.").scope
+                )
+                return try connection.query(
+                    "SELECT h.name, v.position, v.tag, \(digest), 0 FROM version v JOIN history h ON h.id = v.history_id "
+                        + "WHERE v.tag IS NOT NULL UNION ALL SELECT h.name, NULL, s.base_tag, \(baseDigest), s.level "
+                        + "FROM scope s JOIN history h ON h.id = s.history_id WHERE s.base_tag IS NOT NULL"
                 ) { row -> String? in
-                    guard VersionTag(json: row.text(2) ?? "") == nil else { return nil }
-                    return "history \(row.text(0) ?? ""), version \(row.int64(1) ?? 0): its tag is not JSON"
+                    let (json, position) = (row.text(2) ?? "", row.int64(1).map(Int.init))
+                    let place =
+                        "history \(row.text(0) ?? ""), \(position.map { "version \($0)" } ?? "scope \(row.int64(4) ?? 0)")"
+                    if let stored = row.int64(3),
+                        stored
+                            != HistoryRows.tagDigest(json, version: position, level: Int(row.int64(4) ?? 0))
+                    {
+                        return "\(place): its tag does not match its digest"
+                    }
+                    return VersionTag(json: json) == nil ? "\(place): its tag is not JSON" : nil
                 }.compactMap { $0 }
             }
             return Verification(
@@ -352,6 +376,14 @@ extension KeepsakeStore {
                     == Int64(Schema.applicationID),
                 problems: problems)
         }
+    }
+
+    /// The expressions of the tag digest columns of `version` and `scope` in a query: `NULL`
+    /// in a store older than schema 7 opened read-only.
+    static func tagDigestColumns(_ connection: SQLiteConnection, prefix: String = "") -> (
+        version: String, scope: String
+    ) {
+        connection.schemaVersion >= 7 ? ("\(prefix)tag_digest", "\(prefix)base_tag_digest") : ("NULL", "NULL")
     }
 
     /// A common table `counters`: every history row with the counters it holds or, when its

@@ -21,7 +21,7 @@ import Testing
         try GoldenSchema1.write(to: path)
     }
 
-    /// Writes schema 2's (and, by the same script, schema 3's to 6's) golden store, once.
+    /// Writes schema 2's (and, by the same script, schema 3's to 7's) golden store, once.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"] != nil))
     func writeGoldenStore2() throws {
         let path = try #require(ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"])
@@ -31,7 +31,7 @@ import Testing
     /// Every golden store: each holds the schema-1 script's histories and snapshots.
     nonisolated static let stores = [
         GoldenSchema1.url, GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url, GoldenSchema5.url,
-        GoldenSchema6.url,
+        GoldenSchema6.url, GoldenSchema7.url,
     ]
 
     @Test(arguments: stores)
@@ -43,6 +43,7 @@ import Testing
 
     @Test(arguments: [
         GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url, GoldenSchema5.url, GoldenSchema6.url,
+        GoldenSchema7.url,
     ])
     func heldChangeBecomesAVersionOnOpen(url: URL) throws {
         let path = try copy(of: url)
@@ -185,7 +186,7 @@ import Testing
         // Pruned at 57 versions (the limit plus the slack of 16 of the releases that wrote
         // schemas 1 to 4) down to 40, four times: 52 kept. Later releases prune at 46 (a slack
         // of an eighth of the limit, 5) down to 40, thirteen times: 42 kept.
-        let kept = [GoldenSchema5.url, GoldenSchema6.url].contains(url) ? 42 : 52
+        let kept = [GoldenSchema5.url, GoldenSchema6.url, GoldenSchema7.url].contains(url) ? 42 : 52
         #expect(history.versionCount == kept)
         for n in stride(
             from: GoldenSchema1.limitedAppends - 1, through: GoldenSchema1.limitedAppends - kept, by: -1)
