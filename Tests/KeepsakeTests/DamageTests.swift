@@ -114,12 +114,8 @@ import Testing
         var generator = SeededGenerator(seed: 0xDA4A_0000 + batch)
         var outcomes: [Outcome: Int] = [:]
         for variant in 0..<60 {
-            var bytes = original
-            // Page data: past the 100-byte file header.
-            let offset = Int.random(in: 100..<bytes.count, using: &generator)
-            bytes[offset] ^= UInt8.random(in: 1...255, using: &generator)
             let path = directory.path("flip-\(batch)-\(variant).keepsake")
-            try bytes.write(to: URL(fileURLWithPath: path))
+            let offset = try writeWithAByteFlipped(original, to: path, using: &generator)
             outcomes[
                 read(path, expected, "batch \(batch) variant \(variant) offset \(offset)"), default: 0] += 1
         }
@@ -754,7 +750,7 @@ import Testing
     /// and the next open records it unchecked.
     @Test func aHeldChangeFromBeforeSchema5OpensUnchecked() throws {
         let path = directory.path("schema-4.keepsake")
-        try FileManager.default.copyItem(atPath: GoldenSchema4.url.path, toPath: path)
+        try FileManager.default.copyItem(atPath: GoldenStores.url(schema: 4).path, toPath: path)
         let store = try KeepsakeStore(path: path)
         let digests = try store.database.read {
             try $0.query(
@@ -780,4 +776,16 @@ func onlyPage(of name: String, in path: String) throws -> (bytes: Data, start: I
     #expect(try connection.scalarInt("SELECT count(*) FROM dbstat WHERE name = ?", [.text(name)]) == 1)
     connection.close()
     return (try Data(contentsOf: URL(fileURLWithPath: path)), Int(page - 1) * 4_096)
+}
+
+/// Writes `bytes` to `path` with one byte of page data (past the 100-byte file header), picked
+/// by `generator`, changed to another value; returns its offset.
+func writeWithAByteFlipped(_ bytes: Data, to path: String, using generator: inout SeededGenerator) throws
+    -> Int
+{
+    var bytes = bytes
+    let offset = Int.random(in: 100..<bytes.count, using: &generator)
+    bytes[offset] ^= UInt8.random(in: 1...255, using: &generator)
+    try bytes.write(to: URL(fileURLWithPath: path))
+    return offset
 }

@@ -115,11 +115,8 @@ import Testing
         var generator = SeededGenerator(seed: 0x41C4_0000 + batch)
         var outcomes: [String: Int] = [:]
         for variant in 0..<40 {
-            var bytes = original
-            let offset = Int.random(in: 100..<bytes.count, using: &generator)
-            bytes[offset] ^= UInt8.random(in: 1...255, using: &generator)
             let path = directory.path("rich-\(batch)-\(variant).keepsake")
-            try bytes.write(to: URL(fileURLWithPath: path))
+            let offset = try writeWithAByteFlipped(original, to: path, using: &generator)
             let reported = verifyReports(path)
             let (steps, error) = trace(path)
             let context = "batch \(batch) variant \(variant) offset \(offset)"

@@ -35,47 +35,18 @@ enum GoldenSchema2 {
     }
 }
 
-// The golden store of schema 3 (the views): `schema-3.keepsake`, written once by the release
-// that brought schema 3, by the schema-2 script; never regenerated.
-enum GoldenSchema3 {
-    nonisolated static var url: URL {
+/// The golden stores of schemas 3 and later, `schema-N.keepsake`, each written once by the
+/// release that brought its schema, by the schema-2 script (``GoldenSchema2/write(to:)``); never
+/// regenerated. Schema 3 brought the views; 4, changes held in their version's row; 5, the held
+/// change's digest; 6, snapshots' property counts; 7, tags' digests.
+enum GoldenStores {
+    /// The golden store of `schema`.
+    nonisolated static func url(schema: Int) -> URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "schema-3.keepsake")
+            "schema-\(schema).keepsake")
     }
-}
 
-// The golden store of schema 4 (changes held in their version's row): `schema-4.keepsake`,
-// written once by the release that brought schema 4, by the schema-2 script; never regenerated.
-enum GoldenSchema4 {
-    nonisolated static var url: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "schema-4.keepsake")
-    }
-}
-
-// The golden store of schema 5 (the held change's digest): `schema-5.keepsake`, written once by
-// the release that brought schema 5, by the schema-2 script; never regenerated.
-enum GoldenSchema5 {
-    nonisolated static var url: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "schema-5.keepsake")
-    }
-}
-
-// The golden store of schema 6 (snapshots' property counts): `schema-6.keepsake`, written once
-// by the release that brought schema 6, by the schema-2 script; never regenerated.
-enum GoldenSchema6 {
-    nonisolated static var url: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "schema-6.keepsake")
-    }
-}
-
-// The golden store of schema 7 (tags' digests): `schema-7.keepsake`, written once by the
-// release that brought schema 7, by the schema-2 script; never regenerated.
-enum GoldenSchema7 {
-    nonisolated static var url: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "schema-7.keepsake")
-    }
+    /// Those of every schema from 3 on, to the one this code writes: a schema without its
+    /// golden store fails the tests.
+    nonisolated static let fromSchema3 = (3...KeepsakeStore.schemaVersion).map { url(schema: $0) }
 }

@@ -29,10 +29,10 @@ import Testing
     }
 
     /// Every golden store: each holds the schema-1 script's histories and snapshots.
-    nonisolated static let stores = [
-        GoldenSchema1.url, GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url, GoldenSchema5.url,
-        GoldenSchema6.url, GoldenSchema7.url,
-    ]
+    nonisolated static let stores =
+        [
+            GoldenSchema1.url, GoldenSchema2.url,
+        ] + GoldenStores.fromSchema3
 
     @Test(arguments: stores)
     func storeIsCommittedWhole(url: URL) throws {
@@ -41,10 +41,10 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
     }
 
-    @Test(arguments: [
-        GoldenSchema2.url, GoldenSchema3.url, GoldenSchema4.url, GoldenSchema5.url, GoldenSchema6.url,
-        GoldenSchema7.url,
-    ])
+    @Test(
+        arguments: [
+            GoldenSchema2.url
+        ] + GoldenStores.fromSchema3)
     func heldChangeBecomesAVersionOnOpen(url: URL) throws {
         let path = try copy(of: url)
         let history = try KeepsakeStore(path: path).history("typing", initialValue: GoldenDocument.initial)
@@ -57,7 +57,7 @@ import Testing
 
     /// Migration 0004 moves every `change` row into its version's `changes`, in order, with
     /// its digest; a read-only open of the old store (not upgraded) reads the same changes.
-    @Test(arguments: [GoldenSchema1.url, GoldenSchema2.url, GoldenSchema3.url])
+    @Test(arguments: [GoldenSchema1.url, GoldenSchema2.url, GoldenStores.url(schema: 3)])
     func changesMoveIntoTheirVersionsWithTheirDigests(url: URL) throws {
         let path = try copy(of: url)
         let file = try SQLiteConnection(path: path, readOnly: true)
@@ -186,7 +186,8 @@ import Testing
         // Pruned at 57 versions (the limit plus the slack of 16 of the releases that wrote
         // schemas 1 to 4) down to 40, four times: 52 kept. Later releases prune at 46 (a slack
         // of an eighth of the limit, 5) down to 40, thirteen times: 42 kept.
-        let kept = [GoldenSchema5.url, GoldenSchema6.url, GoldenSchema7.url].contains(url) ? 42 : 52
+        let kept =
+            (5...KeepsakeStore.schemaVersion).map { GoldenStores.url(schema: $0) }.contains(url) ? 42 : 52
         #expect(history.versionCount == kept)
         for n in stride(
             from: GoldenSchema1.limitedAppends - 1, through: GoldenSchema1.limitedAppends - kept, by: -1)
