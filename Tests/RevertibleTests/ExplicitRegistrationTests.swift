@@ -68,7 +68,9 @@ struct ExplicitDocument: Versionable, Equatable {
                 RandomEdits.same(Document(fromRecords), original),
                 "seed \(seed) step \(step): revert from records")
         }
-        #expect(changedSteps > 400, "seed \(seed): \(changedSteps) steps changed something")
+        // The walk is not vacuous: most seeds change something in 430 to 470 of the 500 steps;
+        // the fewest seen, over the soaks' seeds, is 388 (batch 4000000; the bound was 400).
+        #expect(changedSteps > 300, "seed \(seed): \(changedSteps) steps changed something")
     }
 
     @Test func onlyTheChangedPropertiesAreRecorded() throws {
