@@ -83,13 +83,9 @@ struct HistoryRows {
         }
     }
 
-    /// The expression of the `tag_digest` column in a query: `NULL` in a store older than
-    /// schema 7 opened read-only.
-    var tagDigestColumn: String { connection.schemaVersion >= 7 ? "tag_digest" : "NULL" }
-
     /// The columns ``Version/init(row:)`` reads.
     func versionColumns(changes: Bool) -> String {
-        "position, tag, \(tagDigestColumn)" + (changes ? ", changes" : "")
+        "position, tag, \(connection.column("tag_digest", since: 7))" + (changes ? ", changes" : "")
     }
 
     /// A stored tag; text that is not JSON, or that does not match its digest, is damage,
@@ -516,9 +512,8 @@ struct HistoryRows {
     // MARK: Scopes
 
     func baseTag(scope: Int) throws -> VersionTag? {
-        let digest = connection.schemaVersion >= 7 ? "base_tag_digest" : "NULL"
         let stored = try connection.query(
-            "SELECT base_tag, \(digest) FROM scope WHERE history_id = ? AND level = ?",
+            "SELECT base_tag, \(connection.column("base_tag_digest", since: 7)) FROM scope WHERE history_id = ? AND level = ?",
             [.integer(historyID), .integer(Int64(scope))]
         ) { (json: $0.text(0), digest: $0.int64(1)) }.first
         return try Self.decodeTag(stored?.json, digest: stored?.digest, version: nil, level: scope)
@@ -831,7 +826,7 @@ struct HistoryRows {
     /// while there is no version (or when the newest row holds none).
     func storedCounters() throws -> (newest: Int?, counters: Counters) {
         // A store older than schema 5, opened read-only, has no digest of the held change.
-        let held = connection.schemaVersion >= 5 ? "held_digest" : "NULL"
+        let held = connection.column("held_digest", since: 5)
         let newest = try connection.query(
             """
             SELECT position, revision, undo_count, redo_count, version_count, is_undone, \(held) FROM version

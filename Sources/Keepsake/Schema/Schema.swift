@@ -249,3 +249,15 @@ enum Schema {
         }
     }
 }
+
+extension SQLiteConnection {
+    /// `column` as a query names it, or `NULL` in a store older than schema `version`, whose
+    /// tables lack it (one opened read-only, which is read as it is).
+    ///
+    /// ```swift
+    /// "SELECT tag, \(connection.column("tag_digest", since: 7)) FROM version …"
+    /// ```
+    func column(_ column: String, since version: Int) -> String {
+        schemaVersion >= version ? column : "NULL"
+    }
+}

@@ -98,7 +98,7 @@ public struct Caretaker: Sendable {
         return try store.read { connection, blobs in
             guard let id = try Self.id(connection, namespace, name) else { return nil }
             let rows = try connection.query(
-                "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property WHERE snapshot_id = ? ORDER BY path",
+                "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property WHERE snapshot_id = ? ORDER BY path",
                 [.integer(id)]
             ) {
                 (
@@ -174,7 +174,7 @@ public struct Caretaker: Sendable {
             let top: PathDescriptor? =
                 if case .property(let key)? = path.components.first { [.property(key)] } else { nil }
             let rows = try connection.query(
-                "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property "
+                "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property "
                     + "WHERE snapshot_id = ? AND path IN ('', ?) ORDER BY path",
                 [.integer(id), .text(top?.description ?? "")]
             ) {

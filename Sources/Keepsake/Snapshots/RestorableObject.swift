@@ -304,7 +304,7 @@ extension Caretaker {
         return try store.read { connection, blobs in
             guard let id = try Caretaker.id(connection, namespace, name) else { return nil }
             let rows = try connection.query(
-                "SELECT path, value, \(Self.digestColumn(connection)) FROM snapshot_property WHERE snapshot_id = ?",
+                "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property WHERE snapshot_id = ?",
                 [.integer(id)]
             ) { row -> (String, String) in
                 let path = try PathDescriptor(parsing: row.text(0) ?? "")
@@ -327,11 +327,6 @@ extension Caretaker {
     /// The digest of a stored snapshot property: it covers where the row belongs.
     static func digest(_ namespace: String, _ name: String, _ path: String, _ stored: String) -> Int64 {
         HistoryRows.digest(position: 0, namespace, name, path, stored)
-    }
-
-    /// The digest column in queries, or `NULL` in a store of schema 1 opened read-only.
-    static func digestColumn(_ connection: SQLiteConnection) -> String {
-        connection.schemaVersion >= 2 ? "digest" : "NULL"
     }
 
     /// The JSON of a `SELECT path, value, digest FROM snapshot_property` row, checked against

@@ -119,7 +119,9 @@ extension KeepsakeStore {
                 }
                 summary.undoDepth = try depth(0)
                 summary.redoDepth = try depth(1)
-                let (digest, baseDigest) = Self.tagDigestColumns(connection)
+                let (digest, baseDigest) = (
+                    connection.column("tag_digest", since: 7), connection.column("base_tag_digest", since: 7)
+                )
                 summary.tags = try connection.query(
                     """
                     SELECT tag, digest, position, level FROM (
@@ -157,8 +159,7 @@ extension KeepsakeStore {
             // Version 0 is the base: the value before every version kept, with the tag of the
             // root scope's first version.
             let (baseDigest, digest) = (
-                Self.tagDigestColumns(connection, prefix: "s.").scope,
-                Self.tagDigestColumns(connection, prefix: "v.").version
+                connection.column("s.base_tag_digest", since: 7), connection.column("v.tag_digest", since: 7)
             )
             let base = try connection.query(
                 "SELECT h.created_at, s.base_tag, \(baseDigest) FROM history h "
@@ -349,8 +350,8 @@ extension KeepsakeStore {
             }
             check("tags") {
                 let (digest, baseDigest) = (
-                    Self.tagDigestColumns(connection, prefix: "v.").version,
-                    Self.tagDigestColumns(connection, prefix: "s.").scope
+                    connection.column("v.tag_digest", since: 7),
+                    connection.column("s.base_tag_digest", since: 7)
                 )
                 return try connection.query(
                     "SELECT h.name, v.position, v.tag, \(digest), 0 FROM version v JOIN history h ON h.id = v.history_id "
@@ -376,14 +377,6 @@ extension KeepsakeStore {
                     == Int64(Schema.applicationID),
                 problems: problems)
         }
-    }
-
-    /// The expressions of the tag digest columns of `version` and `scope` in a query: `NULL`
-    /// in a store older than schema 7 opened read-only.
-    static func tagDigestColumns(_ connection: SQLiteConnection, prefix: String = "") -> (
-        version: String, scope: String
-    ) {
-        connection.schemaVersion >= 7 ? ("\(prefix)tag_digest", "\(prefix)base_tag_digest") : ("NULL", "NULL")
     }
 
     /// A common table `counters`: every history row with the counters it holds or, when its
