@@ -227,10 +227,14 @@ enum Schema {
             """)
     }
 
-    /// Runs the migrations after `version`, each in its own transaction, re-reading the version
-    /// inside it in case another process migrated meanwhile.
-    static func migrate(_ connection: SQLiteConnection, from version: Int) throws {
-        for migration in migrations where migration.version > version {
+    /// Runs the migrations after `version` through `last`, each in its own transaction,
+    /// re-reading the version inside it in case another process migrated meanwhile. A crash
+    /// between two of them leaves the store at the schema of the last one committed, and the
+    /// next open runs the rest (`last` below the current version makes that store in a test).
+    static func migrate(
+        _ connection: SQLiteConnection, from version: Int, through last: Int = currentVersion
+    ) throws {
+        for migration in migrations where migration.version > version && migration.version <= last {
             try connection.transaction {
                 let current = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
                 guard current < migration.version else { return }
