@@ -18,7 +18,9 @@ public enum KeepsakeError: Error, Hashable, Sendable {
     /// database of another application); it was not modified.
     case notAStore(path: String, reason: String)
     /// The store was written by a newer Keepsake whose schema this code does not know; it was
-    /// not modified.
+    /// not modified. Thrown when opening it, and by every operation of a store that newer code
+    /// upgraded while this one had it open (an app updated while its old version still runs):
+    /// nothing is written from then on.
     case newerSchema(path: String, version: Int, supported: Int)
     /// SQLite reported an error (busy, full disk, I/O, …).
     case sqlite(SQLiteError)

@@ -23,6 +23,8 @@ public final class SQLiteConnection {
     let handle: OpaquePointer
     /// The file's path, or `:memory:`.
     public let path: String
+    /// Whether the file is read as immutable: SQLite takes no lock and never looks for changes.
+    let isImmutable: Bool
     /// The Keepsake schema version of the store this connection reads: older than the current
     /// one only for a store opened read-only, whose readers then leave out what it lacks.
     var schemaVersion = Int.max
@@ -35,6 +37,13 @@ public final class SQLiteConnection {
     /// the last of them.
     private(set) var writeCommits = 0
     private var dataVersionAfterCommit: UInt32?
+    /// Asked inside a transaction when another connection or process has committed since this
+    /// connection last looked (``dataVersion`` moved): a store's check that no app update changed
+    /// its schema meanwhile. Throwing refuses the transaction; `true` says the connection now
+    /// reads the changed schema, and a read transaction whose body ran before it did runs again.
+    var onChangeByOthers: ((SQLiteConnection) throws -> Bool)?
+    /// The ``dataVersion`` ``onChangeByOthers`` last saw, or this connection's last commit made.
+    private var seenDataVersion: UInt32?
     private(set) var isClosed = false
     /// The busy handler's state; SQLite holds an unretained pointer to it.
     private let busyWait: BusyWait
@@ -76,6 +85,7 @@ public final class SQLiteConnection {
         }
         self.handle = handle
         self.path = path
+        isImmutable = readOnly && immutable && path != ":memory:"
         sqlite3_extended_result_codes(handle, 1)
         busyWait = BusyWait(timeout: busyTimeout)
         sqlite3_busy_handler(handle, busyHandler, Unmanaged.passUnretained(busyWait).toOpaque())
@@ -224,17 +234,53 @@ public final class SQLiteConnection {
     /// - Returns: What `body` returns.
     /// - Throws: ``SQLiteError`` from `BEGIN`/`COMMIT`, or what `body` throws.
     public func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
-        try run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
-        do {
-            let result = try body()
-            try run("COMMIT")
-            if immediate { (writeCommits, dataVersionAfterCommit) = (writeCommits + 1, dataVersion) }
-            return result
-        } catch {
-            // Some errors (a full disk, for one) roll the transaction back by themselves.
-            if !isAutocommit { try? execute("ROLLBACK") }
-            throw error
+        var again = false
+        while true {
+            try run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+            do {
+                // A write transaction holds the lock from its start, so it sees every other
+                // commit now; a read sees them once its body has read something.
+                if immediate { _ = try noticeChangesByOthers() }
+                let result = try body()
+                if !immediate, !again, try noticeChangesByOthers() {
+                    again = true
+                    try run("ROLLBACK")
+                    continue
+                }
+                try run("COMMIT")
+                if immediate {
+                    (writeCommits, dataVersionAfterCommit) = (writeCommits + 1, dataVersion)
+                    seenDataVersion = dataVersionAfterCommit
+                }
+                return result
+            } catch {
+                // Some errors (a full disk, for one) roll the transaction back by themselves.
+                if !isAutocommit { try? execute("ROLLBACK") }
+                // A read may have failed on a schema changed under it: the check says so (or
+                // refuses the store), and the body runs once more.
+                if !immediate, !again, onChangeByOthers != nil, try noticeChangesByOthers(afterFailure: true)
+                {
+                    again = true
+                    continue
+                }
+                throw error
+            }
         }
+    }
+
+    /// Runs ``onChangeByOthers`` when ``dataVersion`` has moved since it last ran; returns what
+    /// it returns. After a failure, outside any transaction, it reads the newest state.
+    private func noticeChangesByOthers(afterFailure: Bool = false) throws -> Bool {
+        guard let onChangeByOthers else { return false }
+        if afterFailure {
+            seenDataVersion = nil
+            return try onChangeByOthers(self)
+        }
+        guard let version = dataVersion, version != seenDataVersion else { return false }
+        // Seen only once the check passes: a refusal holds for every later transaction.
+        let changed = try onChangeByOthers(self)
+        seenDataVersion = version
+        return changed
     }
 
     /// A number that changes whenever the main database changes: with each commit of this

@@ -10,11 +10,21 @@ import Foundation
 public final class SQLiteDatabase: @unchecked Sendable {
     // Sound because `connection` is only touched while `lock` is held.
     private let lock = NSLock()
-    private let connection: SQLiteConnection
+    private var connection: SQLiteConnection
+    /// For a connection that reads its file as immutable (``SQLiteConnection/isImmutable``):
+    /// the file as it was when the connection was opened, and how to open it again.
+    private var immutableFile: (state: FileState?, reopen: @Sendable () throws -> SQLiteConnection)?
 
     /// Wraps a connection; the database owns it from now on.
     public init(_ connection: SQLiteConnection) {
         self.connection = connection
+    }
+
+    /// Wraps a connection, and for one that reads its file as immutable, how to open the file
+    /// again once a writer has touched it (``readFollowingWriters(_:)``).
+    init(_ connection: SQLiteConnection, reopen: @escaping @Sendable () throws -> SQLiteConnection) {
+        self.connection = connection
+        if connection.isImmutable { immutableFile = (FileState(path: connection.path), reopen) }
     }
 
     /// Runs `body` with the connection, holding the lock; no transaction is opened.
@@ -39,10 +49,75 @@ public final class SQLiteDatabase: @unchecked Sendable {
         return try connection.transaction { try body(connection) }
     }
 
+    /// Runs `body` with the connection, holding the lock, as ``read(_:)`` does; a connection
+    /// that reads its file as immutable is first replaced by a new one when a writer has
+    /// touched the file since it was opened, and `body` runs again on a new one when a writer
+    /// touched the file while it ran. SQLite never looks for changes in an immutable file: its
+    /// cached pages and the file's new ones would make a torn read.
+    ///
+    /// - Parameter body: The work; it must not keep the connection.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` or opening the file again throws; ``SQLiteError/Code/busy`` when
+    ///   the file changed under every one of five reads.
+    func readFollowingWriters<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        for _ in 0..<5 {
+            if let file = immutableFile, FileState(path: connection.path) != file.state {
+                // Taken before opening: a write while it opens makes the next comparison differ.
+                let state = FileState(path: connection.path)
+                let reopened = try file.reopen()
+                connection.close()
+                connection = reopened
+                immutableFile = reopened.isImmutable ? (state, file.reopen) : nil
+            }
+            guard let file = immutableFile else { return try body(connection) }
+            do {
+                let result = try body(connection)
+                if FileState(path: connection.path) == file.state { return result }
+            } catch {
+                if FileState(path: connection.path) == file.state { throw error }
+            }
+        }
+        throw SQLiteError(
+            code: .busy, message: "the file changed while it was read, five times: \(connection.path)")
+    }
+
     /// Closes the connection; later calls fail with `SQLITE_MISUSE`.
     public func close() {
         lock.lock()
         defer { lock.unlock() }
         connection.close()
+    }
+}
+
+/// What tells that a file has been written since it was last looked at: its device and inode
+/// (a file replaced by another), its size and modification time, and whether a write-ahead log
+/// lies beside it (a writer has the file open).
+struct FileState: Equatable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let modified: timespec
+    let hasLog: Bool
+
+    /// The state of the file at `path`, or `nil` when it cannot be read.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        #if canImport(Darwin)
+            modified = info.st_mtimespec
+        #else
+            modified = info.st_mtim
+        #endif
+        hasLog = access(path + "-wal", F_OK) == 0
+    }
+
+    static func == (a: FileState, b: FileState) -> Bool {
+        (a.device, a.inode, a.size, a.hasLog) == (b.device, b.inode, b.size, b.hasLog)
+            && (a.modified.tv_sec, a.modified.tv_nsec) == (b.modified.tv_sec, b.modified.tv_nsec)
     }
 }

@@ -50,6 +50,7 @@ enum Schema {
             } else if version < 4 {
                 try createSchema4Views(connection, over: version)
             }
+            connection.onChangeByOthers = { try followUpgrade(of: $0, path: path) }
             return connection
         } catch let error as KeepsakeError {
             connection.close()
@@ -197,6 +198,29 @@ enum Schema {
             throw KeepsakeError.notAStore(
                 path: path, reason: "it is corrupt (\(shared.names) share the root page \(shared.page))")
         }
+    }
+
+    /// Checks, after another connection or process has committed, that no app update changed
+    /// the schema under `connection` (``SQLiteConnection/onChangeByOthers``): a store upgraded
+    /// by newer code than this is refused from then on, as it is when opened, since this code
+    /// would read its rows wrongly and write them without what that code checks. A store this
+    /// connection reads at an older schema (opened read-only) that a writer upgraded is read
+    /// at its new schema from then on.
+    ///
+    /// - Returns: Whether the connection now reads a newer schema.
+    /// - Throws: ``KeepsakeError/newerSchema(path:version:supported:)``.
+    static func followUpgrade(of connection: SQLiteConnection, path: String) throws -> Bool {
+        let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+        if version > currentVersion {
+            throw KeepsakeError.newerSchema(path: path, version: version, supported: currentVersion)
+        }
+        guard version > connection.schemaVersion else { return false }
+        if connection.schemaVersion < 4 {
+            try connection.execute("DROP VIEW temp.version; DROP VIEW temp.scope; DROP VIEW temp.checkpoint")
+            if version < 4 { try createSchema4Views(connection, over: version) }
+        }
+        connection.schemaVersion = version
+        return true
     }
 
     /// Shows a store older than schema 4, opened read-only (so not upgraded), in schema 4's

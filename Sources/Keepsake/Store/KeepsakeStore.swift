@@ -65,10 +65,17 @@ public final class KeepsakeStore: Sendable {
     public init(path: String, options: Options = Options()) throws(KeepsakeError) {
         self.path = path
         self.options = options
-        database = SQLiteDatabase(
+        let open: @Sendable () throws -> SQLiteConnection = {
             try Schema.open(
                 path: path, readOnly: options.readOnly, synchronous: options.synchronous,
-                busyTimeout: options.busyTimeout))
+                busyTimeout: options.busyTimeout)
+        }
+        do {
+            // A store read as immutable is opened again, through its log, once a writer appears.
+            database = SQLiteDatabase(try open(), reopen: open)
+        } catch {
+            throw Self.keepsakeError(error, path: path)
+        }
         // Without its own connection (a file that cannot be opened twice), SQLite's automatic
         // checkpoints stay in place.
         if !options.readOnly, path != ":memory:",
@@ -118,7 +125,7 @@ public final class KeepsakeStore: Sendable {
     /// Runs `body` with the connection, without a write transaction.
     func read<T>(_ body: (SQLiteConnection, BlobCoding) throws -> T) throws(KeepsakeError) -> T {
         do {
-            return try database.read { connection in
+            return try database.readFollowingWriters { connection in
                 try connection.transaction(immediate: false) { try body(connection, BlobCoding(connection)) }
             }
         } catch {

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+/// A store that another process changes while it is open: an app update upgrades it (a
+/// server's rolling update runs old and new code side by side; a viewer keeps a document open
+/// while the app is updated), or a writer appears beside a reader that opened the file while
+/// nothing wrote to it.
+@MainActor @Suite struct ChangedUnderAnOpenStoreTests {
+    let directory = TemporaryDirectory()
+
+    /// Another connection sets the store's schema version to one newer than this code knows.
+    func upgradeByNewerCode(_ path: String) throws {
+        let other = try SQLiteConnection(path: path)
+        try other.execute("PRAGMA user_version = \(KeepsakeStore.schemaVersion + 1)")
+        other.close()
+    }
+
+    func isNewerSchema(_ error: any Error, _ path: String) -> Bool {
+        let newer = KeepsakeError.newerSchema(
+            path: path, version: KeepsakeStore.schemaVersion + 1, supported: KeepsakeStore.schemaVersion)
+        if let error = error as? KeepsakeError { return error == newer }
+        if case .storage(let failure) = error as? ReversionError {
+            return failure.error as? KeepsakeError == newer
+        }
+        return false
+    }
+
+    /// Once newer code has upgraded the store, this code's writes and reads are refused, as
+    /// opening it would be: it would write rows without what the newer code checks, and read
+    /// what the newer schema may keep elsewhere. Nothing is written, and nothing moves.
+    @Test func aStoreUpgradedByNewerCodeIsRefusedFromThenOn() throws {
+        let path = directory.path("upgraded.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: "a", maximumVersions: nil)
+        try history.append("b")
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try reader.history("doc", initialValue: "", maximumVersions: nil).value == "b")
+
+        try upgradeByNewerCode(path)
+        #expect { try history.append("c") } throws: { isNewerSchema($0, path) }
+        #expect { try history.undo() } throws: { isNewerSchema($0, path) }
+        #expect { try Caretaker(store: store).save("c", as: "saved") } throws: { isNewerSchema($0, path) }
+        #expect { try store.history("other", initialValue: "x") } throws: { isNewerSchema($0, path) }
+        #expect { try reader.history("doc", initialValue: "", maximumVersions: nil) } throws: {
+            isNewerSchema($0, path)
+        }
+        #expect(history.value == "b" && history.versionCount == 1)
+        store.close()
+        reader.close()
+
+        let file = try SQLiteConnection(path: path, readOnly: true)
+        #expect(try file.scalarInt("SELECT count(*) FROM version") == 1)
+        #expect(try file.scalarInt("SELECT count(*) FROM snapshot") == 0)
+        #expect(try file.scalarInt("SELECT count(*) FROM history") == 1)
+        #expect(try file.query("PRAGMA integrity_check") { $0.text(0) } == ["ok"])
+    }
+
+    /// A store of an older schema, opened read-only (and so read as it is, through views), that
+    /// an updated app upgrades meanwhile is read at its new schema from then on: before, the
+    /// reader's views named a table the upgrade had removed.
+    @Test(arguments: [false, true])
+    func aReaderOfAnOlderSchemaFollowsTheUpgrade(readerIsImmutable: Bool) throws {
+        let path = directory.path("old.keepsake")
+        try FileManager.default.copyItem(atPath: GoldenStores.url(schema: 3).path, toPath: path)
+        // A connection in WAL mode keeps a log beside the file, so the reader reads through it.
+        let keeper = readerIsImmutable ? nil : try SQLiteConnection(path: path)
+        if let keeper {
+            _ = try keeper.scalarText("PRAGMA journal_mode = WAL")
+            _ = try keeper.scalarInt("SELECT count(*) FROM history")
+        }
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(reader.database.read { $0.isImmutable } == readerIsImmutable)
+        let top = GoldenSchema1.golden[GoldenSchema1.goldenAppends - GoldenSchema1.goldenUndone]
+        #expect(try reader.history("golden", initialValue: GoldenDocument.initial).value == top)
+        #expect(try reader.summary().schemaVersion == 3)
+
+        let writer = try KeepsakeStore(path: path)
+        #expect(try writer.summary().schemaVersion == KeepsakeStore.schemaVersion)
+        var edited = top
+        edited.title = "Edited after the update"
+        try writer.history("golden", initialValue: GoldenDocument.initial).append(edited)
+
+        let history = try reader.history("golden", initialValue: GoldenDocument.initial)
+        #expect(history.value == edited)
+        #expect(history.versionCount == GoldenSchema1.goldenAppends - GoldenSchema1.goldenUndone + 1)
+        #expect(try history.tags().undo.count == history.versionCount + 1)
+        #expect(try reader.summary().schemaVersion == KeepsakeStore.schemaVersion)
+        #expect(try reader.verify().problems == [])
+        writer.close()
+        reader.close()
+        keeper?.close()
+    }
+
+    /// A reader that opened the file while nothing wrote to it reads it as immutable (no lock,
+    /// nothing created beside it), and SQLite then never looks for changes: a writer's commits,
+    /// checkpointed into the file, would meet the reader's cached pages. The reader opens the
+    /// file again once it has been touched, and reads what the writer committed.
+    @Test func anImmutableReaderReadsWhatAWriterCommitsSince() throws {
+        let path = directory.path("shared.keepsake")
+        let first = try KeepsakeStore(path: path)
+        let seed = try first.history("doc", initialValue: "", maximumVersions: nil)
+        for n in 0..<50 { try seed.append("v\(n)") }
+        first.close()
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(reader.database.read { $0.isImmutable })
+        #expect(try reader.history("doc", initialValue: "", maximumVersions: nil).value == "v49")
+
+        let writer = try KeepsakeStore(path: path)
+        let history = try writer.history("doc", initialValue: "", maximumVersions: nil)
+        for n in 0..<2_000 { try history.append(String(repeating: "w\(n) ", count: 40)) }
+        try writer.database.read { _ = try $0.query("PRAGMA wal_checkpoint(TRUNCATE)") { _ in 0 } }
+        let newest = String(repeating: "w1999 ", count: 40)
+        let read = try reader.history("doc", initialValue: "", maximumVersions: nil)
+        #expect(read.value == newest && read.versionCount == 2_050)
+        #expect(!reader.database.read { $0.isImmutable })
+        writer.close()
+        #expect(try reader.history("doc", initialValue: "", maximumVersions: nil).value == newest)
+        #expect(try reader.verify().problems == [])
+    }
+
+    /// A writer that touches the file while an immutable reader reads it: the read runs again,
+    /// on a connection opened anew, and gives the state after the write.
+    @Test func anImmutableReadTouchedWhileItRunsRunsAgain() throws {
+        let path = directory.path("touched.keepsake")
+        let first = try KeepsakeStore(path: path)
+        try first.history("doc", initialValue: "a", maximumVersions: nil).append("b")
+        first.close()
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        var runs = 0
+        let count = try reader.read { connection, _ in
+            runs += 1
+            if runs == 1 {
+                let writer = try KeepsakeStore(path: path)
+                try writer.history("doc", initialValue: "a", maximumVersions: nil).append("c")
+                writer.close()
+            }
+            return try connection.scalarInt("SELECT count(*) FROM version")
+        }
+        #expect(runs == 2)
+        #expect(count == 2)
+    }
+}
