@@ -82,6 +82,36 @@ final class TemporaryMount {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
     }
 
+    /// Every write to a store opened read-only is refused before SQLite is asked, with an error
+    /// that says why (SQLite's own named only the statement: "attempt to write a readonly
+    /// database — while executing `UPDATE version …`"); nothing moves, nothing is written.
+    @Test func aReadOnlyStoreRefusesEveryWriteSayingWhy() throws {
+        let path = directory.path("viewed.keepsake")
+        try writeStore(at: path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        let history = try store.history("doc", initialValue: Doc.empty)
+        let refusal = KeepsakeError.sqlite(
+            SQLiteError(
+                code: .readOnly, message: "\(path) is open read-only (Options.readOnly); nothing was written")
+        )
+        var edited = history.value
+        edited.title = "edited"
+        #expect(throws: refusal) { try history.append(edited) }
+        #expect(throws: refusal) { try history.undo() }
+        #expect(throws: refusal) { try history.tag("t") }
+        #expect(throws: refusal) { try history.pushNewScope() }
+        #expect(throws: refusal) { try history.writeCheckpoint() }
+        #expect(throws: refusal) { try store.history("new", initialValue: Doc.empty) }
+        #expect(throws: refusal) { try Caretaker(store: store).save(edited, as: "other") }
+        #expect(throws: refusal) { try Caretaker(store: store).delete("saved", of: Doc.self) }
+        #expect(throws: refusal) { try store.compact() }
+        #expect(history.value.title == "written" && history.versionCount == 1 && history.hasUndo)
+        #expect(try Caretaker(store: store).restore("saved", as: Doc.self)?.title == "written")
+        store.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+    }
+
     @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))
     func aStoreOnReadOnlyMediaReadsAndRefusesWritesWithATypedError() throws {
         let mount = try #require(TemporaryMount(size: "4m"))

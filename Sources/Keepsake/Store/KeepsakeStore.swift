@@ -113,8 +113,11 @@ public final class KeepsakeStore: Sendable {
         database.close()
     }
 
-    /// Runs `body` in one write transaction, mapping failures to ``KeepsakeError``.
+    /// Runs `body` in one write transaction, mapping failures to ``KeepsakeError``. A store
+    /// opened read-only refuses before anything runs, saying so (SQLite's own refusal names
+    /// only the statement it stopped).
     func write<T>(_ body: (SQLiteConnection, BlobCoding) throws -> T) throws(KeepsakeError) -> T {
+        if options.readOnly { throw .sqlite(Self.readOnlyRefusal(path)) }
         do {
             return try database.write { try body($0, BlobCoding($0)) }
         } catch {
@@ -131,6 +134,12 @@ public final class KeepsakeStore: Sendable {
         } catch {
             throw Self.keepsakeError(error, path: path)
         }
+    }
+
+    /// The error of a write to a store opened read-only: code ``SQLiteError/Code/readOnly``.
+    static func readOnlyRefusal(_ path: String) -> SQLiteError {
+        SQLiteError(
+            code: .readOnly, message: "\(path) is open read-only (Options.readOnly); nothing was written")
     }
 
     static func keepsakeError(_ error: any Error, path: String) -> KeepsakeError {
