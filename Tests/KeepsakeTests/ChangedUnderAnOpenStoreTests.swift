@@ -93,6 +93,41 @@ import Testing
         keeper?.close()
     }
 
+    /// A document opened by several processes at the same moment, whose history holds a change
+    /// a debounce held when the last writer stopped and is opened with a new limit: the first to
+    /// write records both, and the others, refused that write as a conflict, read the history
+    /// again instead of refusing to open (before, every process but one failed with
+    /// `.historyConflict`). The held change is recorded once.
+    @Test(arguments: 0..<4)
+    func aHistoryOpenedByFourProcessesAtOnceOpensInEach(round: Int) async throws {
+        let path = directory.path("opened-at-once.keepsake")
+        try FileManager.default.copyItem(atPath: GoldenSchema2.url.path, toPath: path)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    await #expect(processExitsWith: .success) { [path = path as String] in
+                        let history = try KeepsakeStore(path: path).history(
+                            "typing", initialValue: GoldenDocument.initial, maximumVersions: 500)
+                        guard history.value.title == GoldenSchema2.heldTitle, history.versionCount == 2 else {
+                            exit(1)
+                        }
+                    }
+                }
+            }
+        }
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("typing", initialValue: GoldenDocument.initial, maximumVersions: 500)
+        #expect(history.value.title == GoldenSchema2.heldTitle && history.versionCount == 2)
+        #expect(try history.undo().title == "Recorded")
+        #expect(try history.undo() == GoldenDocument.initial)
+        try history.checkInvariants()
+        #expect(
+            try store.read { connection, _ in
+                try connection.scalarInt("SELECT maximum_versions FROM history WHERE name = 'typing'")
+            } == 500)
+        #expect(try store.verify().problems == [])
+    }
+
     /// A reader that opened the file while nothing wrote to it reads it as immutable (no lock,
     /// nothing created beside it), and SQLite then never looks for changes: a writer's commits,
     /// checkpointed into the file, would meet the reader's cached pages. The reader opens the

@@ -78,19 +78,41 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             return
         }
         if state == nil { state = try Self.load(name, from: store, initialValue: initialValue) }
-        guard let state else {
+        guard var state else {
             throw .undecodableValue(history: name, reason: "the history vanished while it was being opened")
         }
         (id, revision, limit, current, level) = (
             state.id, state.revision, state.limit, state.value, state.level
         )
         (undoCount, redoCount, total) = (state.counts.undo, state.counts.redo, state.counts.total)
+        adopt(state)
+        // Opening writes only what it read: a limit changed, a change held when the last writer
+        // stopped. Another process opening the same history at the same moment (a document
+        // opened twice) may write it first; this one then reads the history again and writes
+        // what is left, rather than refusing to open.
+        for attempt in 0... {
+            do throws(KeepsakeError) {
+                // A read-only store keeps its stored limit: opening must not write.
+                if maximumVersions != limit, !store.options.readOnly { try storeLimit(maximumVersions) }
+                if let held = state.pending, !store.options.readOnly { try recordHeldChange(held) }
+                return
+            } catch .historyConflict(_) where attempt < 8 {
+                guard let again = try Self.load(name, from: store, initialValue: initialValue), again.id == id
+                else { throw .historyConflict(history: name) }
+                state = again
+                adopt(state)
+            }
+        }
+    }
+
+    /// Takes what opening read: the value, the counters and what replaying them left.
+    private func adopt(_ state: LoadedState) {
+        (revision, limit, current, level) = (state.revision, state.limit, state.value, state.level)
+        (undoCount, redoCount, total) = (state.counts.undo, state.counts.redo, state.counts.total)
         (stepsSinceCheckpoint, checkpointBytes, lastPosition, heldDigest) = (
             state.replayed, state.checkpointBytes, state.lastPosition, state.heldDigest
         )
-        // A read-only store keeps its stored limit: opening must not write.
-        if maximumVersions != limit, !store.options.readOnly { try storeLimit(maximumVersions) }
-        if let held = state.pending, !store.options.readOnly { try recordHeldChange(held) }
+        (heldRecords, lastWrite) = ([], nil)
     }
 
     /// Creates history `name` in one write transaction, unless it exists by then (another
