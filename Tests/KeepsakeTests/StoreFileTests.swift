@@ -28,6 +28,9 @@ final class TemporaryMount {
 
     func remountReadOnly() -> Bool { Self.mount(["-o", "remount,ro", path]) }
 
+    /// Gives the file system a new size (such as `"8m"`): room freed, or taken away.
+    func resize(_ size: String) -> Bool { Self.mount(["-o", "remount,size=\(size)", path]) }
+
     deinit {
         _ = Self.run("/bin/umount", [path])
         try? FileManager.default.removeItem(atPath: path)

@@ -118,6 +118,33 @@ import Testing
         #expect(try Self.trace(path) == whole)
     }
 
+    /// The first open after an update on a disk too full for the upgrade (the golden store is
+    /// 288 KiB; the disk 360 or 480 KiB): a typed `.full`, the store opens read-only at the
+    /// schema the last migration that fit left, and once there is room the next open finishes
+    /// the upgrade and reads as a whole one.
+    @Test(
+        .enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"),
+        arguments: ["360k", "480k"])
+    func anUpgradeOutOfRoomStopsTypedAndFinishesOnceThereIsRoom(disk: String) throws {
+        let whole = try wholeTrace(GoldenSchema1.url)
+        let mount = try #require(TemporaryMount(size: disk))
+        let path = mount.path + "/full.keepsake"
+        try FileManager.default.copyItem(atPath: GoldenSchema1.url.path, toPath: path)
+        #expect {
+            try KeepsakeStore(path: path)
+        } throws: { error in
+            guard case .sqlite(let error) = error as? KeepsakeError else { return false }
+            return error.code == .full
+        }
+        let file = try SQLiteConnection(path: path, readOnly: true)
+        let schema = Int(try file.scalarInt("PRAGMA user_version") ?? -1)
+        file.close()
+        #expect((1..<KeepsakeStore.schemaVersion).contains(schema))
+        try checkReadOnly(path, schema: schema)
+        #expect(mount.resize("8m"))
+        #expect(try Self.trace(path) == whole)
+    }
+
     /// The first open after an update, killed with SIGKILL at a random moment of its first
     /// 60 ms (a debug build's upgrade and first opens of the histories take about 40): the
     /// store then opens, read-only and writable, and reads as one upgraded without a stop.
