@@ -224,13 +224,15 @@ public final class SQLiteConnection {
     ///
     /// Write transactions start with `BEGIN IMMEDIATE`, taking the write lock at once (waiting
     /// up to the busy timeout) so they never fail half way with a busy error. After any error
-    /// the connection is out of the transaction and usable again.
+    /// the connection is out of the transaction and usable again. On a store's connection, a
+    /// read transaction's body runs a second time when the store's schema changed under it
+    /// while it ran, so it should have no effect but its result.
     ///
     /// Related SQLite documentation: https://www.sqlite.org/lang_transaction.html
     ///
     /// - Parameters:
     ///   - immediate: `true` for a write transaction (the default), `false` for `BEGIN DEFERRED`.
-    ///   - body: The work.
+    ///   - body: The work; for a read, free of effects but its result.
     /// - Returns: What `body` returns.
     /// - Throws: ``SQLiteError`` from `BEGIN`/`COMMIT`, or what `body` throws.
     public func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
