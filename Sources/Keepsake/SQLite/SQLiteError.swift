@@ -49,6 +49,9 @@ public struct SQLiteError: Error, Hashable, Sendable {
         public static let readOnly = Code(SQLITE_READONLY)
         /// An I/O error (`SQLITE_IOERR`).
         public static let ioError = Code(SQLITE_IOERR)
+        /// The write-ahead log's shared-memory file could not grow (`SQLITE_IOERR_SHMSIZE`, an
+        /// extended code of ``ioError``: compare ``extended``).
+        static let sharedMemorySize = Code(SQLITE_IOERR | (19 << 8))
         /// A SQL error or missing database (`SQLITE_ERROR`).
         public static let error = Code(SQLITE_ERROR)
         /// A value too large (`SQLITE_TOOBIG`).

@@ -273,6 +273,14 @@ enum Schema {
         switch error.code {
         case .notADatabase: .notAStore(path: path, reason: "it is not a SQLite database")
         case .corrupt: .notAStore(path: path, reason: "it is corrupt (\(error.message))")
+        // SQLite calls a shared-memory file it cannot grow a disk I/O error; on a full disk
+        // that is the first thing to fail.
+        case .ioError where error.code.extended == SQLiteError.Code.sharedMemorySize.extended:
+            .sqlite(
+                SQLiteError(
+                    code: error.code,
+                    message: "\(error.message): \(path)-shm could not grow (is the disk full?)",
+                    sql: error.sql))
         default: .sqlite(error)
         }
     }

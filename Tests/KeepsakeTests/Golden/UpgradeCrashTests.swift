@@ -145,6 +145,27 @@ import Testing
         #expect(try Self.trace(path) == whole)
     }
 
+    /// A disk with no room even for the shared-memory file of the write-ahead log: SQLite
+    /// calls that a disk I/O error, and the error says which file could not grow, and why that
+    /// may be. The store is left as it was, and upgrades once there is room.
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))
+    func aDiskWithNoRoomForTheLogsIndexSaysWhichFile() throws {
+        let mount = try #require(TemporaryMount(size: "300k"))
+        let path = mount.path + "/full.keepsake"
+        try FileManager.default.copyItem(atPath: GoldenSchema1.url.path, toPath: path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect {
+            try KeepsakeStore(path: path)
+        } throws: { error in
+            guard case .sqlite(let error) = error as? KeepsakeError else { return false }
+            return error.code.extended == SQLiteError.Code.sharedMemorySize.extended
+                && error.message == "disk I/O error: \(path)-shm could not grow (is the disk full?)"
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        #expect(mount.resize("8m"))
+        #expect(try Self.trace(path) == wholeTrace(GoldenSchema1.url))
+    }
+
     /// The first open after an update, killed with SIGKILL at a random moment of its first
     /// 60 ms (a debug build's upgrade and first opens of the histories take about 40): the
     /// store then opens, read-only and writable, and reads as one upgraded without a stop.
