@@ -23,12 +23,12 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// The history's name in the store.
     public let name: String
     let id: Int64
-    var revision: Int64
+    var revision: Int64 = 0
     public internal(set) var current: Value
-    var level: Int
-    public internal(set) var undoCount: Int
-    public internal(set) var redoCount: Int
-    var total: Int
+    var level = 0
+    public internal(set) var undoCount = 0
+    public internal(set) var redoCount = 0
+    var total = 0
     var limit: Int?
     /// The highest version position in the store; the next version takes the one after.
     var lastPosition = 0
@@ -73,18 +73,16 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         if state == nil,
             let created = try Self.create(name, in: store, initialValue: initialValue, limit: maximumVersions)
         {
-            (id, checkpointBytes, current) = created
-            (revision, level, undoCount, redoCount, total, limit) = (0, 0, 0, 0, 0, maximumVersions)
+            (id, checkpointBytes, current, limit) = (
+                created.id, created.checkpointBytes, created.value, maximumVersions
+            )
             return
         }
         if state == nil { state = try Self.load(name, from: store, initialValue: initialValue) }
         guard var state else {
             throw .undecodableValue(history: name, reason: "the history vanished while it was being opened")
         }
-        (id, revision, limit, current, level) = (
-            state.id, state.revision, state.limit, state.value, state.level
-        )
-        (undoCount, redoCount, total) = (state.counts.undo, state.counts.redo, state.counts.total)
+        (id, current) = (state.id, state.value)
         adopt(state)
         // Opening writes only what it read: a limit changed, a change held when the last writer
         // stopped. Another process opening the same history at the same moment (a document
