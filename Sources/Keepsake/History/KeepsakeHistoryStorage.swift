@@ -16,7 +16,8 @@ public import Revertible
 ///
 /// Open one history per name per process; a second writer on the same history (another
 /// process included) gets ``KeepsakeError/historyConflict(history:)`` instead of silently
-/// diverging.
+/// diverging. Opening itself is not refused so: processes opening one history at the same
+/// moment each read it again after the first one's write.
 public final class KeepsakeHistoryStorage<Value: Versionable & Codable & SendableMetatype> {
     /// The store holding the history.
     public let store: KeepsakeStore
