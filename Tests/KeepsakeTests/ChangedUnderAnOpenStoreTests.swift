@@ -155,6 +155,27 @@ import Testing
         #expect(try reader.verify().problems == [])
     }
 
+    /// A reader of the immutable file opened by a relative path, in a process that has changed
+    /// its working directory since: opened again, it is the same file (before, the relative
+    /// path named a file that was not there, and reads failed with `.cannotOpen`).
+    @Test func anImmutableReaderOpenedByARelativePathReopensTheSameFile() async throws {
+        let path = directory.path("relative.keepsake")
+        let first = try KeepsakeStore(path: path)
+        try first.history("doc", initialValue: "a", maximumVersions: nil).append("b")
+        first.close()
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let folder = (path as NSString).deletingLastPathComponent
+            guard FileManager.default.changeCurrentDirectoryPath(folder) else { exit(2) }
+            let reader = try KeepsakeStore(path: "relative.keepsake", options: .init(readOnly: true))
+            guard FileManager.default.changeCurrentDirectoryPath("/") else { exit(3) }
+            let writer = try KeepsakeStore(path: path)
+            try writer.history("doc", initialValue: "a", maximumVersions: nil).append("c")
+            writer.close()
+            let history = try reader.history("doc", initialValue: "a", maximumVersions: nil)
+            exit(history.value == "c" && history.versionCount == 2 ? 0 : 1)
+        }
+    }
+
     /// A writer that touches the file while an immutable reader reads it: the read runs again,
     /// on a connection opened anew, and gives the state after the write.
     @Test func anImmutableReadTouchedWhileItRunsRunsAgain() throws {

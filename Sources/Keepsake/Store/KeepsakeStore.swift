@@ -65,14 +65,16 @@ public final class KeepsakeStore: Sendable {
     public init(path: String, options: Options = Options()) throws(KeepsakeError) {
         self.path = path
         self.options = options
-        let open: @Sendable () throws -> SQLiteConnection = {
+        let open: @Sendable (String) throws -> SQLiteConnection = { path in
             try Schema.open(
                 path: path, readOnly: options.readOnly, synchronous: options.synchronous,
                 busyTimeout: options.busyTimeout)
         }
+        // A store read as immutable is opened again, through its log, once a writer appears:
+        // the same file, even after the process has changed its working directory.
+        let absolute = path == ":memory:" ? path : URL(fileURLWithPath: path).path
         do {
-            // A store read as immutable is opened again, through its log, once a writer appears.
-            database = SQLiteDatabase(try open(), reopen: open)
+            database = SQLiteDatabase(try open(path), reopen: { try open(absolute) })
         } catch {
             throw Self.keepsakeError(error, path: path)
         }
