@@ -260,8 +260,7 @@ public final class SQLiteConnection {
                 if !isAutocommit { try? execute("ROLLBACK") }
                 // A read may have failed on a schema changed under it: the check says so (or
                 // refuses the store), and the body runs once more.
-                if !immediate, !again, onChangeByOthers != nil, try noticeChangesByOthers(afterFailure: true)
-                {
+                if !immediate, !again, try noticeChangesByOthers(afterFailure: true) {
                     again = true
                     continue
                 }

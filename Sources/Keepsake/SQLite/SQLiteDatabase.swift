@@ -63,9 +63,10 @@ public final class SQLiteDatabase: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         for _ in 0..<5 {
-            if let file = immutableFile, FileState(path: connection.path) != file.state {
-                // Taken before opening: a write while it opens makes the next comparison differ.
-                let state = FileState(path: connection.path)
+            // Taken before opening again: a write while it opens makes the next comparison differ.
+            if let file = immutableFile, case let state = FileState(path: connection.path),
+                state != file.state
+            {
                 let reopened = try file.reopen()
                 connection.close()
                 connection = reopened
