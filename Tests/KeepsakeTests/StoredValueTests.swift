@@ -52,6 +52,28 @@ import Testing
         #expect(try store.valueJSON(ofHistory: "nope") == nil)
     }
 
+    struct Attached: Versionable, Equatable, Codable {
+        var attachment: Data?
+    }
+
+    /// Large `Data` is stored as a blob, and written whole or by a range of bytes: each version's
+    /// value matches, whichever patch last wrote the bytes.
+    @Test func largeDataWrittenWholeAndByRangeGivesEveryVersion() throws {
+        let store = try KeepsakeStore(path: directory.path("attached.keepsake"))
+        let history = try store.history("doc", initialValue: Attached(attachment: nil))
+        var bytes = Data((0..<2_048).map { UInt8(truncatingIfNeeded: $0) })
+        var expected = [Attached(attachment: nil), Attached(attachment: bytes)]
+        bytes[100] = 0xFF
+        expected += [Attached(attachment: bytes), Attached(attachment: nil), Attached(attachment: bytes)]
+        for value in expected.dropFirst() { try history.append(value) }
+        #expect(history.versionCount == 4)
+        for (version, value) in expected.enumerated() {
+            let json = try #require(try store.valueJSON(ofHistory: "doc", atVersion: version))
+            #expect(
+                try JSONDecoder().decode(Attached.self, from: Data(json.utf8)) == value, "version \(version)")
+        }
+    }
+
     @Test func aChangeOfAnAppsOwnPatchKindSaysItNeedsTheType() throws {
         let path = directory.path("custom.keepsake")
         let store = try KeepsakeStore(path: path)

@@ -167,7 +167,7 @@ public struct Caretaker: Sendable {
         if path.isRoot {
             return try restore(name, as: Property.self, namespace: namespace, template: { nil })
         }
-        let found: Result<Property, JSONValue.Missing>? = try store.read { connection, blobs in
+        let found: Result<Property, Missing>? = try store.read { connection, blobs in
             guard let id = try Self.id(connection, namespace, name) else { return nil }
             // A value stored as one row at the root (not an object) holds every path; otherwise
             // the first component names the row to read. One query reads whichever exists.
@@ -183,7 +183,7 @@ public struct Caretaker: Sendable {
                     json: try Self.checkedJSON($0, blobs, namespace: namespace, name: name)
                 )
             }
-            let lookup: JSONValue.Lookup
+            let lookup: StoredForm.Lookup
             if let root = rows.first(where: { $0.path.isEmpty }) {
                 lookup = try Self.parsed(root.json, name: name, path: []).lookup(path.components[...])
             } else if let top {
@@ -201,7 +201,7 @@ public struct Caretaker: Sendable {
             switch lookup {
             case .found(let json):
                 do {
-                    return .success(try blobs.decoder.decode(Property.self, from: Data(json.text.utf8)))
+                    return .success(try blobs.decoder.decode(Property.self, from: Data(json.utf8)))
                 } catch {
                     throw KeepsakeError.undecodableSnapshot(
                         name: name, path: path, reason: RecordCoding.describe(error))
@@ -234,9 +234,15 @@ public struct Caretaker: Sendable {
         }
     }
 
-    private static func parsed(_ json: String, name: String, path: PathDescriptor) throws -> JSONValue {
+    /// Why ``value(at:in:of:as:)`` found no stored value: nothing there, or no such place.
+    private enum Missing: Error {
+        case absent
+        case invalid(String)
+    }
+
+    private static func parsed(_ json: String, name: String, path: PathDescriptor) throws -> StoredForm {
         do {
-            return try JSONValue(text: json)
+            return try StoredForm(json: json)
         } catch {
             throw KeepsakeError.undecodableSnapshot(
                 name: name, path: path, reason: "the stored JSON does not parse")

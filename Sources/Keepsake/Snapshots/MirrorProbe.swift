@@ -65,6 +65,6 @@ enum MirrorProbe {
         guard let encodable = value as? any Encodable,
             let data = try? ChangeRecord.makeEncoder().encode(encodable)
         else { return false }
-        return (try? JSONValue(text: String(decoding: data, as: UTF8.self))) == (try? JSONValue(text: json))
+        return (try? StoredForm(json: String(decoding: data, as: UTF8.self))) == (try? StoredForm(json: json))
     }
 }

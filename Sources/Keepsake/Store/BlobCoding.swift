@@ -70,6 +70,17 @@ final class BlobCoding: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// `records` with every blob in their patches inlined (``inliningBlobs(in:)-(String)``), for
+    /// replaying them on a stored form whose blobs are inlined too: a `Data` value then has one
+    /// form wherever it is, whichever patch last wrote it.
+    func inliningBlobs(in records: [ChangeRecord]) throws -> [ChangeRecord] {
+        try records.map { record in
+            guard record.payload.range(of: Data("\"$blob\"".utf8)) != nil else { return record }
+            let payload = try inliningBlobs(in: String(decoding: record.payload, as: UTF8.self))
+            return ChangeRecord(path: record.path, kind: record.kind, payload: Data(payload.utf8))
+        }
+    }
+
     private func inline(_ object: Any) throws -> Any {
         switch object {
         case let dictionary as [String: Any]:

@@ -4,12 +4,15 @@ import Foundation
 /// of its own (an enum with payloads, say) compares, part by part.
 ///
 /// Numbers are kept exactly: integers as `Int64`, others as `Double`, so that an integral
-/// `Double` and the same integer compare equal whichever way a decoder read them.
+/// `Double` and the same integer compare equal whichever way a decoder read them; a number
+/// neither holds exactly (a `UInt64` past `Int64.max`, a long `Decimal`) as its JSON text.
 enum CodedNode: Hashable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
     case double(Double)
+    /// A number as its JSON text, when neither `Int64` nor `Double` holds it exactly.
+    case numeral(String)
     case string(String)
     case array([CodedNode])
     case object([String: CodedNode])
@@ -22,10 +25,16 @@ enum CodedNode: Hashable, Sendable {
 
     /// The tree of `value` as the records' encoder writes it, and that JSON's length in bytes.
     static func encoding<Value: Encodable>(_ value: Value) -> (node: CodedNode, size: Int)? {
-        guard let data = try? RecordCoding.encoder.encode(value),
-            let any = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
-        else { return nil }
-        return (CodedNode(any: any), data.count)
+        guard let data = try? RecordCoding.encoder.encode(value), let node = parsing(data) else { return nil }
+        return (node, data.count)
+    }
+
+    /// The tree of JSON `data`, or `nil` when it is not JSON.
+    static func parsing(_ data: Data) -> CodedNode? {
+        guard let any = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else {
+            return nil
+        }
+        return CodedNode(any: any)
     }
 
     /// A `Value` decoded from this tree by the records' decoder, or `nil` when it does not decode.
@@ -40,11 +49,14 @@ enum CodedNode: Hashable, Sendable {
         case let object as [String: Any]: self = .object(object.mapValues(CodedNode.init(any:)))
         case let array as [Any]: self = .array(array.map(CodedNode.init(any:)))
         case let string as String: self = .string(string)
+        // Integers past `UInt64` and long decimals: their digits, which a `Double` would round.
+        case let decimal as NSDecimalNumber: self = .numeral(decimal.stringValue)
         case let number as NSNumber:
             switch String(cString: number.objCType) {
             // Booleans come back as numbers of type char.
             case "c": self = .bool(number.boolValue)
             case "d", "f": self = .number(number.doubleValue)
+            case "Q" where number.uint64Value > UInt64(Int64.max): self = .numeral(String(number.uint64Value))
             default: self = .integer(number.int64Value)
             }
         default: self = .null
@@ -58,6 +70,7 @@ enum CodedNode: Hashable, Sendable {
         case .bool(let bool): text += bool ? "true" : "false"
         case .integer(let integer): text += String(integer)
         case .double(let double): text += "\(double)"
+        case .numeral(let numeral): text += numeral
         case .string(let string): text += PathText.quoted(string)
         case .array(let array):
             text += "["
@@ -84,6 +97,7 @@ enum CodedNode: Hashable, Sendable {
         case .bool(let bool): bool ? 4 : 5
         case .integer(let integer): String(integer).utf8.count
         case .double(let double): "\(double)".utf8.count
+        case .numeral(let numeral): numeral.utf8.count
         case .string(let string): string.utf8.count + 2
         case .array(let array): array.reduce(array.count + 1) { $0 + $1.size }
         case .object(let object):
@@ -185,6 +199,12 @@ extension CodedNode: Codable {
         case .bool(let bool): try container.encode(bool)
         case .integer(let integer): try container.encode(integer)
         case .double(let double): try container.encode(double)
+        case .numeral(let numeral):
+            if let unsigned = UInt64(numeral) {
+                try container.encode(unsigned)
+            } else {
+                try container.encode(Decimal(string: numeral) ?? .nan)
+            }
         case .string(let string): try container.encode(string)
         case .array(let array): try container.encode(array)
         case .object(let object): try container.encode(object)

@@ -170,7 +170,7 @@ extension LeafPatch {
 /// The JSON settings every record uses, in one place.
 package enum RecordCoding {
     static let encoder = ChangeRecord.makeEncoder()
-    static let decoder = ChangeRecord.makeDecoder()
+    package static let decoder = ChangeRecord.makeDecoder()
 
     /// A decoding error as a sentence that says where (a missing key's own name included).
     package static func describe(_ error: any Error) -> String {

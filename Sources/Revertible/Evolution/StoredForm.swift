@@ -1,0 +1,446 @@
+package import Foundation
+
+/// A value's stored form — its JSON, as a tree — that stored change records are replayed on
+/// without the value's type: how a change an app's model can no longer read (one made to an
+/// array that is now a `Set`, say) still reaches the value it was made to, which is then decoded
+/// with today's model.
+///
+/// Each record is applied as its kind says, at its path read as a place in the JSON: a property
+/// names an object's key, an index an array's element, a dictionary key an entry (an object's
+/// key, or a pair in the array a dictionary with other keys encodes as), an element id the
+/// array element whose `"id"` is that id. As ``Reversion/revert(_:)`` does, every record is
+/// checked against the tree first — the side it expects is there, counts and identities agree —
+/// and nothing changes unless all of them match.
+///
+/// This assumes what the rest of the library assumes: a property's name is its JSON key.
+package struct StoredForm: Equatable {
+    private var root: CodedNode
+    /// Reads `Data` and the range patches of `String` and `Data` values, as the records' writer
+    /// encoded them.
+    private let decoder: JSONDecoder
+
+    /// Parses `json`.
+    ///
+    /// - Throws: ``ReversionError/undecodable(path:type:reason:)`` when it is not JSON.
+    package init(json: String, decoder: JSONDecoder = RecordCoding.decoder) throws(ReversionError) {
+        guard let root = CodedNode.parsing(Data(json.utf8)) else {
+            throw .undecodable(path: [], type: "JSON", reason: "the stored value is not JSON")
+        }
+        (self.root, self.decoder) = (root, decoder)
+    }
+
+    /// Whether both hold the same JSON value (numbers compared by value, keys in any order).
+    package static func == (a: Self, b: Self) -> Bool { a.root == b.root }
+
+    /// The tree as JSON text, keys sorted.
+    package var json: String {
+        var text = ""
+        root.write(into: &text)
+        return text
+    }
+
+    /// Reverts the tree by one reversion's records (as ``Reversion/init(records:resolvingAgainst:inverted:decoder:)``
+    /// reads them, then ``Reversion/revert(_:)`` applies them): toward each record's old side,
+    /// or its new side when `inverted`.
+    ///
+    /// - Throws: ``ReversionError/wrongVersion(path:reason:)`` when the tree is not at the side a
+    ///   record expects, ``ReversionError/pathNotFound(path:type:)`` when its path names no place
+    ///   in the tree, ``ReversionError/undecodable(path:type:reason:)`` when its patch does not
+    ///   read or its kind has no stored-form meaning. The tree is then unchanged.
+    package mutating func revert(_ records: [ChangeRecord], inverted: Bool) throws(ReversionError) {
+        let expected: PatchSide = inverted ? .old : .new
+        var edits: [Edit] = []
+        edits.reserveCapacity(records.count)
+        for record in records { edits.append(try Edit(record, decoder: decoder)) }
+        for edit in edits {
+            if let reason = try mismatch(edit, expecting: expected) {
+                throw .wrongVersion(path: edit.path, reason: reason)
+            }
+        }
+        var changed = root
+        for edit in inverted ? edits.reversed() : edits {
+            try apply(edit, toward: expected.other, to: &changed)
+        }
+        root = changed
+    }
+
+    // MARK: - Edits
+
+    /// One record, read.
+    private struct Edit {
+        enum Patch {
+            /// A whole value (or a part of a coded value): each side, `nil` where it is absent.
+            case replace(old: CodedNode?, new: CodedNode?)
+            case text(RangePatch<String>)
+            case bytes(RangePatch<Data>)
+            case elements(ArrayPatch<CodedNode>)
+            case members(removed: [CodedNode], inserted: [CodedNode], oldCount: Int, newCount: Int)
+            case entries(removed: Entries, inserted: Entries, oldCount: Int, newCount: Int)
+        }
+
+        let path: PathDescriptor
+        let patch: Patch
+
+        init(_ record: ChangeRecord, decoder: JSONDecoder) throws(ReversionError) {
+            path = record.path
+            func undecodable(_ reason: String) -> ReversionError {
+                .undecodable(path: record.path, type: "JSON", reason: reason)
+            }
+            func decoded<T: Decodable>(_ type: T.Type) throws(ReversionError) -> T {
+                do {
+                    return try decoder.decode(T.self, from: record.payload)
+                } catch {
+                    throw undecodable(RecordCoding.describe(error))
+                }
+            }
+            switch record.kind {
+            case String.rangePatchKind:
+                patch = .text(try decoded(RangePatch<String>.self))
+                return
+            case Data.rangePatchKind:
+                patch = .bytes(try decoded(RangePatch<Data>.self))
+                return
+            default: break
+            }
+            guard case .object(let fields)? = CodedNode.parsing(record.payload) else {
+                throw undecodable("its \"\(record.kind)\" patch is not a JSON object")
+            }
+            func count(_ key: String) throws(ReversionError) -> Int {
+                guard case .integer(let count)? = fields[key], count >= 0, let exact = Int(exactly: count)
+                else {
+                    throw undecodable("its \"\(record.kind)\" patch has no count \"\(key)\"")
+                }
+                return exact
+            }
+            switch record.kind {
+            case "replace":
+                patch = .replace(old: fields["old"], new: fields["new"])
+            case "elements":
+                func entries(_ key: String, fitting count: Int) throws(ReversionError) -> [ArrayPatch<
+                    CodedNode
+                >.Entry] {
+                    guard case .array(let list)? = fields[key] else {
+                        throw undecodable("it has no \"\(key)\"")
+                    }
+                    var entries: [ArrayPatch<CodedNode>.Entry] = []
+                    for item in list {
+                        guard case .object(let entry) = item, case .integer(let offset)? = entry["offset"],
+                            let element = entry["element"], offset >= 0, offset < count,
+                            offset > Int64(entries.last?.offset ?? -1)
+                        else { throw undecodable("its \"\(key)\" do not fit its counts") }
+                        entries.append(.init(offset: Int(offset), element: element))
+                    }
+                    return entries
+                }
+                let (oldCount, newCount) = (try count("oldCount"), try count("newCount"))
+                let removals = try entries("removals", fitting: oldCount)
+                let insertions = try entries("insertions", fitting: newCount)
+                guard oldCount - removals.count == newCount - insertions.count else {
+                    throw undecodable("its entries do not fit its counts")
+                }
+                patch = .elements(
+                    ArrayPatch(
+                        removals: removals, insertions: insertions, oldCount: oldCount, newCount: newCount))
+            case "members":
+                guard case .array(let removed)? = fields["removed"],
+                    case .array(let inserted)? = fields["inserted"]
+                else { throw undecodable("its members are not lists") }
+                patch = .members(
+                    removed: removed, inserted: inserted, oldCount: try count("oldCount"),
+                    newCount: try count("newCount"))
+            case "entries":
+                guard let removed = fields["removed"].flatMap(Entries.init),
+                    let inserted = fields["inserted"].flatMap(Entries.init)
+                else { throw undecodable("its entries are not a dictionary's") }
+                patch = .entries(
+                    removed: removed, inserted: inserted, oldCount: try count("oldCount"),
+                    newCount: try count("newCount"))
+            default:
+                throw undecodable(
+                    "a \"\(record.kind)\" change is a patch of the app's own type: applying it needs that type"
+                )
+            }
+        }
+    }
+
+    /// A dictionary's entries as its JSON holds them: an object (`String` and `Int` keys, the
+    /// key as text) or an array of keys and values in turn (any other key).
+    private struct Entries {
+        var pairs: [(key: CodedNode, value: CodedNode)]
+        var isObject: Bool
+
+        init?(_ node: CodedNode) {
+            switch node {
+            case .object(let object):
+                (pairs, isObject) = (object.map { (CodedNode.string($0.key), $0.value) }, true)
+            case .array(let array) where array.count.isMultiple(of: 2):
+                pairs = stride(from: 0, to: array.count, by: 2).map { (array[$0], array[$0 + 1]) }
+                isObject = false
+            default:
+                return nil
+            }
+        }
+
+        func value(for key: CodedNode) -> CodedNode? { pairs.first { $0.key == key }?.value }
+
+        /// The entries in their form, or `nil` when an object's would need a key that is not text.
+        var node: CodedNode? {
+            guard isObject else { return .array(pairs.flatMap { [$0.key, $0.value] }) }
+            var object: [String: CodedNode] = [:]
+            for (key, value) in pairs {
+                guard case .string(let text) = key else { return nil }
+                object[text] = value
+            }
+            return .object(object)
+        }
+    }
+
+    private func mismatch(_ edit: Edit, expecting side: PatchSide) throws(ReversionError) -> String? {
+        let node = try locate(edit.path, in: root).node ?? .null
+        switch edit.patch {
+        case .replace(let old, let new):
+            let expected = (side == .old ? old : new) ?? .null
+            return expected == node ? nil : "expected \(Self.text(expected)), found \(Self.text(node))"
+        case .text(let patch):
+            guard case .string(let string) = node else { return "expected text, found \(Self.text(node))" }
+            return patch.mismatch(in: string, expecting: side)
+        case .bytes(let patch):
+            guard let data = bytes(node) else { return "expected bytes, found \(Self.text(node))" }
+            return patch.mismatch(in: data, expecting: side)
+        case .elements(let patch):
+            guard case .array(let array) = node else { return "expected an array, found \(Self.text(node))" }
+            let (count, entries) =
+                side == .new ? (patch.newCount, patch.insertions) : (patch.oldCount, patch.removals)
+            guard array.count == count else { return "expected \(count) elements, found \(array.count)" }
+            for entry in entries where !Self.sameIdentity(array[entry.offset], entry.element) {
+                return "the element at \(entry.offset) differs"
+            }
+            return nil
+        case .members(let removed, let inserted, let oldCount, let newCount):
+            guard case .array(let array) = node, Set(array).count == array.count else {
+                return "expected a set's members, found \(Self.text(node))"
+            }
+            let (count, present, absent) =
+                side == .new ? (newCount, inserted, removed) : (oldCount, removed, inserted)
+            let members = Set(array)
+            guard members.count == count else { return "expected \(count) members, found \(members.count)" }
+            guard members.isSuperset(of: present), members.isDisjoint(with: absent) else {
+                return "the members differ"
+            }
+            return nil
+        case .entries(let removed, let inserted, let oldCount, let newCount):
+            guard let entries = Entries(node) else {
+                return "expected a dictionary, found \(Self.text(node))"
+            }
+            let (count, present, absent) =
+                side == .new ? (newCount, inserted, removed) : (oldCount, removed, inserted)
+            guard entries.pairs.count == count else {
+                return "expected \(count) entries, found \(entries.pairs.count)"
+            }
+            for (key, value) in present.pairs where entries.value(for: key) != value {
+                return "the entry for \(Self.text(key)) differs"
+            }
+            for (key, _) in absent.pairs where entries.value(for: key) != nil {
+                return "unexpected entry for \(Self.text(key))"
+            }
+            return nil
+        }
+    }
+
+    private func apply(_ edit: Edit, toward side: PatchSide, to tree: inout CodedNode) throws(ReversionError)
+    {
+        let (steps, found) = try locate(edit.path, in: tree)
+        let node = found ?? .null
+        let changed: CodedNode?
+        switch edit.patch {
+        case .replace(let old, let new):
+            changed = side == .old ? old : new
+        case .text(let patch):
+            guard case .string(var string) = node else {
+                throw .wrongVersion(path: edit.path, reason: "expected text")
+            }
+            patch.apply(to: &string, toward: side)
+            changed = .string(string)
+        case .bytes(let patch):
+            guard var data = bytes(node) else {
+                throw .wrongVersion(path: edit.path, reason: "expected bytes")
+            }
+            patch.apply(to: &data, toward: side)
+            changed = .string(data.base64EncodedString())
+        case .elements(let patch):
+            guard case .array(var array) = node,
+                array.count == (side == .new ? patch.oldCount : patch.newCount)
+            else {
+                throw .wrongVersion(path: edit.path, reason: "expected an array of the stored length")
+            }
+            patch.apply(to: &array, toward: side)
+            changed = .array(array)
+        case .members(let removed, let inserted, _, _):
+            guard case .array(let array) = node else {
+                throw .wrongVersion(path: edit.path, reason: "expected a set")
+            }
+            let (remove, insert) = side == .new ? (removed, inserted) : (inserted, removed)
+            var members = Set(array)
+            members.subtract(remove)
+            members.formUnion(insert)
+            changed = .array(members.sorted { Self.text($0) < Self.text($1) })
+        case .entries(let removed, let inserted, _, _):
+            guard var entries = Entries(node) else {
+                throw .wrongVersion(path: edit.path, reason: "expected a dictionary")
+            }
+            let (remove, insert) = side == .new ? (removed, inserted) : (inserted, removed)
+            entries.pairs.removeAll { pair in remove.pairs.contains { $0.key == pair.key } }
+            for pair in insert.pairs {
+                entries.pairs.removeAll { $0.key == pair.key }
+                entries.pairs.append(pair)
+            }
+            guard let node = entries.node else {
+                throw .undecodable(
+                    path: edit.path, type: "JSON", reason: "its keys do not fit the dictionary's form")
+            }
+            changed = node
+        }
+        guard tree.replace(at: steps[...], with: changed) else {
+            throw .pathNotFound(path: edit.path, type: "JSON")
+        }
+    }
+
+    // MARK: - Places
+
+    /// The steps `path` takes through `tree` — an object's key or an array's position each, as
+    /// ``CodedNode/replace(at:with:)`` takes them — and the node there (`nil`: the last step
+    /// names a key its object lacks, as an optional left out of the JSON).
+    private func locate(_ path: PathDescriptor, in tree: CodedNode) throws(ReversionError)
+        -> (steps: [PathComponent], node: CodedNode?)
+    {
+        switch Self.place(path.components[...], in: tree) {
+        case .success(let place): return place
+        case .failure: throw .pathNotFound(path: path, type: "JSON")
+        }
+    }
+
+    /// The steps `path` takes through `tree` and the node there (`nil`: absent), or why it
+    /// names no place.
+    private static func place(_ path: ArraySlice<PathComponent>, in tree: CodedNode) -> Result<
+        (steps: [PathComponent], node: CodedNode?), Unplaced
+    > {
+        var steps: [PathComponent] = []
+        var node = tree
+        for (offset, component) in zip(path.indices, path) {
+            let step: PathComponent
+            switch (node, component) {
+            case (.object(let object), .property(let name)):
+                guard object[name] != nil else {
+                    guard offset == path.indices.last else {
+                        return .failure(Unplaced(reason: "the object has no \(PathText.quoted(name))"))
+                    }
+                    return .success((steps + [.property(name)], nil))
+                }
+                step = .property(name)
+            case (.object(let object), .key(let json)):
+                guard let key = CodedNode.parsing(Data(json.utf8)).flatMap(objectKey), object[key] != nil
+                else {
+                    return .failure(Unplaced(reason: "the dictionary has no key \(json)"))
+                }
+                step = .property(key)
+            case (.array(let array), .index(let index)):
+                guard array.indices.contains(index) else {
+                    return .failure(Unplaced(reason: "the array has no element \(index)"))
+                }
+                step = .index(index)
+            case (.array(let array), .id(let json)):
+                let id = CodedNode.parsing(Data(json.utf8))
+                guard let index = array.firstIndex(where: { Self.id(of: $0) == id && id != nil }) else {
+                    return .failure(Unplaced(reason: "the array has no element with id \(json)"))
+                }
+                step = .index(index)
+            case (.array(let array), .key(let json)):
+                // A dictionary whose keys are neither text nor integers: [key, value, key, value, …].
+                let key = CodedNode.parsing(Data(json.utf8))
+                guard array.count.isMultiple(of: 2),
+                    let pair = stride(from: 0, to: array.count, by: 2).first(where: { array[$0] == key })
+                else { return .failure(Unplaced(reason: "the dictionary has no key \(json)")) }
+                step = .index(pair + 1)
+            default:
+                return .failure(Unplaced(reason: "\(component) does not name a place in the stored value"))
+            }
+            steps.append(step)
+            switch (node, step) {
+            case (.object(let object), .property(let key)): node = object[key]!
+            case (.array(let array), .index(let index)): node = array[index]
+            default: break
+            }
+        }
+        return .success((steps, node))
+    }
+
+    /// Why a path names no place.
+    private struct Unplaced: Error {
+        let reason: String
+    }
+
+    /// What lies at a path, as ``lookup(_:)`` finds it.
+    package enum Lookup: Equatable {
+        /// A value, as JSON text.
+        case found(String)
+        /// Nothing: the last step names a key its object lacks (an optional left out of the JSON).
+        case absent
+        /// The path leads nowhere, for this reason.
+        case invalid(String)
+    }
+
+    /// What lies at `path`: property names are keys, dictionary keys entries, indices and ids
+    /// elements, as stored changes name them.
+    ///
+    /// - Parameter path: The components from the root.
+    package func lookup(_ path: ArraySlice<PathComponent>) -> Lookup {
+        switch Self.place(path, in: root) {
+        case .success((_, let node?)):
+            var text = ""
+            node.write(into: &text)
+            return .found(text)
+        case .success: return .absent
+        case .failure(let unplaced): return .invalid(unplaced.reason)
+        }
+    }
+
+    // MARK: - Nodes
+
+    /// The text an object keys an entry by: a `String` key itself, an `Int` key in decimal.
+    private static func objectKey(_ key: CodedNode) -> String? {
+        switch key {
+        case .string(let text): text
+        case .integer(let integer): String(integer)
+        default: nil
+        }
+    }
+
+    /// Whether two array elements are the same one, as reverting an array's change asks: by
+    /// their `"id"` when both have one (`Identifiable` elements), else by equality.
+    private static func sameIdentity(_ a: CodedNode, _ b: CodedNode) -> Bool {
+        if let first = id(of: a), let second = id(of: b) { return first == second }
+        return a == b
+    }
+
+    /// An element's `"id"`, when it is an object with one.
+    private static func id(of element: CodedNode) -> CodedNode? {
+        guard case .object(let object) = element else { return nil }
+        return object["id"]
+    }
+
+    /// The bytes a `Data` node holds (base64, or a storage's own form such as a blob reference),
+    /// read by the records' decoder.
+    private func bytes(_ node: CodedNode) -> Data? {
+        var text = "["
+        node.write(into: &text)
+        text += "]"
+        return (try? decoder.decode([Data].self, from: Data(text.utf8)))?.first
+    }
+
+    private static func text(_ node: CodedNode) -> String {
+        var text = ""
+        node.write(into: &text)
+        return text.count <= 60 ? text : String(text.prefix(57)) + "…"
+    }
+
+}

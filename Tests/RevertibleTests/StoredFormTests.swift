@@ -1,0 +1,162 @@
+import Foundation
+import Revertible
+import TestSupport
+import Testing
+
+/// Stored records replayed on a value's JSON, without its type: what a store does when an app's
+/// new model can no longer read a change its old model made.
+@Suite struct StoredFormTests {
+    /// The JSON of `value`, as records and checkpoints encode it.
+    static func json<Value: Encodable>(_ value: Value) throws -> String {
+        String(decoding: try ChangeRecord.makeEncoder().encode(value), as: UTF8.self)
+    }
+
+    /// `json` reverted by `records` (redone when `inverted`), decoded as a `Value`.
+    static func replayed<Value: Decodable>(
+        _ json: String, _ records: [ChangeRecord], inverted: Bool, as _: Value.Type
+    ) throws -> Value {
+        var form = try StoredForm(json: json, decoder: ChangeRecord.makeDecoder())
+        try form.revert(records, inverted: inverted)
+        return try ChangeRecord.makeDecoder().decode(Value.self, from: Data(form.json.utf8))
+    }
+
+    /// Every random step's records, replayed on the JSON of either side, give the other side:
+    /// every kind of change (whole values, text and byte ranges, arrays by id and by position,
+    /// dictionaries, sets, enum payloads, optionals).
+    @Test(arguments: Soak.batches(usually: 4))
+    func randomEditsReplayOnTheStoredFormExactly(batch: UInt64) throws {
+        let seed = 0x5703_ED00 + batch
+        var kinds: Set<String> = []
+        try RandomEdits.walk(seed: seed, steps: 400, maximumEdits: 4) { step, original, edited in
+            guard let reversion = edited.reversion(to: original) else { return }
+            let records = try reversion.records()
+            kinds.formUnion(records.map(\.kind))
+            let redone = try Self.replayed(Self.json(original), records, inverted: true, as: Document.self)
+            try #require(RandomEdits.same(redone, edited), "seed \(seed) step \(step): redo")
+            let reverted = try Self.replayed(Self.json(edited), records, inverted: false, as: Document.self)
+            try #require(RandomEdits.same(reverted, original), "seed \(seed) step \(step): revert")
+        }
+        #expect(kinds == ["replace", "text", "bytes", "elements", "members", "entries"], "seed \(seed)")
+    }
+
+    /// Dictionaries whose JSON is an array of keys and values (a key that is not text or a
+    /// number), dictionaries with `Int` keys, arrays of arrays changed by position, and an
+    /// optional struct.
+    struct Keyed: Versionable, Equatable, Codable {
+        struct Point: Hashable, Codable { var x: Int }
+        struct Note: Versionable, Equatable, Codable { var text: String }
+
+        var byPoint: [Point: String] = [:]
+        var byNumber: [Int: String] = [:]
+        var rows: [[Int]] = []
+        var note: Note?
+
+        mutating func edit(using generator: inout SeededGenerator) {
+            let word = ["a", "b", "", "long text"].randomElement(using: &generator)!
+            switch Int.random(in: 0..<5, using: &generator) {
+            case 0:
+                byPoint[Point(x: Int.random(in: 0..<4, using: &generator))] =
+                    Bool.random(using: &generator) ? nil : word
+            case 1:
+                byNumber[Int.random(in: -2..<3, using: &generator)] =
+                    Bool.random(using: &generator) ? nil : word
+            case 2:
+                if rows.isEmpty || Bool.random(using: &generator) {
+                    rows.append([Int.random(in: 0..<3, using: &generator)])
+                } else {
+                    rows[Int.random(in: 0..<rows.count, using: &generator)].append(1)
+                }
+            case 3: if !rows.isEmpty { rows.remove(at: Int.random(in: 0..<rows.count, using: &generator)) }
+            default:
+                note =
+                    note == nil
+                    ? Note(text: word) : Bool.random(using: &generator) ? nil : Note(text: word + "!")
+            }
+        }
+    }
+
+    @Test func keyedPositionedAndOptionalChangesReplayExactly() throws {
+        var generator = SeededGenerator(seed: 0x5703_ED77)
+        var value = Keyed()
+        var paths: Set<String> = []
+        for step in 0..<600 {
+            let original = value
+            for _ in 0..<Int.random(in: 1...3, using: &generator) { value.edit(using: &generator) }
+            guard let reversion = value.reversion(to: original) else { continue }
+            let records = try reversion.records()
+            paths.formUnion(
+                records.map { "\($0.path.components.first.map { "\($0)" } ?? "")\($0.path.components.count)" }
+            )
+            #expect(
+                try Self.replayed(Self.json(original), records, inverted: true, as: Keyed.self) == value,
+                "step \(step)")
+            #expect(
+                try Self.replayed(Self.json(value), records, inverted: false, as: Keyed.self) == original,
+                "step \(step)")
+        }
+        // Changes inside an element by position, inside an entry by key, inside the optional.
+        #expect(paths.isSuperset(of: [".rows2", ".byPoint1", ".byNumber2", ".note2"]), "\(paths.sorted())")
+    }
+
+    /// A tree at neither side of a record is refused, and left as it was.
+    @Test func aTreeAtAnotherVersionIsRefusedAndUnchanged() throws {
+        let old = Document.empty
+        var new = old
+        new.title = "Draft"
+        new.items = [.init(id: 1, name: "one", done: false, tags: [])]
+        let records = try #require(new.reversion(to: old)).records()
+        var elsewhere = old
+        elsewhere.title = "Other"
+        let json = try Self.json(elsewhere)
+        var form = try StoredForm(json: json, decoder: ChangeRecord.makeDecoder())
+        #expect(throws: ReversionError.wrongVersion(path: "title", reason: #"expected "", found "Other""#)) {
+            try form.revert(records, inverted: true)
+        }
+        #expect(form.json == (try StoredForm(json: json, decoder: ChangeRecord.makeDecoder()).json))
+    }
+
+    /// A path that names no place, and a kind the stored form has no meaning for, are refused.
+    @Test func unknownPlacesAndKindsAreRefused() throws {
+        let json = try Self.json(Document.empty)
+        var form = try StoredForm(json: json, decoder: ChangeRecord.makeDecoder())
+        let payload = Data(#"{"old":1,"new":2}"#.utf8)
+        #expect(throws: ReversionError.pathNotFound(path: "items[id: 4].name", type: "JSON")) {
+            try form.revert(
+                [ChangeRecord(path: "items[id: 4].name", kind: "replace", payload: payload)], inverted: true)
+        }
+        #expect(throws: ReversionError.pathNotFound(path: "missing.part", type: "JSON")) {
+            try form.revert(
+                [ChangeRecord(path: "missing.part", kind: "replace", payload: payload)], inverted: true)
+        }
+        #expect {
+            try form.revert([ChangeRecord(path: "count", kind: "custom", payload: payload)], inverted: true)
+        } throws: { error in
+            guard case .undecodable("count", "JSON", let reason) = error as? ReversionError else {
+                return false
+            }
+            return reason
+                == #"a "custom" change is a patch of the app's own type: applying it needs that type"#
+        }
+        #expect(form.json == (try StoredForm(json: json, decoder: ChangeRecord.makeDecoder()).json))
+    }
+
+    /// Numbers that neither `Int64` nor `Double` holds exactly keep every digit.
+    struct Wide: Versionable, Equatable, Codable {
+        var hash: UInt64
+        var amount: Decimal
+        var other: Int = 0
+    }
+
+    @Test func numbersPastInt64AndLongDecimalsKeepEveryDigit() throws {
+        let old = Wide(hash: .max - 1, amount: Decimal(string: "12345678901234567890.123456789")!)
+        var new = old
+        new.other = 1
+        let records = try #require(new.reversion(to: old)).records()
+        #expect(try Self.replayed(Self.json(old), records, inverted: true, as: Wide.self) == new)
+        var hashed = old
+        hashed.hash = .max
+        let replaced = try #require(hashed.reversion(to: old)).records()
+        #expect(try Self.replayed(Self.json(old), replaced, inverted: true, as: Wide.self) == hashed)
+        #expect(try Self.replayed(Self.json(hashed), replaced, inverted: false, as: Wide.self) == old)
+    }
+}
