@@ -23,7 +23,10 @@ extension KeepsakeStore {
     /// Opens the durable history called `name`, creating it with `initialValue` if the store
     /// has none by that name.
     ///
-    /// Opening reads the newest checkpoint and the changes after it, never the whole past.
+    /// Opening reads the newest checkpoint and the changes after it, never the whole past. A
+    /// change `Value` can no longer read (the app changed its model after a run that did not
+    /// close the history) is replayed on the checkpoint's stored JSON, and the result decoded
+    /// as `Value`; see <doc:ChangingYourModel>.
     ///
     /// - Parameters:
     ///   - name: The history's name, such as a document id; any string.

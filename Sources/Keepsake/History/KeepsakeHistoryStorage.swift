@@ -85,12 +85,15 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         }
         (id, current) = (state.id, state.value)
         adopt(state)
-        // Opening writes only what it read: a limit changed, a change held when the last writer
-        // stopped. Another process opening the same history at the same moment (a document
+        // Opening writes only what it read: a value replayed on its stored form, a limit
+        // changed, a change held when the last writer stopped. Another process opening the same history at the same moment (a document
         // opened twice) may write it first; this one then reads the history again and writes
         // what is left, rather than refusing to open.
         for attempt in 0... {
             do throws(KeepsakeError) {
+                // Replayed on the stored form: stored whole in today's model, so that the next
+                // open (and the next checkpoint, built from this one) replays nothing old.
+                if state.replayedStoredForm, !store.options.readOnly { try writeCheckpoint() }
                 // A read-only store keeps its stored limit: opening must not write.
                 if maximumVersions != limit, !store.options.readOnly { try storeLimit(maximumVersions) }
                 if let held = state.pending, !store.options.readOnly { try recordHeldChange(held) }
@@ -153,6 +156,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         var pending: Value?
         /// The digest of its rows the counters hold.
         var heldDigest: Int64?
+        /// Whether the changes since the checkpoint were replayed on its stored form, today's
+        /// model not reading one of them: the value opened wants a checkpoint of its own.
+        var replayedStoredForm = false
     }
 
     /// Reads the current value and the stack sizes of history `name`, or `nil` when there is
@@ -185,10 +191,24 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 throw KeepsakeError.damaged(
                     history: name, reason: "it has no stored value, not even its base value")
             }
-            var value: Value = try rows.decodeStored(checkpoint.json, history: name, template: initialValue)
             let replay = try rows.appliedVersions(after: checkpoint.position)
-            for version in replay {
-                try Self.apply(rows, version, to: &value, inverted: true, history: name)
+            // The changes since the checkpoint are replayed on today's model; when it can no
+            // longer read one (the app changed the model after a run that did not close the
+            // history), on the checkpoint's stored form instead, as the old model wrote both.
+            var form: StoredForm?
+            var value: Value
+            do {
+                value = try rows.decodeStored(checkpoint.json, history: name, template: initialValue)
+                for version in replay {
+                    try Self.apply(rows, version, to: &value, inverted: true, history: name)
+                }
+            } catch let error as KeepsakeError {
+                // Failing that too, the error of today's model says which change and where.
+                guard case .reversion = error,
+                    let replayed = try? Self.storedForm(rows, checkpoint.json, replaying: replay),
+                    let decoded = try? rows.decodeStored(replayed.json, history: name, template: initialValue)
+                else { throw error }
+                (form, value) = (replayed, decoded)
             }
             let level = try rows.scopeCount() - 1
             try rows.checkLoaded(
@@ -202,16 +222,42 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                         records: held, resolvingAgainst: value, inverted: true, decoder: blobs.decoder
                     ).reverted(value)
                 } catch {
-                    throw KeepsakeError.undecodableValue(
-                        history: name, reason: "its change held back by debouncing does not apply: \(error)")
+                    guard
+                        var heldForm = try? form ?? Self.storedForm(rows, checkpoint.json, replaying: replay),
+                        (try? heldForm.revert(blobs.inliningBlobs(in: held), inverted: true)) != nil,
+                        let heldValue = try? rows.decodeStored(
+                            heldForm.json, history: name, template: initialValue)
+                    else {
+                        throw KeepsakeError.undecodableValue(
+                            history: name,
+                            reason: "its change held back by debouncing does not apply: \(error)")
+                    }
+                    pending = heldValue
                 }
             }
             return LoadedState(
                 id: row.id, revision: row.revision, limit: row.limit, counts: row.counts, value: value,
                 level: level, replayed: replay.count,
                 checkpointBytes: checkpoint.json.utf8.count + (try rows.blobBytes(inJSON: checkpoint.json)),
-                lastPosition: try rows.maxPosition(), pending: pending, heldDigest: stored.held)
+                lastPosition: try rows.maxPosition(), pending: pending, heldDigest: stored.held,
+                replayedStoredForm: form != nil)
         }
+    }
+
+    /// The checkpoint's stored form (its JSON, blobs inlined) with `versions` redone on it,
+    /// oldest first: what opening replays when today's model cannot read a change an earlier
+    /// model stored.
+    private static func storedForm(
+        _ rows: HistoryRows, _ json: String, replaying versions: [HistoryRows.Version]
+    )
+        throws -> StoredForm
+    {
+        let blobs = rows.blobs
+        var form = try StoredForm(json: try blobs.inliningBlobs(in: json), decoder: blobs.decoder)
+        for version in versions {
+            try form.revert(try blobs.inliningBlobs(in: rows.records(of: version)), inverted: true)
+        }
+        return form
     }
 
     /// The stored reversion of `version`, resolved against `value`.

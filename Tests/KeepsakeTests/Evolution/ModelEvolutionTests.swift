@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Keepsake
@@ -47,6 +48,18 @@ enum OldApp {
         try store.history("other", initialValue: versions[3]).append(versions[4])
         try Caretaker(store: store).save(versions[4], as: "v4")
         if closing { try history.close() }
+    }
+
+    /// Writes history "doc" (every version), then holds back a change by debouncing (a tag
+    /// added) and stops without closing it, as an app killed while the user typed.
+    @MainActor static func writeHolding(path: String) throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: versions[0])
+        for version in versions.dropFirst() { try history.append(version) }
+        history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        var held = versions[8]
+        held.tags.append("z")
+        try history.append(held)
+        #expect(history.versionCount == 8)
     }
 }
 
@@ -308,27 +321,34 @@ enum OldApp {
             var note: String
             var kind: OldApp.Kind
         }
+
+        /// The old app's versions, as this model has them.
+        static let versions = OldApp.versions.map {
+            Doc(title: $0.title, count: $0.count, tags: Set($0.tags), note: $0.note, kind: $0.kind)
+        }
+
+        /// Expects undoing `history` to fail at version 7, which changed the array this model
+        /// keeps as a set: its stored change is an array's, and says so, naming history,
+        /// version and path.
+        @MainActor static func expectVersion7Refused(_ history: KeepsakeHistory<Doc>) {
+            #expect {
+                try history.undo()
+            } throws: { error in
+                guard case .reversion("doc", 7, .undecodable(let path, _, _)) = error as? KeepsakeError else {
+                    return false
+                }
+                return path == [.property("tags")]
+            }
+        }
     }
 
     @Test func anUndeclaredChangeFailsOnlyTheVersionsThatTouchIt() async throws {
         let path = try await oldStore(closing: true)
-        let expected = OldApp.versions.map {
-            Incompatible.Doc(
-                title: $0.title, count: $0.count, tags: Set($0.tags), note: $0.note, kind: $0.kind)
-        }
+        let expected = Incompatible.versions
         let history = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
         #expect(history.value == expected[8])
         #expect(try history.undo() == expected[7])
-        // Version 7 changed the array the model now keeps as a set: its stored change is an
-        // array's, and says so, naming history, version and path.
-        #expect {
-            try history.undo()
-        } throws: { error in
-            guard case .reversion("doc", 7, .undecodable(let path, _, _)) = error as? KeepsakeError else {
-                return false
-            }
-            return path == [.property("tags")]
-        }
+        Incompatible.expectVersion7Refused(history)
         #expect(history.value == expected[7])
         #expect(try history.redo() == expected[8])
         // Every other history and snapshot keep working.
@@ -338,13 +358,74 @@ enum OldApp {
         #expect(try Caretaker(store: store).restore("v4", as: Incompatible.Doc.self) == expected[4])
     }
 
-    /// The limit of the rule above: a history the old app did not close (it crashed, or was
-    /// killed) is opened by replaying the changes stored since its newest checkpoint — here all
-    /// of them, from its base value — and the first that the new model cannot read fails the
-    /// open, naming its version and path. Other histories and snapshots keep working.
-    @Test func anUndeclaredChangeSinceTheNewestCheckpointFailsTheOpenNamingIt() async throws {
+    /// A history the old app did not close (it crashed, or was killed) is opened by replaying
+    /// the changes stored since its newest checkpoint — here all of them, from its base value.
+    /// When the new model cannot read one, they are replayed on the checkpoint's stored form, as
+    /// the old model wrote both, and the result is decoded with the new model: the history
+    /// opens as it would have had the old app closed it, and stores a checkpoint so that the
+    /// next open replays nothing old.
+    @Test func anUndeclaredChangeSinceTheNewestCheckpointIsReplayedOnTheStoredForm() async throws {
         let path = try await oldStore(closing: false)
-        let initial = Incompatible.Doc(title: "", count: 0, tags: [], note: "", kind: .a)
+        let expected = Incompatible.versions
+        let checkpoints = {
+            try KeepsakeStore(path: path).database.read {
+                try $0.query(
+                    "SELECT c.position FROM checkpoint c JOIN history h ON h.id = c.history_id WHERE h.name = 'doc' ORDER BY c.position"
+                ) { $0.int64(0) }
+            }
+        }
+        #expect(try checkpoints() == [nil])
+        // Read-only, it opens without writing anything.
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let readOnly = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try readOnly.history("doc", initialValue: expected[0]).value == expected[8])
+        readOnly.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
+        #expect(history.value == expected[8] && history.versionCount == 8)
+        #expect(try checkpoints() == [nil, 8])
+        // Undo then behaves as after a close: the array's own change, version 7, is refused.
+        #expect(try history.undo() == expected[7])
+        Incompatible.expectVersion7Refused(history)
+        #expect(try history.redo() == expected[8])
+        var next = expected[8]
+        next.tags.insert("z")
+        try history.append(next)
+        try history.close()
+        // Reopened, nothing old is replayed: the new model reads the checkpoint and its own change.
+        let reopened = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
+        #expect(reopened.value == next && reopened.versionCount == 9)
+        #expect(try reopened.undo() == expected[8])
+        let store = try KeepsakeStore(path: path)
+        let other = try store.history("other", initialValue: expected[0])
+        #expect(other.value.tags == ["x"] && other.value.note == "n1")
+        #expect(try store.verify().problems == [])
+    }
+
+    /// A change the old app held back by debouncing when it stopped is replayed the same way,
+    /// and recorded as a version of the new model.
+    @Test func aHeldChangeTheNewModelCannotReadIsReplayedOnTheStoredForm() async throws {
+        let path = directory.path("held.keepsake")
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            try await OldApp.writeHolding(path: path)
+        }
+        let expected = Incompatible.versions
+        var held = expected[8]
+        held.tags.insert("z")
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
+        #expect(history.value == held && history.versionCount == 9)
+        #expect(try history.undo() == expected[8])
+        #expect(try history.redo() == held)
+        #expect(try history.durableStorage!.store.verify().problems == [])
+    }
+
+    /// When the stored form does not help either — its result does not decode as the new model
+    /// — opening fails with the error of the first change the new model could not read, and
+    /// every other history and snapshot keeps working.
+    @Test func aChangeNeitherTheModelNorItsStoredFormCanReadFailsTheOpenNamingIt() async throws {
+        let path = try await oldStore(closing: false)
+        let initial = Retyped.Doc(title: "", count: 0, tags: [], note: "", kind: .a)
         #expect {
             try KeepsakeStore(path: path).history("doc", initialValue: initial)
         } throws: { error in
@@ -354,9 +435,18 @@ enum OldApp {
             return path == [.property("tags")]
         }
         let store = try KeepsakeStore(path: path)
-        let other = try store.history("other", initialValue: initial)
-        #expect(other.value.tags == ["x"] && other.value.note == "n1")
+        #expect(try store.history("new", initialValue: initial).value == initial)
         #expect(try store.verify().problems == [])
+    }
+
+    enum Retyped {
+        struct Doc: Versionable, Equatable, Codable {
+            var title: String
+            var count: Int
+            var tags: [Int]
+            var note: String
+            var kind: OldApp.Kind
+        }
     }
 }
 
