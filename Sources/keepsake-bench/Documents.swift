@@ -22,6 +22,22 @@ struct BigDocument: Versionable, Equatable, Codable {
     }
 }
 
+/// ``BigDocument`` after an app update that dropped `Identifiable` from its items: the stored
+/// changes inside an item name it by id, which this model's array, tracked by position, cannot
+/// resolve, so opening replays them on the stored JSON.
+struct UpdatedBigDocument: Versionable, Equatable, Codable {
+    struct Item: Versionable, Equatable, Codable {
+        var id: Int
+        var title: String
+        var done: Bool
+        var priority: Int
+    }
+
+    var title = ""
+    var attachment = Data()
+    var items: [Item] = []
+}
+
 /// What the small documents' edits change, and the edits themselves.
 protocol SmallFields: Versionable, Equatable, Codable {
     init()

@@ -491,6 +491,32 @@ func scribblePadding(_ items: inout [BigDocument.Item], with byte: UInt8 = 0xA5)
             try history.append(document)
         }
     }
+    // After an app update whose model cannot read the changes stored since the newest
+    // checkpoint (items no longer `Identifiable`): opening replays them on the checkpoint's
+    // stored JSON. Read-only, so that every run replays the same changes.
+    let readOnly = try KeepsakeStore(path: path("reopen-big.keepsake"), options: .init(readOnly: true))
+    let replayed = try {
+        let connection = try SQLiteConnection(path: path("reopen-big.keepsake"))
+        defer { connection.close() }
+        return try connection.scalarInt(
+            "SELECT count(*) FROM version WHERE position > coalesce((SELECT max(position) FROM checkpoint), 0)"
+        ) ?? 0
+    }()
+    record(scenario, "big document: versions since its newest checkpoint", Double(replayed), "versions")
+    let typed = try Measure.sample(runs: heavyRuns) {
+        _ = try readOnly.history(
+            "big", initialValue: BigDocument.make(items: 0, bytes: 0), maximumVersions: nil)
+    }
+    let storedForm = try Measure.sample(runs: heavyRuns) {
+        _ = try readOnly.history("big", initialValue: UpdatedBigDocument(), maximumVersions: nil)
+    }
+    record(scenario, "big document, read-only open replaying them by the model", typed)
+    record(scenario, "the same replayed on stored JSON (the model changed)", storedForm)
+    ratio(
+        scenario, "replayed on stored JSON ÷ by the model",
+        storedForm.p50.seconds / typed.p50.seconds)
+    readOnly.close()
+
     let spawn = try Measure.sample(runs: heavyRuns) { try child(["--noop-child"]) }
     record(scenario, "baseline: start and end an empty process", spawn)
     var fresh: [String: Measure.Percentiles] = [:]
@@ -694,6 +720,7 @@ func cell(_ figure: Figure) -> String {
             figure.value < 10_000 ? "\(Int(figure.value)) B" : String(format: "%.1f KiB", figure.value / 1024)
     case "%": value = digits(figure, 0) + "%"
     case "pages": value = digits(figure, 1) + " pages"
+    case "versions": value = "\(Int(figure.value)) versions"
     default: value = digits(figure, 1) + figure.unit
     }
     guard let target = figure.target else { return value }

@@ -27,10 +27,15 @@ import Testing
     func randomEditsReplayOnTheStoredFormExactly(batch: UInt64) throws {
         let seed = 0x5703_ED00 + batch
         var kinds: Set<String> = []
+        // One form that every step is redone on in turn, as opening a history replays them.
+        var running = try StoredForm(json: Self.json(Document.empty))
         try RandomEdits.walk(seed: seed, steps: 400, maximumEdits: 4) { step, original, edited in
             guard let reversion = edited.reversion(to: original) else { return }
             let records = try reversion.records()
             kinds.formUnion(records.map(\.kind))
+            try running.revert(records, inverted: true)
+            let reached = try ChangeRecord.makeDecoder().decode(Document.self, from: Data(running.json.utf8))
+            try #require(RandomEdits.same(reached, edited), "seed \(seed) step \(step): replayed in turn")
             let redone = try Self.replayed(Self.json(original), records, inverted: true, as: Document.self)
             try #require(RandomEdits.same(redone, edited), "seed \(seed) step \(step): redo")
             let reverted = try Self.replayed(Self.json(edited), records, inverted: false, as: Document.self)

@@ -253,7 +253,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         throws -> StoredForm
     {
         let blobs = rows.blobs
-        var form = try StoredForm(json: try blobs.inliningBlobs(in: json), decoder: blobs.decoder)
+        var form = try StoredForm(json: json, decoder: blobs.decoder)
+        try blobs.inlineBlobs(in: &form)
         for version in versions {
             try form.revert(try blobs.inliningBlobs(in: rows.records(of: version)), inverted: true)
         }

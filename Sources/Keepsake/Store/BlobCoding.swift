@@ -63,11 +63,14 @@ final class BlobCoding: @unchecked Sendable {
     /// decodes with a plain decoder after the connection is released.
     func inliningBlobs(in json: String) throws -> String {
         guard json.contains("\"$blob\"") else { return json }
-        let object = try JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])
-        let inlined = try inline(object)
-        let data = try JSONSerialization.data(
-            withJSONObject: inlined, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+        var form = try StoredForm(json: json)
+        try inlineBlobs(in: &form)
+        return form.json
+    }
+
+    /// `form` with every `{"$blob": id}` replaced by the blob's bytes in base64.
+    func inlineBlobs(in form: inout StoredForm) throws {
+        try form.inline("$blob") { try load($0, codingPath: []).base64EncodedString() }
     }
 
     /// `records` with every blob in their patches inlined (``inliningBlobs(in:)-(String)``), for
@@ -78,20 +81,6 @@ final class BlobCoding: @unchecked Sendable {
             guard record.payload.range(of: Data("\"$blob\"".utf8)) != nil else { return record }
             let payload = try inliningBlobs(in: String(decoding: record.payload, as: UTF8.self))
             return ChangeRecord(path: record.path, kind: record.kind, payload: Data(payload.utf8))
-        }
-    }
-
-    private func inline(_ object: Any) throws -> Any {
-        switch object {
-        case let dictionary as [String: Any]:
-            if dictionary.count == 1, let id = dictionary["$blob"] as? NSNumber {
-                return try load(id.int64Value, codingPath: []).base64EncodedString()
-            }
-            return try dictionary.mapValues(inline)
-        case let array as [Any]:
-            return try array.map(inline)
-        default:
-            return object
         }
     }
 

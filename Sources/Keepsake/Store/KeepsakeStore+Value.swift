@@ -62,10 +62,11 @@ extension KeepsakeStore {
             // Blobs' bytes inlined in base64, as `JSONEncoder` writes `Data`.
             var form: StoredForm
             do {
-                form = try StoredForm(json: try blobs.inliningBlobs(in: base), decoder: blobs.decoder)
+                form = try StoredForm(json: base, decoder: blobs.decoder)
             } catch {
                 throw KeepsakeError.damaged(history: name, reason: "its base value is not JSON")
             }
+            try blobs.inlineBlobs(in: &form)
             for entry in chain {
                 do {
                     try form.revert(

@@ -137,31 +137,30 @@ extension CodedNode {
         }
     }
 
-    /// Puts `node` at `path` (removes the key for `nil`); `false` when the path leads nowhere.
+    /// Puts `node` at `path` (removes the key for `nil`); `false`, with nothing changed, when
+    /// the path leads nowhere. A container this tree alone holds changes in place, not copied:
+    /// replaying many changes on a large tree costs what they touch.
     mutating func replace(at path: ArraySlice<PathComponent>, with node: CodedNode?) -> Bool {
-        guard let component = path.first else {
+        switch path.first {
+        case nil:
             guard let node else { return false }
             self = node
             return true
-        }
-        switch (self, component) {
-        case (.object(var object), .property(let key)):
-            if path.count == 1 {
+        case .property(let key)?:
+            guard case .object(var object) = self, path.count == 1 || object[key] != nil else { return false }
+            // This tree's own reference let go, `object` is the only one.
+            self = .null
+            defer { self = .object(object) }
+            guard path.count > 1 else {
                 object[key] = node
-            } else {
-                guard var child = object[key], child.replace(at: path.dropFirst(), with: node) else {
-                    return false
-                }
-                object[key] = child
+                return true
             }
-            self = .object(object)
-            return true
-        case (.array(var array), .index(let index)):
-            guard array.indices.contains(index), array[index].replace(at: path.dropFirst(), with: node) else {
-                return false
-            }
-            self = .array(array)
-            return true
+            return object[key]!.replace(at: path.dropFirst(), with: node)
+        case .index(let index)?:
+            guard case .array(var array) = self, array.indices.contains(index) else { return false }
+            self = .null
+            defer { self = .array(array) }
+            return array[index].replace(at: path.dropFirst(), with: node)
         default:
             return false
         }

@@ -18,6 +18,9 @@ package struct StoredForm: Equatable {
     /// Reads `Data` and the range patches of `String` and `Data` values, as the records' writer
     /// encoded them.
     private let decoder: JSONDecoder
+    /// Where elements were found by id, so that replaying a thousand changes inside one large
+    /// array does not search it a thousand times.
+    private let positions = ElementPositions()
 
     /// Parses `json`.
     ///
@@ -31,6 +34,18 @@ package struct StoredForm: Equatable {
 
     /// Whether both hold the same JSON value (numbers compared by value, keys in any order).
     package static func == (a: Self, b: Self) -> Bool { a.root == b.root }
+
+    /// Replaces every object whose one member is `key`, holding an integer, with the text
+    /// `text` gives for that integer: how a storage puts back what it keeps apart from the JSON
+    /// (Keepsake's `{"$blob": id}`, with the blob's bytes in base64).
+    ///
+    /// - Parameters:
+    ///   - key: The member that marks such an object.
+    ///   - text: The text for the integer it holds.
+    /// - Throws: What `text` throws; the tree is then partly replaced.
+    package mutating func inline(_ key: String, _ text: (Int64) throws -> String) rethrows {
+        try root.inline(key, text)
+    }
 
     /// The tree as JSON text, keys sorted.
     package var json: String {
@@ -313,7 +328,7 @@ package struct StoredForm: Equatable {
     private func locate(_ path: PathDescriptor, in tree: CodedNode) throws(ReversionError)
         -> (steps: [PathComponent], node: CodedNode?)
     {
-        switch Self.place(path.components[...], in: tree) {
+        switch Self.place(path.components[...], in: tree, positions: positions) {
         case .success(let place): return place
         case .failure: throw .pathNotFound(path: path, type: "JSON")
         }
@@ -321,7 +336,9 @@ package struct StoredForm: Equatable {
 
     /// The steps `path` takes through `tree` and the node there (`nil`: absent), or why it
     /// names no place.
-    private static func place(_ path: ArraySlice<PathComponent>, in tree: CodedNode) -> Result<
+    private static func place(
+        _ path: ArraySlice<PathComponent>, in tree: CodedNode, positions: ElementPositions? = nil
+    ) -> Result<
         (steps: [PathComponent], node: CodedNode?), Unplaced
     > {
         var steps: [PathComponent] = []
@@ -349,10 +366,10 @@ package struct StoredForm: Equatable {
                 }
                 step = .index(index)
             case (.array(let array), .id(let json)):
-                let id = CodedNode.parsing(Data(json.utf8))
-                guard let index = array.firstIndex(where: { Self.id(of: $0) == id && id != nil }) else {
-                    return .failure(Unplaced(reason: "the array has no element with id \(json)"))
-                }
+                guard let id = CodedNode.parsing(Data(json.utf8)),
+                    let index = positions?.position(of: id, in: array, at: steps)
+                        ?? array.firstIndex(where: { Self.id(of: $0) == id })
+                else { return .failure(Unplaced(reason: "the array has no element with id \(json)")) }
                 step = .index(index)
             case (.array(let array), .key(let json)):
                 // A dictionary whose keys are neither text nor integers: [key, value, key, value, …].
@@ -372,6 +389,30 @@ package struct StoredForm: Equatable {
             }
         }
         return .success((steps, node))
+    }
+
+    /// The positions of an array's elements by id, remembered per array: a hint, checked
+    /// before use — an element found there with another id (the array changed since) has them
+    /// found again.
+    private final class ElementPositions {
+        private var byArray: [[PathComponent]: [CodedNode: Int]] = [:]
+
+        /// Where the element with `id` is in `array`, which lies at `path`; `nil` when none has it.
+        func position(of id: CodedNode, in array: [CodedNode], at path: [PathComponent]) -> Int? {
+            if let position = byArray[path]?[id], array.indices.contains(position),
+                StoredForm.id(of: array[position]) == id
+            {
+                return position
+            }
+            var positions: [CodedNode: Int] = [:]
+            for (position, element) in zip(array.indices, array) {
+                if let elementID = StoredForm.id(of: element), positions[elementID] == nil {
+                    positions[elementID] = position
+                }
+            }
+            byArray[path] = positions
+            return positions[id]
+        }
     }
 
     /// Why a path names no place.
@@ -443,4 +484,30 @@ package struct StoredForm: Equatable {
         return text.count <= 60 ? text : String(text.prefix(57)) + "…"
     }
 
+}
+
+extension CodedNode {
+    /// See ``StoredForm/inline(_:_:)``: in place, a container this tree alone holds not copied.
+    fileprivate mutating func inline(_ key: String, _ text: (Int64) throws -> String) rethrows {
+        switch self {
+        case .object(var object):
+            if object.count == 1, case .integer(let id)? = object[key] {
+                self = .string(try text(id))
+                return
+            }
+            self = .null
+            defer { self = .object(object) }
+            var index = object.startIndex
+            while index != object.endIndex {
+                try object.values[index].inline(key, text)
+                object.formIndex(after: &index)
+            }
+        case .array(var array):
+            self = .null
+            defer { self = .array(array) }
+            for index in array.indices { try array[index].inline(key, text) }
+        default:
+            break
+        }
+    }
 }
