@@ -131,7 +131,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 VALUES (?, ?, ?, ?, ?)
                 """,
                 [
-                    .text(name), .text(String(reflecting: Value.self)), .real(HistoryRows.now()),
+                    .text(name), .text(Caretaker.stableName(of: Value.self)), .real(HistoryRows.now()),
                     .real(HistoryRows.now()), limit.map { .integer(Int64($0)) } ?? .null,
                 ])
             let id = connection.lastInsertRowID

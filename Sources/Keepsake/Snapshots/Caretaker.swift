@@ -35,11 +35,36 @@ public struct Caretaker: Sendable {
         self.scope = scope
     }
 
-    /// Where snapshots of `Value` live: the scope, then the type's name.
+    /// Where snapshots of `Value` live: the scope, then the type's name (``stableName(of:)``).
     public func namespace<Value>(for _: Value.Type) -> String {
-        let type = String(reflecting: Value.self)
+        let type = Self.stableName(of: Value.self)
         return scope.map { "\($0)/\(type)" } ?? type
     }
+
+    /// `type`'s qualified name, the same in every process: `String(reflecting:)`, with the
+    /// context of a `private`, `fileprivate` or local type — which Swift names by an address in
+    /// memory, `(unknown context at $5623266c13b4)`, different at every launch — written
+    /// `(private)`, as in `App.(private).Draft`.
+    ///
+    /// Two `private` types of one name in one module therefore share a namespace: give one of
+    /// them a scope (``init(store:scope:)``).
+    ///
+    /// - Parameter type: The type.
+    /// - Returns: Its name, such as `App.Doc` or `App.(private).Draft`.
+    public static func stableName(of type: Any.Type) -> String {
+        var name = Substring(String(reflecting: type))
+        var stable = ""
+        while let start = name.range(of: Self.anonymousContext) {
+            guard let end = name[start.upperBound...].firstIndex(of: ")") else { break }
+            stable += name[..<start.lowerBound] + Self.privateContext
+            name = name[name.index(after: end)...]
+        }
+        return stable + name
+    }
+
+    /// How `String(reflecting:)` begins an anonymous context, and what ``stableName(of:)``
+    /// writes for one.
+    private static let (anonymousContext, privateContext) = ("(unknown context at $", "(private)")
 
     /// Saves `value` under `name`.
     ///
@@ -96,14 +121,14 @@ public struct Caretaker: Sendable {
     ) throws(KeepsakeError) -> Value? {
         let namespace = namespace ?? self.namespace(for: Value.self)
         return try store.read { connection, blobs in
-            guard let id = try Self.id(connection, namespace, name) else { return nil }
+            guard let (id, stored) = try Self.id(connection, namespace, name) else { return nil }
             let rows = try connection.query(
                 "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property WHERE snapshot_id = ? ORDER BY path",
                 [.integer(id)]
             ) {
                 (
                     path: $0.text(0) ?? "",
-                    json: try Self.checkedJSON($0, blobs, namespace: namespace, name: name)
+                    json: try Self.checkedJSON($0, blobs, namespace: stored, name: name)
                 )
             }
             try Self.checkPropertyCount(connection, id: id, read: rows.count, name: name)
@@ -127,7 +152,7 @@ public struct Caretaker: Sendable {
     public func delete<Value>(_ name: String, of type: Value.Type) throws(KeepsakeError) -> Bool {
         let namespace = self.namespace(for: Value.self)
         return try store.write { connection, _ in
-            guard let id = try Self.id(connection, namespace, name) else { return false }
+            guard let (id, _) = try Self.id(connection, namespace, name) else { return false }
             try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(id)])
             return connection.changes > 0
         }
@@ -168,7 +193,7 @@ public struct Caretaker: Sendable {
             return try restore(name, as: Property.self, namespace: namespace, template: { nil })
         }
         let found: Result<Property, Missing>? = try store.read { connection, blobs in
-            guard let id = try Self.id(connection, namespace, name) else { return nil }
+            guard let (id, stored) = try Self.id(connection, namespace, name) else { return nil }
             // A value stored as one row at the root (not an object) holds every path; otherwise
             // the first component names the row to read. One query reads whichever exists.
             let top: PathDescriptor? =
@@ -180,7 +205,7 @@ public struct Caretaker: Sendable {
             ) {
                 (
                     path: $0.text(0) ?? "",
-                    json: try Self.checkedJSON($0, blobs, namespace: namespace, name: name)
+                    json: try Self.checkedJSON($0, blobs, namespace: stored, name: name)
                 )
             }
             let lookup: StoredForm.Lookup
@@ -299,13 +324,18 @@ public struct Caretaker: Sendable {
         }
     }
 
-    /// The row id of snapshot `name` in `namespace`, or `nil` when there is none, with the
-    /// name's index checked against the table: a damaged index page reads as damage, not as
-    /// another snapshot or as one never saved.
+    /// The row id of snapshot `name` in `namespace` and the namespace its row holds, or `nil`
+    /// when there is none, with the name's index checked against the table: a damaged index
+    /// page reads as damage, not as another snapshot or as one never saved.
+    ///
+    /// A namespace with a `private` type (``stableName(of:)``) also finds a snapshot an earlier
+    /// release saved under the address its type had then: the newest such one.
     ///
     /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` when the index and the
     ///   table disagree; ``SQLiteError`` from the queries.
-    static func id(_ connection: SQLiteConnection, _ namespace: String, _ name: String) throws -> Int64? {
+    static func id(_ connection: SQLiteConnection, _ namespace: String, _ name: String) throws -> (
+        id: Int64, namespace: String
+    )? {
         func damaged(_ reason: String) -> KeepsakeError {
             .undecodableSnapshot(
                 name: name, path: [], reason: "the index of snapshot names \(reason): the file is damaged")
@@ -313,11 +343,21 @@ public struct Caretaker: Sendable {
         switch try connection.keyedRow(
             in: "snapshot", columns: ["namespace", "name"], key: [namespace, name])
         {
-        case .found(let id): return id
-        case .missing: return nil
+        case .found(let id): return (id, namespace)
+        case .missing: break
         case .lostFromIndex: throw damaged("has lost it while the table holds it")
         case .misdirected: throw damaged("points it at another row")
         }
+        guard namespace.contains(privateContext) else { return nil }
+        // GLOB's own characters in the name match only themselves; each private context, any
+        // address.
+        let pattern = namespace.components(separatedBy: privateContext).map { part in
+            part.map { "*?[".contains($0) ? "[\($0)]" : String($0) }.joined()
+        }.joined(separator: anonymousContext + "*)")
+        return try connection.query(
+            "SELECT id, namespace FROM snapshot WHERE name = ? AND namespace GLOB ? ORDER BY created_at DESC, id DESC LIMIT 1",
+            [.text(name), .text(pattern)]
+        ) { (id: try $0.requiredInt64(0), namespace: $0.text(1) ?? "") }.first
     }
 }
 

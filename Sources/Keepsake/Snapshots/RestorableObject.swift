@@ -272,7 +272,7 @@ extension Caretaker {
         let namespace = self.namespace(for: Value.self)
         try store.write { connection, blobs in
             let rows = try properties(blobs.encoder)
-            if let existing = try Self.id(connection, namespace, name) {
+            if let (existing, _) = try Self.id(connection, namespace, name) {
                 guard replacingExisting else {
                     throw KeepsakeError.snapshotExists(namespace: namespace, name: name)
                 }
@@ -281,7 +281,7 @@ extension Caretaker {
             try connection.execute(
                 "INSERT INTO snapshot (namespace, name, value_type, created_at, property_count) VALUES (?, ?, ?, ?, ?)",
                 [
-                    .text(namespace), .text(name), .text(String(reflecting: Value.self)),
+                    .text(namespace), .text(name), .text(Self.stableName(of: Value.self)),
                     .real(RowClock.shared.next()), .integer(Int64(rows.count)),
                 ])
             let id = connection.lastInsertRowID
@@ -302,14 +302,14 @@ extension Caretaker {
     {
         let namespace = self.namespace(for: Value.self)
         return try store.read { connection, blobs in
-            guard let id = try Caretaker.id(connection, namespace, name) else { return nil }
+            guard let (id, stored) = try Caretaker.id(connection, namespace, name) else { return nil }
             let rows = try connection.query(
                 "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property WHERE snapshot_id = ?",
                 [.integer(id)]
             ) { row -> (String, String) in
                 let path = try PathDescriptor(parsing: row.text(0) ?? "")
                 let json = try Self.checkedJSON(
-                    row, blobs, namespace: namespace, name: name, inliningBlobs: true)
+                    row, blobs, namespace: stored, name: name, inliningBlobs: true)
                 guard case .property(let property)? = path.components.first else {
                     return (row.text(0) ?? "", json)
                 }
