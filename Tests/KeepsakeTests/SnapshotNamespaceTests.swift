@@ -62,10 +62,10 @@ private final class PrivateSettings: RestorableObject {
             ])
     }
 
-    /// Moves snapshot `saved` to `namespace` as an earlier release wrote it — the type's address
-    /// at that launch — renamed `name`, saved at `date`, with its digests.
-    func makeLegacy(
-        at path: String, _ saved: String, as name: String, namespace: String, savedAt date: Double
+    /// Moves snapshot `saved` to `namespace` — as an earlier release wrote it, say — renamed
+    /// `name`, saved at `date`, with its digests.
+    func move(
+        at path: String, _ saved: String, as name: String, to namespace: String, savedAt date: Double = 0
     )
         throws
     {
@@ -101,15 +101,15 @@ private final class PrivateSettings: RestorableObject {
         try caretaker.save(older, as: "a")
         try caretaker.save(newer, as: "b")
         try caretaker.save(older, as: "c")
-        try makeLegacy(
-            at: path, "a", as: "v1", namespace: "KeepsakeTests.(unknown context at $5623266c13b4).Draft",
+        try move(
+            at: path, "a", as: "v1", to: "KeepsakeTests.(unknown context at $5623266c13b4).Draft",
             savedAt: 100)
-        try makeLegacy(
-            at: path, "b", as: "v1", namespace: "KeepsakeTests.(unknown context at $55e2d911f49c).Draft",
+        try move(
+            at: path, "b", as: "v1", to: "KeepsakeTests.(unknown context at $55e2d911f49c).Draft",
             savedAt: 200)
         // A type of another name in the same private context is not matched.
-        try makeLegacy(
-            at: path, "c", as: "v2", namespace: "KeepsakeTests.(unknown context at $55e2d911f49c).Drafts",
+        try move(
+            at: path, "c", as: "v2", to: "KeepsakeTests.(unknown context at $55e2d911f49c).Drafts",
             savedAt: 300)
 
         let reopened = Caretaker(store: try KeepsakeStore(path: path))
@@ -125,6 +125,67 @@ private final class PrivateSettings: RestorableObject {
         try reopened.save(newer, as: "v1", replacingExisting: true)
         #expect(try reopened.restore("v1", as: Draft.self) == newer)
         #expect(try reopened.snapshots().map(\.name) == ["v1", "v2"])
+        #expect(try reopened.store.verify().problems == [])
+    }
+
+    /// `Draft` after an update that moved it into the module `NotesModel` and renamed it.
+    struct MovedDraft: Codable, Equatable, SnapshotTypeEvolution {
+        static let formerTypeNames = ["NotesApp.Draft", "NotesApp.(private).Draft"]
+        var title: String
+        var words: Int
+    }
+
+    /// The same, undeclared.
+    struct UndeclaredDraft: Codable, Equatable {
+        var title: String
+        var words: Int
+    }
+
+    final class MovedSettings: RestorableObject, SnapshotTypeEvolution {
+        static let formerTypeNames = ["NotesApp.Settings"]
+        @Restorable var theme = "dark"
+    }
+
+    /// Snapshots saved under the names a type declares it had are found under today's: read,
+    /// deleted, refused and replaced by a save.
+    @Test(arguments: [nil, "d1"])
+    func snapshotsSavedUnderAFormerTypeNameAreFound(scope: String?) throws {
+        let path = directory.path("moved-\(scope ?? "none").keepsake")
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path), scope: scope)
+        let prefix = scope.map { "\($0)/" } ?? ""
+        let (first, second) = (MovedDraft(title: "first", words: 1), MovedDraft(title: "second", words: 2))
+        try caretaker.save(first, as: "a")
+        try caretaker.save(second, as: "b")
+        try move(at: path, "a", as: "v1", to: prefix + "NotesApp.Draft")
+        // The second name, with an earlier release's address for its private context.
+        try move(at: path, "b", as: "v2", to: prefix + "NotesApp.(unknown context at $55e2d911f49c).Draft")
+        let settings = MovedSettings()
+        settings.theme = "light"
+        try settings.takeSnapshot(withKey: "mine", in: caretaker)
+        try move(at: path, "mine", as: "mine", to: prefix + "NotesApp.Settings")
+
+        let reopened = Caretaker(store: try KeepsakeStore(path: path), scope: scope)
+        #expect(try reopened.restore("v1", as: MovedDraft.self) == first)
+        #expect(try reopened.restore("v2", as: MovedDraft.self) == second)
+        #expect(try reopened.value(at: "words", in: "v2", of: MovedDraft.self) == 2)
+        #expect(try reopened.restore("v1", as: UndeclaredDraft.self) == nil)
+        let restored = MovedSettings()
+        try restored.restore(withKey: "mine", from: reopened)
+        #expect(restored.theme == "light")
+
+        let namespace = reopened.namespace(for: MovedDraft.self)
+        #expect(throws: KeepsakeError.snapshotExists(namespace: namespace, name: "v1")) {
+            try reopened.save(second, as: "v1")
+        }
+        try reopened.save(second, as: "v1", replacingExisting: true)
+        #expect(try reopened.restore("v1", as: MovedDraft.self) == second)
+        #expect(try reopened.delete("v2", of: MovedDraft.self))
+        #expect(try reopened.restore("v2", as: MovedDraft.self) == nil)
+        #expect(
+            try reopened.snapshots().map { "\($0.namespace) \($0.name)" }.sorted()
+                == [
+                    prefix + "NotesApp.Settings mine", "\(namespace) v1",
+                ].sorted())
         #expect(try reopened.store.verify().problems == [])
     }
 }

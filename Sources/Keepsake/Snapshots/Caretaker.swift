@@ -41,6 +41,13 @@ public struct Caretaker: Sendable {
         return scope.map { "\($0)/\(type)" } ?? type
     }
 
+    /// Where snapshots of `Value` may live, first: its namespace, then those
+    /// of the names it declares it had (``SnapshotTypeEvolution/formerTypeNames``).
+    func namespaces<Value>(for _: Value.Type) -> [String] {
+        let former = (Value.self as? any SnapshotTypeEvolution.Type)?.formerTypeNames ?? []
+        return [namespace(for: Value.self)] + former.map { type in scope.map { "\($0)/\(type)" } ?? type }
+    }
+
     /// `type`'s qualified name, the same in every process: `String(reflecting:)`, with the
     /// context of a `private`, `fileprivate` or local type — which Swift names by an address in
     /// memory, `(unknown context at $5623266c13b4)`, different at every launch — written
@@ -115,13 +122,13 @@ public struct Caretaker: Sendable {
         try restore(name, as: type, template: { try? ChangeRecord.makeEncoder().encode(template) })
     }
 
-    /// The snapshot called `name` in `namespace` (that of `Value` by default) as a `Value`.
+    /// The snapshot called `name` in `namespaces` (those of `Value` by default) as a `Value`.
     private func restore<Value: Decodable>(
-        _ name: String, as type: Value.Type, namespace: String? = nil, template: () -> Data?
+        _ name: String, as type: Value.Type, namespaces: [String]? = nil, template: () -> Data?
     ) throws(KeepsakeError) -> Value? {
-        let namespace = namespace ?? self.namespace(for: Value.self)
+        let namespaces = namespaces ?? self.namespaces(for: Value.self)
         return try store.read { connection, blobs in
-            guard let (id, stored) = try Self.id(connection, namespace, name) else { return nil }
+            guard let (id, stored) = try Self.id(connection, namespaces, name) else { return nil }
             let rows = try connection.query(
                 "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property WHERE snapshot_id = ? ORDER BY path",
                 [.integer(id)]
@@ -150,9 +157,9 @@ public struct Caretaker: Sendable {
     /// - Throws: ``KeepsakeError``.
     @discardableResult
     public func delete<Value>(_ name: String, of type: Value.Type) throws(KeepsakeError) -> Bool {
-        let namespace = self.namespace(for: Value.self)
+        let namespaces = self.namespaces(for: Value.self)
         return try store.write { connection, _ in
-            guard let (id, _) = try Self.id(connection, namespace, name) else { return false }
+            guard let (id, _) = try Self.id(connection, namespaces, name) else { return false }
             try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(id)])
             return connection.changes > 0
         }
@@ -187,13 +194,13 @@ public struct Caretaker: Sendable {
         at path: PathDescriptor, in name: String, of type: Value.Type,
         as propertyType: Property.Type = Property.self
     ) throws(KeepsakeError) -> Property? {
-        let namespace = self.namespace(for: Value.self)
+        let namespaces = self.namespaces(for: Value.self)
         // The root: the whole snapshot, read as a restore reads it.
         if path.isRoot {
-            return try restore(name, as: Property.self, namespace: namespace, template: { nil })
+            return try restore(name, as: Property.self, namespaces: namespaces, template: { nil })
         }
         let found: Result<Property, Missing>? = try store.read { connection, blobs in
-            guard let (id, stored) = try Self.id(connection, namespace, name) else { return nil }
+            guard let (id, stored) = try Self.id(connection, namespaces, name) else { return nil }
             // A value stored as one row at the root (not an object) holds every path; otherwise
             // the first component names the row to read. One query reads whichever exists.
             let top: PathDescriptor? =
@@ -324,40 +331,48 @@ public struct Caretaker: Sendable {
         }
     }
 
-    /// The row id of snapshot `name` in `namespace` and the namespace its row holds, or `nil`
-    /// when there is none, with the name's index checked against the table: a damaged index
-    /// page reads as damage, not as another snapshot or as one never saved.
+    /// The row id of snapshot `name` in the first of `namespaces` that holds one, and the
+    /// namespace its row holds, or `nil` when none does, with the name's index checked against
+    /// the table: a damaged index page reads as damage, not as another snapshot or as one
+    /// never saved.
     ///
     /// A namespace with a `private` type (``stableName(of:)``) also finds a snapshot an earlier
     /// release saved under the address its type had then: the newest such one.
     ///
     /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` when the index and the
     ///   table disagree; ``SQLiteError`` from the queries.
-    static func id(_ connection: SQLiteConnection, _ namespace: String, _ name: String) throws -> (
+    static func id(_ connection: SQLiteConnection, _ namespaces: [String], _ name: String) throws -> (
         id: Int64, namespace: String
     )? {
         func damaged(_ reason: String) -> KeepsakeError {
             .undecodableSnapshot(
                 name: name, path: [], reason: "the index of snapshot names \(reason): the file is damaged")
         }
-        switch try connection.keyedRow(
-            in: "snapshot", columns: ["namespace", "name"], key: [namespace, name])
-        {
-        case .found(let id): return (id, namespace)
-        case .missing: break
-        case .lostFromIndex: throw damaged("has lost it while the table holds it")
-        case .misdirected: throw damaged("points it at another row")
+        for namespace in namespaces {
+            switch try connection.keyedRow(
+                in: "snapshot", columns: ["namespace", "name"], key: [namespace, name])
+            {
+            case .found(let id): return (id, namespace)
+            case .missing: break
+            case .lostFromIndex: throw damaged("has lost it while the table holds it")
+            case .misdirected: throw damaged("points it at another row")
+            }
         }
-        guard namespace.contains(privateContext) else { return nil }
-        // GLOB's own characters in the name match only themselves; each private context, any
-        // address.
-        let pattern = namespace.components(separatedBy: privateContext).map { part in
-            part.map { "*?[".contains($0) ? "[\($0)]" : String($0) }.joined()
-        }.joined(separator: anonymousContext + "*)")
-        return try connection.query(
-            "SELECT id, namespace FROM snapshot WHERE name = ? AND namespace GLOB ? ORDER BY created_at DESC, id DESC LIMIT 1",
-            [.text(name), .text(pattern)]
-        ) { (id: try $0.requiredInt64(0), namespace: $0.text(1) ?? "") }.first
+        for namespace in namespaces where namespace.contains(privateContext) {
+            // GLOB's own characters in the name match only themselves; each private context,
+            // any address.
+            let pattern = namespace.components(separatedBy: privateContext).map { part in
+                part.map { "*?[".contains($0) ? "[\($0)]" : String($0) }.joined()
+            }.joined(separator: anonymousContext + "*)")
+            if let found = try connection.query(
+                "SELECT id, namespace FROM snapshot WHERE name = ? AND namespace GLOB ? ORDER BY created_at DESC, id DESC LIMIT 1",
+                [.text(name), .text(pattern)],
+                row: { (id: try $0.requiredInt64(0), namespace: $0.text(1) ?? "") }
+            ).first {
+                return found
+            }
+        }
+        return nil
     }
 }
 

@@ -269,10 +269,11 @@ extension Caretaker {
         of _: Value.Type, as name: String, replacingExisting: Bool,
         _ properties: (JSONEncoder) throws -> [(PathDescriptor, String)]
     ) throws(KeepsakeError) {
-        let namespace = self.namespace(for: Value.self)
+        let namespaces = self.namespaces(for: Value.self)
+        let namespace = namespaces[0]
         try store.write { connection, blobs in
             let rows = try properties(blobs.encoder)
-            if let (existing, _) = try Self.id(connection, namespace, name) {
+            if let (existing, _) = try Self.id(connection, namespaces, name) {
                 guard replacingExisting else {
                     throw KeepsakeError.snapshotExists(namespace: namespace, name: name)
                 }
@@ -300,9 +301,9 @@ extension Caretaker {
     /// The stored properties of snapshot `name` of `Value`, or `nil` when there is none.
     func properties<Value>(of _: Value.Type, named name: String) throws(KeepsakeError) -> SnapshotProperties?
     {
-        let namespace = self.namespace(for: Value.self)
+        let namespaces = self.namespaces(for: Value.self)
         return try store.read { connection, blobs in
-            guard let (id, stored) = try Caretaker.id(connection, namespace, name) else { return nil }
+            guard let (id, stored) = try Caretaker.id(connection, namespaces, name) else { return nil }
             let rows = try connection.query(
                 "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property WHERE snapshot_id = ?",
                 [.integer(id)]
