@@ -64,11 +64,13 @@ import Testing
     func aReaderOfAnOlderSchemaFollowsTheUpgrade(readerIsImmutable: Bool) throws {
         let path = directory.path("old.keepsake")
         try FileManager.default.copyItem(atPath: GoldenStores.url(schema: 3).path, toPath: path)
-        // A connection in WAL mode keeps a log beside the file, so the reader reads through it.
+        // A connection in WAL mode that has committed keeps a log holding pages beside the
+        // file, so the reader reads through it.
         let keeper = readerIsImmutable ? nil : try SQLiteConnection(path: path)
         if let keeper {
             _ = try keeper.scalarText("PRAGMA journal_mode = WAL")
-            _ = try keeper.scalarInt("SELECT count(*) FROM history")
+            try keeper.execute("PRAGMA user_version = 3")
+            #expect((FileState.logSize(of: path) ?? 0) > 0)
         }
         let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
         #expect(reader.database.read { $0.isImmutable } == readerIsImmutable)
@@ -148,10 +150,41 @@ import Testing
         try writer.database.read { _ = try $0.query("PRAGMA wal_checkpoint(TRUNCATE)") { _ in 0 } }
         let newest = String(repeating: "w1999 ", count: 40)
         let read = try reader.history("doc", initialValue: "", maximumVersions: nil)
+        // Opened again: through the log, or as immutable again when the checkpoint emptied it.
         #expect(read.value == newest && read.versionCount == 2_050)
-        #expect(!reader.database.read { $0.isImmutable })
         writer.close()
         #expect(try reader.history("doc", initialValue: "", maximumVersions: nil).value == newest)
+        #expect(try reader.verify().problems == [])
+    }
+
+    /// A write-ahead log that holds no page leaves every commit in the file: a reader opened
+    /// then reads the file as immutable, even beside an open writer, and reads the writer's
+    /// next commit — which only the log holds — through the log, opened again once the log has
+    /// grown. (The writer here is a bare connection that never checkpoints, so that the commit
+    /// stays in the log.)
+    @Test func aReaderBesideAnEmptyLogReadsTheFileAndThenTheWritersCommits() throws {
+        let path = directory.path("empty-log.keepsake")
+        let first = try KeepsakeStore(path: path)
+        try first.history("doc", initialValue: "a", maximumVersions: 10).append("b")
+        first.close()
+        let writer = try SQLiteConnection(path: path)
+        defer { writer.close() }
+        _ = try writer.scalarText("PRAGMA journal_mode = WAL")
+        _ = try writer.scalarInt("PRAGMA wal_autocheckpoint = 0")
+        _ = try writer.scalarInt("SELECT count(*) FROM history")
+        #expect(FileState.logSize(of: path) == 0)
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(reader.database.read { $0.isImmutable })
+        let limit = {
+            try reader.read { connection, _ in
+                try connection.scalarInt("SELECT maximum_versions FROM history")
+            }
+        }
+        #expect(try limit() == 10)
+        try writer.execute("UPDATE history SET maximum_versions = 77")
+        #expect((FileState.logSize(of: path) ?? 0) > 0)
+        #expect(try limit() == 77)
+        #expect(!reader.database.read { $0.isImmutable })
         #expect(try reader.verify().problems == [])
     }
 

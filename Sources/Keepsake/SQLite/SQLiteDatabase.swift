@@ -20,11 +20,15 @@ public final class SQLiteDatabase: @unchecked Sendable {
         self.connection = connection
     }
 
-    /// Wraps a connection, and for one that reads its file as immutable, how to open the file
-    /// again once a writer has touched it (``readFollowingWriters(_:)``).
-    init(_ connection: SQLiteConnection, reopen: @escaping @Sendable () throws -> SQLiteConnection) {
+    /// Wraps a connection, and for one that reads its file as immutable, the file's state
+    /// taken before it was opened and how to open the file again once a writer has touched it
+    /// (``readFollowingWriters(_:)``).
+    init(
+        _ connection: SQLiteConnection, openedAt state: FileState?,
+        reopen: @escaping @Sendable () throws -> SQLiteConnection
+    ) {
         self.connection = connection
-        if connection.isImmutable { immutableFile = (FileState(path: connection.path), reopen) }
+        if connection.isImmutable { immutableFile = (state, reopen) }
     }
 
     /// Runs `body` with the connection, holding the lock; no transaction is opened.
@@ -93,14 +97,15 @@ public final class SQLiteDatabase: @unchecked Sendable {
 }
 
 /// What tells that a file has been written since it was last looked at: its device and inode
-/// (a file replaced by another), its size and modification time, and whether a write-ahead log
-/// lies beside it (a writer has the file open).
+/// (a file replaced by another), its size and modification time, and the size of the
+/// write-ahead log beside it, if any (a writer has the file open; one that committed has
+/// written to it).
 struct FileState: Equatable {
     let device: UInt64
     let inode: UInt64
     let size: Int64
     let modified: timespec
-    let hasLog: Bool
+    let logSize: Int64?
 
     /// The state of the file at `path`, or `nil` when it cannot be read.
     init?(path: String) {
@@ -114,11 +119,18 @@ struct FileState: Equatable {
         #else
             modified = info.st_mtim
         #endif
-        hasLog = access(path + "-wal", F_OK) == 0
+        logSize = Self.logSize(of: path)
+    }
+
+    /// The size of the write-ahead log beside the file at `path`, or `nil` when there is none.
+    static func logSize(of path: String) -> Int64? {
+        var info = stat()
+        guard stat(path + "-wal", &info) == 0 else { return nil }
+        return Int64(info.st_size)
     }
 
     static func == (a: FileState, b: FileState) -> Bool {
-        (a.device, a.inode, a.size, a.hasLog) == (b.device, b.inode, b.size, b.hasLog)
+        (a.device, a.inode, a.size, a.logSize) == (b.device, b.inode, b.size, b.logSize)
             && (a.modified.tv_sec, a.modified.tv_nsec) == (b.modified.tv_sec, b.modified.tv_nsec)
     }
 }

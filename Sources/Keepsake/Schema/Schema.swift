@@ -30,10 +30,14 @@ enum Schema {
                 try create(path: path, synchronous: synchronous, busyTimeout: busyTimeout)
             }
         }
-        // A store with no write-ahead log beside it has no writer (a connection in WAL mode
-        // keeps the log while it is open): read it as an immutable file, so that nothing is
-        // created beside it and read-only media work. With a log, read through it.
-        let immutable = readOnly && !FileManager.default.fileExists(atPath: path + "-wal")
+        // A store with no write-ahead log beside it, or an empty one, holds every commit in
+        // its file (a connection in WAL mode keeps the log while it is open, and writes to it
+        // before it changes the file): read it as an immutable file, so that nothing is created
+        // beside it and read-only media work — and a disk too full for the log's index (which
+        // a writer that could not open leaves empty) does not refuse it. Once a writer's log
+        // holds a page, the reader opens it again, through the log (`FileState`). With a log
+        // that holds pages, read through it.
+        let immutable = readOnly && (FileState.logSize(of: path) ?? 0) == 0
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(

@@ -74,7 +74,10 @@ public final class KeepsakeStore: Sendable {
         // the same file, even after the process has changed its working directory.
         let absolute = path == ":memory:" ? path : URL(fileURLWithPath: path).path
         do {
-            database = SQLiteDatabase(try open(path), reopen: { try open(absolute) })
+            // The file's state is taken before it opens: a writer's commit while it opens makes
+            // the first read see a change, and read again.
+            let state = FileState(path: path)
+            database = SQLiteDatabase(try open(path), openedAt: state, reopen: { try open(absolute) })
         } catch {
             throw Self.keepsakeError(error, path: path)
         }

@@ -147,7 +147,9 @@ import Testing
 
     /// A disk with no room even for the shared-memory file of the write-ahead log: SQLite
     /// calls that a disk I/O error, and the error says which file could not grow, and why that
-    /// may be. The store is left as it was, and upgrades once there is room.
+    /// may be. The store is left as it was, opens read-only meanwhile (the failed open left an
+    /// empty log, and a shared-memory file too short to read through it: the file, holding
+    /// every commit, is read as immutable), and upgrades once there is room.
     @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))
     func aDiskWithNoRoomForTheLogsIndexSaysWhichFile() throws {
         let mount = try #require(TemporaryMount(size: "300k"))
@@ -162,6 +164,8 @@ import Testing
                 && error.message == "disk I/O error: \(path)-shm could not grow (is the disk full?)"
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        #expect(FileState.logSize(of: path) == 0)
+        try checkReadOnly(path, schema: 1)
         #expect(mount.resize("8m"))
         #expect(try Self.trace(path) == wholeTrace(GoldenSchema1.url))
     }
