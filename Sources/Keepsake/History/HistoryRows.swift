@@ -545,6 +545,31 @@ struct HistoryRows {
 
     // MARK: Checkpoints
 
+    /// A stored whole value's JSON (a checkpoint's, or the base value's) as a ``StoredForm``,
+    /// its blobs' bytes inlined in base64 as `JSONEncoder` writes `Data`, with `versions` redone
+    /// on it in order: the value they reach, without the app's type.
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` when `json` is not JSON;
+    ///   ``KeepsakeError/reversion(history:version:error:)`` naming the first version whose
+    ///   changes do not apply.
+    func storedForm(_ json: String, redoing versions: [Version], history name: String) throws -> StoredForm {
+        var form: StoredForm
+        do {
+            form = try StoredForm(json: json, decoder: blobs.decoder)
+        } catch {
+            throw KeepsakeError.damaged(history: name, reason: "its stored value is not JSON")
+        }
+        try blobs.inlineBlobs(in: &form)
+        for version in versions {
+            do {
+                try form.revert(try blobs.inliningBlobs(in: records(of: version)), inverted: true)
+            } catch let error as ReversionError {
+                throw KeepsakeError.reversion(history: name, version: version.position, error: error)
+            }
+        }
+        return form
+    }
+
     /// A stored whole value (a checkpoint) as today's `Value`: what it lacks (properties added
     /// since) is filled from `template`, renamed and converted properties are read as declared.
     func decodeStored<Value: Versionable & Codable>(

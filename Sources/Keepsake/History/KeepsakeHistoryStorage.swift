@@ -86,9 +86,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         (id, current) = (state.id, state.value)
         adopt(state)
         // Opening writes only what it read: a value replayed on its stored form, a limit
-        // changed, a change held when the last writer stopped. Another process opening the same history at the same moment (a document
-        // opened twice) may write it first; this one then reads the history again and writes
-        // what is left, rather than refusing to open.
+        // changed, a change held when the last writer stopped. Another process opening the same
+        // history at the same moment (a document opened twice) may write it first; this one
+        // then reads the history again and writes what is left, rather than refusing to open.
         for attempt in 0... {
             do throws(KeepsakeError) {
                 // Replayed on the stored form: stored whole in today's model, so that the next
@@ -205,7 +205,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             } catch let error as KeepsakeError {
                 // Failing that too, the error of today's model says which change and where.
                 guard case .reversion = error,
-                    let replayed = try? Self.storedForm(rows, checkpoint.json, replaying: replay),
+                    let replayed = try? rows.storedForm(checkpoint.json, redoing: replay, history: name),
                     let decoded = try? rows.decodeStored(replayed.json, history: name, template: initialValue)
                 else { throw error }
                 (form, value) = (replayed, decoded)
@@ -223,7 +223,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                     ).reverted(value)
                 } catch {
                     guard
-                        var heldForm = try? form ?? Self.storedForm(rows, checkpoint.json, replaying: replay),
+                        var heldForm = try? form
+                            ?? rows.storedForm(checkpoint.json, redoing: replay, history: name),
                         (try? heldForm.revert(blobs.inliningBlobs(in: held), inverted: true)) != nil,
                         let heldValue = try? rows.decodeStored(
                             heldForm.json, history: name, template: initialValue)
@@ -242,23 +243,6 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 lastPosition: try rows.maxPosition(), pending: pending, heldDigest: stored.held,
                 replayedStoredForm: form != nil)
         }
-    }
-
-    /// The checkpoint's stored form (its JSON, blobs inlined) with `versions` redone on it,
-    /// oldest first: what opening replays when today's model cannot read a change an earlier
-    /// model stored.
-    private static func storedForm(
-        _ rows: HistoryRows, _ json: String, replaying versions: [HistoryRows.Version]
-    )
-        throws -> StoredForm
-    {
-        let blobs = rows.blobs
-        var form = try StoredForm(json: json, decoder: blobs.decoder)
-        try blobs.inlineBlobs(in: &form)
-        for version in versions {
-            try form.revert(try blobs.inliningBlobs(in: rows.records(of: version)), inverted: true)
-        }
-        return form
     }
 
     /// The stored reversion of `version`, resolved against `value`.

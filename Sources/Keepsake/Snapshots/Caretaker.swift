@@ -37,15 +37,19 @@ public struct Caretaker: Sendable {
 
     /// Where snapshots of `Value` live: the scope, then the type's name (``stableName(of:)``).
     public func namespace<Value>(for _: Value.Type) -> String {
-        let type = Self.stableName(of: Value.self)
-        return scope.map { "\($0)/\(type)" } ?? type
+        scoped(Self.stableName(of: Value.self))
     }
 
-    /// Where snapshots of `Value` may live, first: its namespace, then those
-    /// of the names it declares it had (``SnapshotTypeEvolution/formerTypeNames``).
+    /// Where snapshots of `Value` may live, in the order they are looked for: its namespace,
+    /// then those of the names it declares it had (``SnapshotTypeEvolution/formerTypeNames``).
     func namespaces<Value>(for _: Value.Type) -> [String] {
         let former = (Value.self as? any SnapshotTypeEvolution.Type)?.formerTypeNames ?? []
-        return [namespace(for: Value.self)] + former.map { type in scope.map { "\($0)/\(type)" } ?? type }
+        return [namespace(for: Value.self)] + former.map(scoped)
+    }
+
+    /// The namespace of the type named `type`: the scope, then the name.
+    private func scoped(_ type: String) -> String {
+        scope.map { "\($0)/\(type)" } ?? type
     }
 
     /// `type`'s qualified name, the same in every process: `String(reflecting:)`, with the

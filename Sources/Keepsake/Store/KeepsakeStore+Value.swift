@@ -59,23 +59,7 @@ extension KeepsakeStore {
             guard let base = try rows.baseCheckpoint() else {
                 throw KeepsakeError.damaged(history: name, reason: "it has no base value")
             }
-            // Blobs' bytes inlined in base64, as `JSONEncoder` writes `Data`.
-            var form: StoredForm
-            do {
-                form = try StoredForm(json: base, decoder: blobs.decoder)
-            } catch {
-                throw KeepsakeError.damaged(history: name, reason: "its base value is not JSON")
-            }
-            try blobs.inlineBlobs(in: &form)
-            for entry in chain {
-                do {
-                    try form.revert(
-                        try blobs.inliningBlobs(in: rows.records(of: entry.version)), inverted: true)
-                } catch let error as ReversionError {
-                    throw KeepsakeError.reversion(
-                        history: name, version: entry.version.position, error: error)
-                }
-            }
+            let form = try rows.storedForm(base, redoing: chain.map(\.version), history: name)
             let object = try JSONSerialization.jsonObject(
                 with: Data(form.json.utf8), options: .fragmentsAllowed)
             let data = try JSONSerialization.data(

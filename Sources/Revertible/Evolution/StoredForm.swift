@@ -89,8 +89,8 @@ package struct StoredForm: Equatable {
             case text(RangePatch<String>)
             case bytes(RangePatch<Data>)
             case elements(ArrayPatch<CodedNode>)
-            case members(removed: [CodedNode], inserted: [CodedNode], oldCount: Int, newCount: Int)
-            case entries(removed: Entries, inserted: Entries, oldCount: Int, newCount: Int)
+            case members(SetPatch<CodedNode>)
+            case entries(DictionaryPatch<CodedNode, CodedNode>)
         }
 
         let path: PathDescriptor
@@ -161,15 +161,17 @@ package struct StoredForm: Equatable {
                     case .array(let inserted)? = fields["inserted"]
                 else { throw undecodable("its members are not lists") }
                 patch = .members(
-                    removed: removed, inserted: inserted, oldCount: try count("oldCount"),
-                    newCount: try count("newCount"))
+                    SetPatch(
+                        removed: Set(removed), inserted: Set(inserted), oldCount: try count("oldCount"),
+                        newCount: try count("newCount")))
             case "entries":
                 guard let removed = fields["removed"].flatMap(Entries.init),
                     let inserted = fields["inserted"].flatMap(Entries.init)
                 else { throw undecodable("its entries are not a dictionary's") }
                 patch = .entries(
-                    removed: removed, inserted: inserted, oldCount: try count("oldCount"),
-                    newCount: try count("newCount"))
+                    DictionaryPatch(
+                        removed: removed.entries, inserted: inserted.entries, oldCount: try count("oldCount"),
+                        newCount: try count("newCount")))
             default:
                 throw undecodable(
                     "a \"\(record.kind)\" change is a patch of the app's own type: applying it needs that type"
@@ -181,28 +183,35 @@ package struct StoredForm: Equatable {
     /// A dictionary's entries as its JSON holds them: an object (`String` and `Int` keys, the
     /// key as text) or an array of keys and values in turn (any other key).
     private struct Entries {
-        var pairs: [(key: CodedNode, value: CodedNode)]
+        var entries: [CodedNode: CodedNode]
         var isObject: Bool
 
+        /// The entries of `node`, or `nil` when it is no dictionary's JSON (a key twice in it).
         init?(_ node: CodedNode) {
             switch node {
             case .object(let object):
-                (pairs, isObject) = (object.map { (CodedNode.string($0.key), $0.value) }, true)
+                entries = Dictionary(
+                    uniqueKeysWithValues: object.map { (CodedNode.string($0.key), $0.value) })
+                isObject = true
             case .array(let array) where array.count.isMultiple(of: 2):
-                pairs = stride(from: 0, to: array.count, by: 2).map { (array[$0], array[$0 + 1]) }
+                let pairs = stride(from: 0, to: array.count, by: 2).map { (array[$0], array[$0 + 1]) }
+                guard Set(pairs.map(\.0)).count == pairs.count else { return nil }
+                entries = Dictionary(uniqueKeysWithValues: pairs)
                 isObject = false
             default:
                 return nil
             }
         }
 
-        func value(for key: CodedNode) -> CodedNode? { pairs.first { $0.key == key }?.value }
-
-        /// The entries in their form, or `nil` when an object's would need a key that is not text.
+        /// The entries in their form (pairs by their keys' text), or `nil` when an object's would
+        /// need a key that is not text.
         var node: CodedNode? {
-            guard isObject else { return .array(pairs.flatMap { [$0.key, $0.value] }) }
+            guard isObject else {
+                let keys = entries.keys.sorted { StoredForm.text($0) < StoredForm.text($1) }
+                return .array(keys.flatMap { [$0, entries[$0]!] })
+            }
             var object: [String: CodedNode] = [:]
-            for (key, value) in pairs {
+            for (key, value) in entries {
                 guard case .string(let text) = key else { return nil }
                 object[text] = value
             }
@@ -231,34 +240,16 @@ package struct StoredForm: Equatable {
                 return "the element at \(entry.offset) differs"
             }
             return nil
-        case .members(let removed, let inserted, let oldCount, let newCount):
+        case .members(let patch):
             guard case .array(let array) = node, Set(array).count == array.count else {
                 return "expected a set's members, found \(Self.text(node))"
             }
-            let (count, present, absent) =
-                side == .new ? (newCount, inserted, removed) : (oldCount, removed, inserted)
-            let members = Set(array)
-            guard members.count == count else { return "expected \(count) members, found \(members.count)" }
-            guard members.isSuperset(of: present), members.isDisjoint(with: absent) else {
-                return "the members differ"
-            }
-            return nil
-        case .entries(let removed, let inserted, let oldCount, let newCount):
+            return patch.mismatch(in: Set(array), expecting: side)
+        case .entries(let patch):
             guard let entries = Entries(node) else {
                 return "expected a dictionary, found \(Self.text(node))"
             }
-            let (count, present, absent) =
-                side == .new ? (newCount, inserted, removed) : (oldCount, removed, inserted)
-            guard entries.pairs.count == count else {
-                return "expected \(count) entries, found \(entries.pairs.count)"
-            }
-            for (key, value) in present.pairs where entries.value(for: key) != value {
-                return "the entry for \(Self.text(key)) differs"
-            }
-            for (key, _) in absent.pairs where entries.value(for: key) != nil {
-                return "unexpected entry for \(Self.text(key))"
-            }
-            return nil
+            return patch.mismatch(in: entries.entries, expecting: side)
         }
     }
 
@@ -290,25 +281,18 @@ package struct StoredForm: Equatable {
             }
             patch.apply(to: &array, toward: side)
             changed = .array(array)
-        case .members(let removed, let inserted, _, _):
+        case .members(let patch):
             guard case .array(let array) = node else {
                 throw .wrongVersion(path: edit.path, reason: "expected a set")
             }
-            let (remove, insert) = side == .new ? (removed, inserted) : (inserted, removed)
             var members = Set(array)
-            members.subtract(remove)
-            members.formUnion(insert)
+            patch.apply(to: &members, toward: side)
             changed = .array(members.sorted { Self.text($0) < Self.text($1) })
-        case .entries(let removed, let inserted, _, _):
+        case .entries(let patch):
             guard var entries = Entries(node) else {
                 throw .wrongVersion(path: edit.path, reason: "expected a dictionary")
             }
-            let (remove, insert) = side == .new ? (removed, inserted) : (inserted, removed)
-            entries.pairs.removeAll { pair in remove.pairs.contains { $0.key == pair.key } }
-            for pair in insert.pairs {
-                entries.pairs.removeAll { $0.key == pair.key }
-                entries.pairs.append(pair)
-            }
+            patch.apply(to: &entries.entries, toward: side)
             guard let node = entries.node else {
                 throw .undecodable(
                     path: edit.path, type: "JSON", reason: "its keys do not fit the dictionary's form")
@@ -478,7 +462,7 @@ package struct StoredForm: Equatable {
         return (try? decoder.decode([Data].self, from: Data(text.utf8)))?.first
     }
 
-    private static func text(_ node: CodedNode) -> String {
+    fileprivate static func text(_ node: CodedNode) -> String {
         var text = ""
         node.write(into: &text)
         return text.count <= 60 ? text : String(text.prefix(57)) + "…"
