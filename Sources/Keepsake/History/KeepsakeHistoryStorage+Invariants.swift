@@ -4,7 +4,9 @@ import Revertible
 extension KeepsakeHistoryStorage {
     /// Checks the stored history against itself, for tests and `keepsake verify`: SQLite's
     /// integrity check, foreign keys, the stack sizes and stored counters, and that reverting the current value
-    /// through every applied version reaches the stored base value.
+    /// through every applied version reaches the stored base value (or, when today's model
+    /// cannot read a version, that redoing every one on the base value's stored form reaches
+    /// the current value).
     ///
     /// - Throws: ``KeepsakeError`` describing the first problem.
     func checkStoredInvariants() throws(KeepsakeError) {
@@ -43,11 +45,24 @@ extension KeepsakeHistoryStorage {
                     AND position < (SELECT max(position) FROM version WHERE history_id = ?1)
                     """, [.integer(id)]) == 0
             else { throw fail("counters on an older version") }
-            var value = current
-            for version in try rows.appliedVersions(after: 0).reversed() {
-                try Self.apply(rows, version, to: &value, inverted: false, history: name)
-            }
+            let applied = try rows.appliedVersions(after: 0)
             guard let base = try rows.baseCheckpoint() else { throw fail("no base value") }
+            var value = current
+            do {
+                for version in applied.reversed() {
+                    try Self.apply(rows, version, to: &value, inverted: false, history: name)
+                }
+            } catch let error as KeepsakeError {
+                // A version today's model cannot read: every one redone on the base value's
+                // stored form instead, as opening and undo do, must reach the current value.
+                guard case .reversion = error else { throw error }
+                let form = try rows.storedForm(base, redoing: applied, history: name)
+                let reached: Value = try rows.decodeStored(form.json, history: name) { current }
+                guard reached.reversion(to: current) == nil else {
+                    throw fail("redoing every version on the stored form does not reach the current value")
+                }
+                return
+            }
             let stored: Value = try rows.decodeStored(base, history: name) { current }
             guard value.reversion(to: stored) == nil else {
                 throw fail("undoing every version does not reach the base")

@@ -498,6 +498,8 @@ extension KeepsakeHistoryStorage {
         guard steps > 0 else { return }
         let (name, level) = (self.name, self.level)
         var applied: [Reversion<Value>] = []
+        // The value before the move, kept only when it was reached on the stored form.
+        var original: Value?
         do throws(KeepsakeError) {
             let counts = try transact { rows in
                 let versions = try rows.versions(
@@ -511,15 +513,27 @@ extension KeepsakeHistoryStorage {
                     )
                 }
                 try rows.checkMoving(versions, undo: undo, level: level, history: name)
-                for version in versions {
-                    let reversion = try Self.reversion(
-                        rows, version, against: current, inverted: !undo, history: name)
-                    do throws(ReversionError) {
-                        try reversion.revert(&current)
-                    } catch {
-                        throw KeepsakeError.reversion(history: name, version: version.position, error: error)
+                do {
+                    for version in versions {
+                        let reversion = try Self.reversion(
+                            rows, version, against: current, inverted: !undo, history: name)
+                        do throws(ReversionError) {
+                            try reversion.revert(&current)
+                        } catch {
+                            throw KeepsakeError.reversion(
+                                history: name, version: version.position, error: error)
+                        }
+                        applied.append(reversion)
                     }
-                    applied.append(reversion)
+                } catch let error as KeepsakeError {
+                    // A version today's model cannot read (the app changed the model since it
+                    // was stored): the value the move reaches, replayed on the stored form.
+                    guard case .reversion = error,
+                        let reached = try? storedFormValue(rows, moving: versions, undo: undo)
+                    else { throw error }
+                    for reversion in applied.reversed() { try? reversion.inverse.revert(&current) }
+                    applied = []
+                    (original, current) = (current, reached)
                 }
                 try rows.setUndone(versions.map(\.position), undo)
                 let moved = undo ? versions.count : -versions.count
@@ -533,8 +547,29 @@ extension KeepsakeHistoryStorage {
         } catch {
             // The transaction was rolled back: so are the changes applied in memory.
             for reversion in applied.reversed() { try? reversion.inverse.revert(&current) }
+            if let original { current = original }
             throw error
         }
+    }
+
+    /// The value undoing or redoing `versions` reaches, computed on the stored form: the newest
+    /// checkpoint below them, the applied versions after it, and — redoing — the versions
+    /// themselves, redone on its JSON and decoded as today's `Value` (what it lacks taken from
+    /// the current value).
+    private func storedFormValue(_ rows: HistoryRows, moving versions: [HistoryRows.Version], undo: Bool)
+        throws
+        -> Value
+    {
+        guard let lowest = versions.map(\.position).min(),
+            let checkpoint = try rows.bestCheckpoint(below: lowest)
+        else {
+            throw KeepsakeError.damaged(history: name, reason: "it has no stored value below its versions")
+        }
+        let redone =
+            try rows.appliedVersions(after: checkpoint.position, upTo: lowest - 1)
+            + (undo ? [] : versions.sorted { $0.position < $1.position })
+        let form = try rows.storedForm(checkpoint.json, redoing: redone, history: name)
+        return try rows.decodeStored(form.json, history: name) { [current] in current }
     }
 
     // MARK: - Tags

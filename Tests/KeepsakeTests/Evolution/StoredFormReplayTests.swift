@@ -80,8 +80,9 @@ import Testing
         }
     }
 
-    /// Whatever the old app did, the new model opens its value exactly, stores it whole, and goes
-    /// on: its own change reopens through the new model alone.
+    /// Whatever the old app did, the new model opens its value exactly, stores it whole, undoes
+    /// and redoes every version exactly, and goes on: its own change reopens through the new
+    /// model alone.
     @Test(arguments: Soak.batches(usually: 2))
     func aRandomHistoryTheNewModelCannotReplayOpensAtItsExactValue(batch: UInt64) async throws {
         let seed = 0x5703_ED10 + batch
@@ -114,6 +115,15 @@ import Testing
         #expect(try checkpointedAtTop(), "seed \(seed)")
         #expect(history.value == UpdatedDoc(applied.last!), "seed \(seed)")
         #expect(history.versionCount == applied.count - 1 + redo, "seed \(seed)")
+        // Every version undoes and redoes exactly, on the stored form where the model cannot
+        // read it.
+        for (offset, value) in applied.enumerated().dropLast().reversed() {
+            try #require(try history.undo() == UpdatedDoc(value), "seed \(seed): undo to \(offset)")
+        }
+        for (offset, value) in applied.enumerated().dropFirst() {
+            try #require(try history.redo() == UpdatedDoc(value), "seed \(seed): redo to \(offset)")
+        }
+        try history.checkInvariants()
 
         var next = history.value
         next.items.append(.init(id: 100, title: "new", done: true, shape: .dot))
