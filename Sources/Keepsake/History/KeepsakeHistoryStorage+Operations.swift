@@ -528,11 +528,12 @@ extension KeepsakeHistoryStorage {
                 } catch let error as KeepsakeError {
                     // A version today's model cannot read (the app changed the model since it
                     // was stored): the value the move reaches, replayed on the stored form.
-                    guard case .reversion = error,
-                        let reached = try? storedFormValue(rows, moving: versions, undo: undo)
-                    else { throw error }
+                    guard case .reversion = error else { throw error }
                     for reversion in applied.reversed() { try? reversion.inverse.revert(&current) }
                     applied = []
+                    guard let reached = try? storedFormValue(rows, moving: versions, undo: undo) else {
+                        throw error
+                    }
                     (original, current) = (current, reached)
                 }
                 try rows.setUndone(versions.map(\.position), undo)
