@@ -52,6 +52,21 @@ public enum KeepsakeError: Error, Hashable, Sendable {
     case damaged(history: String, reason: String)
 }
 
+extension KeepsakeError {
+    /// This error with the history's name filled in where the rows that raised it did not
+    /// know it.
+    func naming(history name: String) -> KeepsakeError {
+        switch self {
+        case .reversion(let history, let version, let error) where history.isEmpty:
+            .reversion(history: name, version: version, error: error)
+        case .damaged(let history, let reason) where history.isEmpty:
+            .damaged(history: name, reason: reason)
+        default:
+            self
+        }
+    }
+}
+
 extension KeepsakeError: CustomStringConvertible {
     /// A sentence saying what failed, where, and what to do.
     public var description: String {

@@ -1,7 +1,7 @@
 import Foundation
 import Keepsake
 
-/// The read-only commands. Each opens the store with `readOnly: true`.
+/// The read-only commands, and `salvage`. Each opens the store with `readOnly: true`.
 enum Inspection {
     static func open(_ path: String) throws -> KeepsakeStore {
         try KeepsakeStore(path: path, options: .init(readOnly: true))
@@ -222,5 +222,39 @@ enum Inspection {
             print(result.isOK ? "OK" : "FAILED")
         }
         return result.isOK ? ExitStatus.success : ExitStatus.verificationFailed
+    }
+
+    static let salvage = Command(
+        usage: """
+            usage: keepsake salvage DAMAGED OUTPUT [--json]
+              Copies what a damaged store still proves into a new store at OUTPUT (no file may be
+              there): each history at the newest value its rows prove, with no version to undo,
+              and each snapshot whose rows are all intact. DAMAGED is only read. Exit status 0
+              when everything was copied at its newest, 1 when something was left out or older.
+            """,
+        flags: ["--json"]
+    ) { arguments in
+        let positionals = try arguments.expect("DAMAGED", "OUTPUT")
+        let report = try KeepsakeStore.salvage(from: positionals[0], to: positionals[1])
+        if arguments.flags.contains("--json") {
+            try printJSON(report)
+        } else {
+            print("Salvaged \(positionals[0]) into \(positionals[1]):")
+            for history in report.histories {
+                let at =
+                    history.version == history.newestVersion
+                    ? "its newest value (version \(history.version))"
+                    : "version \(history.version) of \(history.newestVersion)"
+                print("  history \"\(history.name)\": \(at)")
+                if let damage = history.damage { print("    damaged: \(damage)") }
+            }
+            for snapshot in report.snapshots {
+                print("  snapshot \"\(snapshot.name)\" of \(snapshot.namespace), whole")
+            }
+            if !report.lost.isEmpty { print("Left out:") }
+            for loss in report.lost { print("  \(loss.what): \(loss.reason)") }
+            print(report.isComplete ? "Everything was copied, at its newest." : "INCOMPLETE: see above.")
+        }
+        return report.isComplete ? ExitStatus.success : ExitStatus.verificationFailed
     }
 }

@@ -14,14 +14,15 @@ let help = """
       value PATH HISTORY [VERSION]     the history's value at a version, as JSON
       snapshots PATH                   the named snapshots
       verify PATH                      integrity, schema, application id, history invariants
+      salvage DAMAGED OUTPUT           copy what a damaged store still proves into a new store
 
-    Every command takes --help; inspect, log, show, snapshots and verify take --json.
-    keepsake --version prints the version. Only demo writes; the others open the store
-    read-only.
+    Every command takes --help; inspect, log, show, snapshots, verify and salvage take --json.
+    keepsake --version prints the version. Only demo and salvage write (salvage a new file);
+    the others open the store read-only.
 
-    exit status: 0 success · 1 verify found problems · 2 unknown history, version or snapshot ·
-    64 usage error · 65 not a Keepsake store (or a newer schema, or corrupt) · 66 cannot open
-    the file · 70 other failure
+    exit status: 0 success · 1 verify found problems, or salvage left something out · 2 unknown
+    history, version or snapshot · 64 usage error · 65 not a Keepsake store (or a newer schema,
+    or corrupt) · 66 cannot open the file · 70 other failure
     """
 
 let commands: [String: Command] = [
@@ -32,6 +33,7 @@ let commands: [String: Command] = [
     "snapshots": Inspection.snapshots,
     "value": Inspection.value,
     "verify": Inspection.verify,
+    "salvage": Inspection.salvage,
 ]
 
 /// The tool's version, and the store schema it writes.

@@ -251,6 +251,46 @@ import Testing
         #expect(missing.status == 2 && missing.error.contains("no version 42") && missing.output.isEmpty)
     }
 
+    @Test func salvageCopiesWhatADamagedStoreProvesIntoANewStore() throws {
+        let store = try demoStore()
+        let connection = try SQLiteConnection(path: store)
+        let newest = try #require(
+            try connection.scalarInt("SELECT max(position) FROM version WHERE is_undone = 0"))
+        // The digest of the newest applied version's first change edited in the shell.
+        try connection.execute(
+            "UPDATE version SET changes = json_set(changes, '$[0][3]', 7) WHERE position = \(newest)")
+        connection.close()
+        #expect(try run("verify", store).status == 1)
+
+        let output = path("salvaged.keepsake")
+        let result = try run("salvage", store, output)
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.output.hasPrefix("Salvaged \(store) into \(output):\n"))
+        #expect(result.output.contains("  history \"demo-note\": version \(newest - 1) of \(newest)\n"))
+        #expect(result.output.contains("    damaged: version \(newest): "))
+        #expect(result.output.contains("  snapshot \"approved\" of "))
+        #expect(result.output.hasSuffix("INCOMPLETE: see above.\n"))
+        // The value salvaged is the damaged store's value at the version before the damage.
+        #expect(try run("verify", output).status == 0)
+        let salvaged = try run("value", output, "demo-note")
+        let before = try run("value", store, "demo-note", "\(newest - 1)")
+        #expect(salvaged.status == 0 && before.status == 0)
+        #expect(salvaged.output == before.output)
+        #expect(try run("log", output, "demo-note").output.contains("(the value before every version kept)"))
+
+        // Never over a file; --json decodes as the report.
+        let again = try run("salvage", store, output)
+        #expect(again.status == 66)
+        #expect(again.error.hasPrefix("keepsake: Cannot open \(output): a file is already there"))
+        let json = try run("salvage", store, path("again.keepsake"), "--json")
+        #expect(json.status == 1)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let report = try decoder.decode(SalvageReport.self, from: Data(json.output.utf8))
+        #expect(report.histories.map(\.version) == [Int(newest) - 1])
+        #expect(report.snapshots.map(\.name) == ["approved"] && report.lost == [])
+    }
+
     @Test func versionIsPrinted() throws {
         let result = try run("--version")
         #expect(result.status == 0 && result.error.isEmpty)
@@ -260,8 +300,8 @@ import Testing
     @Test func everyCommandHasHelp() throws {
         let top = try run("--help")
         #expect(top.status == 0 && top.output.contains("exit status"))
-        #expect(top.output.contains("inspect, log, show, snapshots and verify take --json"))
-        for command in ["demo", "inspect", "log", "show", "snapshots", "value", "verify"] {
+        #expect(top.output.contains("inspect, log, show, snapshots, verify and salvage take --json"))
+        for command in ["demo", "inspect", "log", "show", "snapshots", "value", "verify", "salvage"] {
             let result = try run(command, "--help")
             #expect(result.status == 0)
             #expect(result.output.hasPrefix("usage: keepsake \(command)"))

@@ -87,6 +87,28 @@ enum Readme {
         #expect(Readme.EditorModel(path: directory.path("editor.keepsake")).note.title == "Kept")
     }
 
+    @Test func theSalvageExample() throws {
+        let damagedPath = directory.path("notes.keepsake")
+        let store = try KeepsakeStore(path: damagedPath)
+        let notes = try store.history("note", initialValue: Readme.Note(title: "", body: "", tags: []))
+        for title in ["a", "b", "c"] { try notes.append(Readme.Note(title: title, body: "", tags: [])) }
+        store.close()
+        let connection = try SQLiteConnection(path: damagedPath)
+        try connection.execute(
+            "UPDATE version SET changes = json_set(changes, '$[0][3]', 7) WHERE position = 3")
+        connection.close()
+
+        let report = try KeepsakeStore.salvage(from: damagedPath, to: damagedPath + ".salvaged")
+        for history in report.histories where history.damage != nil {
+            print("\(history.name): version \(history.version) of \(history.newestVersion)")
+        }
+        #expect(report.histories.map { "\($0.name) \($0.version)/\($0.newestVersion)" } == ["note 2/3"])
+        let salvaged = try KeepsakeStore(path: damagedPath + ".salvaged")
+        #expect(
+            try salvaged.history("note", initialValue: Readme.Note(title: "", body: "", tags: [])).value.title
+                == "b")
+    }
+
     func writeExampleStore(at path: String) throws {
         typealias Note = Readme.Note
         let store = try KeepsakeStore(path: path)

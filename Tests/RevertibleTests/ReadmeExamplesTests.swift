@@ -161,7 +161,8 @@ struct Editor {
         for block in blocks {
             for line in block.split(separator: "\n") {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if !sourceLines.contains(trimmed) {
+                // A block indented in a list item ends in its fence's indentation.
+                if !trimmed.isEmpty, !sourceLines.contains(trimmed) {
                     Issue.record("README or DocC line not compiled by the README tests: \(trimmed)")
                 }
             }

@@ -46,7 +46,7 @@ extension KeepsakeStore {
                 store: self, name: name, initialValue: initialValue, maximumVersions: maximumVersions)
             return KeepsakeHistory(storage: storage, keyPath: \.self, object: nil, errorMode: .throwing)
         } catch {
-            throw KeepsakeHistoryStorage<Value>.naming(error, history: name)
+            throw error.naming(history: name)
         }
     }
 }
@@ -72,7 +72,7 @@ extension HistoryStorage where Value: Codable & SendableMetatype {
                 return try KeepsakeHistoryStorage(
                     store: store, name: name, initialValue: initialValue, maximumVersions: maximumVersions)
             } catch {
-                throw .storage(StorageFailure(KeepsakeHistoryStorage<Value>.naming(error, history: name)))
+                throw .storage(StorageFailure(error.naming(history: name)))
             }
         }
     }
@@ -100,7 +100,7 @@ extension HistoryStorage where Value: Codable & SendableMetatype {
                 return try KeepsakeHistoryStorage(
                     store: store, name: name, initialValue: initialValue, maximumVersions: maximumVersions)
             } catch {
-                throw .storage(StorageFailure(KeepsakeHistoryStorage<Value>.naming(error, history: name)))
+                throw .storage(StorageFailure(error.naming(history: name)))
             }
         }
     }

@@ -73,19 +73,8 @@ extension KeepsakeHistoryStorage: VersionStorage {
         do {
             return try operation()
         } catch {
-            throw .storage(StorageFailure(Self.naming(error, history: name)))
+            throw .storage(StorageFailure(error.naming(history: name)))
         }
     }
 
-    /// `error` with the history's name filled in where the rows that raised it did not know it.
-    static func naming(_ error: KeepsakeError, history name: String) -> KeepsakeError {
-        switch error {
-        case .reversion(let history, let version, let error) where history.isEmpty:
-            .reversion(history: name, version: version, error: error)
-        case .damaged(let history, let reason) where history.isEmpty:
-            .damaged(history: name, reason: reason)
-        default:
-            error
-        }
-    }
 }

@@ -1,0 +1,412 @@
+import Foundation
+import Revertible
+
+extension KeepsakeStore {
+    /// Copies what can still be read and checked in a damaged store into a new store: each
+    /// history's newest value that its stored rows prove, and every snapshot whose rows are
+    /// all intact.
+    ///
+    /// Opening a damaged store gives a typed error rather than a wrong value, and the document
+    /// is then out of the app's reach. `salvage` gets it back: it reads `damaged` read-only
+    /// (the file is left as it is) and writes `output`, a new store in which every history
+    /// starts at the value salvaged, with no version to undo, and every snapshot kept is as
+    /// saved.
+    ///
+    /// ```swift
+    /// let report = try KeepsakeStore.salvage(from: damagedPath, to: damagedPath + ".salvaged")
+    /// for history in report.histories where history.damage != nil {
+    ///     print("\(history.name): version \(history.version) of \(history.newestVersion)")
+    /// }
+    /// ```
+    ///
+    /// A history's value is its newest checkpoint that matches its digest, with every applied
+    /// version after it redone on its stored JSON, as ``valueJSON(ofHistory:atVersion:)``
+    /// computes it, each change checked against the value it expects, and the change a
+    /// debounced controller held; the first version that cannot be read or does not apply
+    /// stops it, and the value is the one before. Nothing is guessed: every value salvaged is
+    /// one the history had. A history whose value cannot be computed at all, and a snapshot
+    /// with a row lost or damaged, are left out, and the report says why.
+    ///
+    /// - Parameters:
+    ///   - damaged: The store to read.
+    ///   - output: Where to write the new store; no file may be there.
+    /// - Returns: What was copied and what was lost.
+    /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when a file is at `output`, or
+    ///   `damaged` cannot be opened; `.notAStore` or `.newerSchema` when `damaged` is no store
+    ///   this code reads (nothing can be salvaged from it then); `.sqlite` when `output`
+    ///   cannot be written (nothing is left there then).
+    public static func salvage(from damaged: String, to output: String) throws(KeepsakeError)
+        -> SalvageReport
+    {
+        guard !FileManager.default.fileExists(atPath: output) else {
+            throw .cannotOpen(path: output, reason: "a file is already there; salvage writes a new store")
+        }
+        let source = try KeepsakeStore(path: damaged, options: .init(readOnly: true))
+        defer { source.close() }
+        var report = SalvageReport(histories: [], snapshots: [], lost: [])
+        var histories: [(row: HistoryRow, json: String)] = []
+        var snapshots: [(row: SnapshotRow, properties: [(path: String, json: String)])] = []
+        for row in source.salvageRows(
+            of: "history", columns: HistoryRow.columns, indexedBy: "name", into: &report, HistoryRow.init)
+        {
+            switch source.salvageValue(of: row) {
+            case .success(let (json, salvaged)):
+                histories.append((row, json))
+                report.histories.append(salvaged)
+            case .failure(let unread):
+                report.lost.append(.init(what: "history \"\(row.name)\"", reason: unread.reason))
+            }
+        }
+        for row in source.salvageRows(
+            of: "snapshot", columns: SnapshotRow.columns, indexedBy: "namespace, name", into: &report,
+            SnapshotRow.init)
+        {
+            switch source.salvageProperties(of: row) {
+            case .success(let properties):
+                snapshots.append((row, properties))
+                report.snapshots.append(
+                    SnapshotInfo(
+                        namespace: row.namespace, name: row.name, valueType: row.valueType,
+                        date: Date(timeIntervalSince1970: row.createdAt), propertyCount: properties.count))
+            case .failure(let unread):
+                report.lost.append(
+                    .init(what: "snapshot \"\(row.name)\" of \(row.namespace)", reason: unread.reason))
+            }
+        }
+        do {
+            let store = try KeepsakeStore(path: output)
+            defer { store.close() }
+            try store.write { connection, blobs in
+                for (row, json) in histories {
+                    try connection.execute(
+                        """
+                        INSERT INTO history (name, value_type, created_at, modified_at, maximum_versions)
+                        VALUES (?, ?, ?, ?, ?)
+                        """,
+                        [
+                            .text(row.name), .text(row.valueType), .real(row.createdAt),
+                            .real(HistoryRows.now()),
+                            row.limit.map { .integer($0) } ?? .null,
+                        ])
+                    let rows = HistoryRows(
+                        connection: connection, blobs: blobs, historyID: connection.lastInsertRowID)
+                    try rows.insertScope(level: 0)
+                    try rows.insertCheckpoint(
+                        json, position: nil, digest: HistoryRows.checkpointDigest(json, position: nil))
+                }
+                for (row, properties) in snapshots {
+                    try connection.execute(
+                        "INSERT INTO snapshot (namespace, name, value_type, created_at, property_count) VALUES (?, ?, ?, ?, ?)",
+                        [
+                            .text(row.namespace), .text(row.name), .text(row.valueType), .real(row.createdAt),
+                            .integer(Int64(properties.count)),
+                        ])
+                    let id = connection.lastInsertRowID
+                    for (path, json) in properties {
+                        let stored = try blobs.storedText(json)
+                        try connection.execute(
+                            "INSERT INTO snapshot_property (snapshot_id, path, value, digest) VALUES (?, ?, ?, ?)",
+                            [
+                                .integer(id), .text(path), .text(stored),
+                                .integer(Caretaker.digest(row.namespace, row.name, path, stored)),
+                            ])
+                    }
+                }
+            }
+        } catch {
+            // Half a salvage would read as a whole one.
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: output + suffix)
+            }
+            throw error
+        }
+        return report
+    }
+
+    /// Why something could not be salvaged.
+    private struct Unread: Error {
+        let reason: String
+    }
+
+    /// A `history` row as salvage reads it.
+    private struct HistoryRow {
+        let id: Int64
+        let name: String
+        let valueType: String
+        let createdAt: Double
+        let limit: Int64?
+
+        static let columns = "name, value_type, created_at, maximum_versions"
+
+        init(id: Int64, row: SQLiteStatement) throws {
+            guard let name = row.text(0) else {
+                throw KeepsakeError.damaged(history: "", reason: "the history of row \(id) has no name")
+            }
+            (self.id, self.name, valueType) = (id, name, row.text(1) ?? "")
+            (createdAt, limit) = (row.double(2) ?? 0, row.int64(3))
+        }
+    }
+
+    /// A `snapshot` row as salvage reads it.
+    private struct SnapshotRow {
+        let id: Int64
+        let namespace: String
+        let name: String
+        let valueType: String
+        let createdAt: Double
+
+        static let columns = "namespace, name, value_type, created_at"
+
+        init(id: Int64, row: SQLiteStatement) throws {
+            guard let namespace = row.text(0), let name = row.text(1) else {
+                throw KeepsakeError.damaged(history: "", reason: "the snapshot of row \(id) has no name")
+            }
+            (self.id, self.namespace, self.name) = (id, namespace, name)
+            (valueType, createdAt) = (row.text(2) ?? "", row.double(3) ?? 0)
+        }
+    }
+
+    /// The rows of `table` that can be read, by row id: the ids listed from the table itself
+    /// or, when a page of it is damaged, from its index of names; then each row on its own.
+    /// What cannot be read goes into `report`.
+    private func salvageRows<Row>(
+        of table: String, columns: String, indexedBy index: String, into report: inout SalvageReport,
+        _ make: (Int64, SQLiteStatement) throws -> Row
+    ) -> [Row] {
+        var ids: [Int64]
+        do {
+            ids = try read { connection, _ in
+                try connection.query("SELECT id FROM \(table) NOT INDEXED ORDER BY id") {
+                    try $0.requiredInt64(0)
+                }
+            }
+        } catch {
+            // The unique index on the names holds every row's id too.
+            guard
+                let indexed = try? read({ connection, _ in
+                    try connection.query("SELECT id FROM \(table) ORDER BY \(index)") {
+                        try $0.requiredInt64(0)
+                    }
+                })
+            else {
+                report.lost.append(.init(what: "the rows of the \(table) table", reason: "\(error)"))
+                return []
+            }
+            report.lost.append(
+                .init(
+                    what: "part of the \(table) table",
+                    reason: "\(error); its \(indexed.count) rows were found through the index of names"))
+            ids = indexed.sorted()
+        }
+        var rows: [Row] = []
+        for id in ids {
+            do {
+                let row = try read { connection, _ in
+                    try connection.query("SELECT \(columns) FROM \(table) WHERE id = ?", [.integer(id)]) {
+                        try make(id, $0)
+                    }.first
+                }
+                if let row { rows.append(row) }
+            } catch {
+                report.lost.append(.init(what: "the \(table) of row \(id)", reason: "\(error)"))
+            }
+        }
+        return rows
+    }
+
+    /// The newest value of `history` that its rows prove, as JSON (blobs inlined), and what
+    /// the report says of it; or why there is none.
+    private func salvageValue(of history: HistoryRow) -> Result<(String, SalvageReport.History), Unread> {
+        func reason(_ error: any Error) -> String {
+            switch error {
+            case let error as KeepsakeError: error.naming(history: history.name).description
+            case let error as DecodingError: RecordCoding.describe(error)
+            default: Self.keepsakeError(error, path: path).description
+            }
+        }
+        // The body's own error is described here: a read turns every other error into SQLite's.
+        func attempt<T>(_ body: (HistoryRows) throws -> T) -> Result<T, Unread> {
+            do {
+                return try read { connection, blobs in
+                    do {
+                        return .success(
+                            try body(HistoryRows(connection: connection, blobs: blobs, historyID: history.id))
+                        )
+                    } catch {
+                        return .failure(Unread(reason: reason(error)))
+                    }
+                }
+            } catch {
+                return .failure(Unread(reason: reason(error)))
+            }
+        }
+        var damage: [String] = []
+        // Applied versions, oldest first: the undo stack.
+        let applied: [Int]
+        switch attempt({ rows in
+            try rows.connection.query(
+                "SELECT position FROM version WHERE history_id = ? AND is_undone = 0 ORDER BY position",
+                [.integer(history.id)]
+            ) { Int(try $0.requiredInt64(0)) }
+        }) {
+        case .success(let positions): applied = positions
+        case .failure(let unread):
+            applied = []
+            damage.append("its versions cannot be listed (\(unread.reason)): only its base value was read")
+        }
+        // The counters, on the newest version's row, say what change is held; a newest row
+        // without them is a page that lost its last rows.
+        var (held, countersRead): (Int64?, Bool) = (nil, false)
+        switch attempt({ try $0.storedCounters().counters }) {
+        case .success(let counters): (held, countersRead) = (counters.held, true)
+        case .failure(let unread):
+            damage.append("its counters cannot be read (\(unread.reason)): newer versions may be lost")
+        }
+        // Checkpoints on applied versions, newest first, then the base value.
+        let places: [Int?]
+        switch attempt({ rows in
+            try rows.connection.query(
+                "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position DESC",
+                [.integer(history.id)]
+            ) { Int(try $0.requiredInt64(0)) }
+        }) {
+        case .success(let positions): places = Set(applied).intersection(positions).sorted(by: >) + [nil]
+        case .failure(let unread):
+            places = [nil]
+            damage.append("its checkpoints cannot be listed (\(unread.reason))")
+        }
+        var unreadable: [String] = []
+        for place in places {
+            let start = attempt { rows -> StoredForm in
+                let json = try rows.connection.query(
+                    "SELECT value, digest FROM checkpoint WHERE history_id = ? AND position "
+                        + (place == nil ? "IS NULL" : "= ?"),
+                    [.integer(history.id)] + (place.map { [.integer(Int64($0))] } ?? [])
+                ) {
+                    try HistoryRows.checkedCheckpoint(
+                        position: place ?? 0, json: $0.text(0), digest: $0.int64(1)
+                    ).json
+                }.first
+                guard let json else {
+                    throw KeepsakeError.damaged(history: history.name, reason: "its checkpoint vanished")
+                }
+                return try rows.storedForm(json, redoing: [], history: history.name)
+            }
+            guard case .success(var form) = start else {
+                if case .failure(let unread) = start {
+                    unreadable.append(place.map { "the checkpoint of version \($0)" } ?? "the base value")
+                    damage.append("\(unreadable.last!): \(unread.reason)")
+                }
+                continue
+            }
+            var reached = place ?? 0
+            replay: for position in applied where position > reached {
+                let redone = attempt { rows in
+                    var next = form
+                    try next.revert(
+                        try rows.blobs.inliningBlobs(in: rows.records(of: .init(position: position))),
+                        inverted: true)
+                    return next
+                }
+                switch redone {
+                case .success(let next): (form, reached) = (next, position)
+                case .failure(let unread):
+                    damage.append("version \(position): \(unread.reason)")
+                    break replay
+                }
+            }
+            // The change held back lies on the newest applied version (stores older than
+            // schema 5 hold no digest of it: their rows are read unchecked, as opening does).
+            if reached == (applied.last ?? 0), countersRead {
+                let withHeld = attempt { rows in
+                    var next = form
+                    try next.revert(
+                        try rows.blobs.inliningBlobs(
+                            in: rows.pendingRecords(digest: held, history: history.name)),
+                        inverted: true)
+                    return next
+                }
+                switch withHeld {
+                case .success(let next): form = next
+                case .failure(let unread):
+                    damage.append("the change held back by debouncing: \(unread.reason)")
+                }
+            }
+            return .success(
+                (
+                    form.json,
+                    SalvageReport.History(
+                        name: history.name, valueType: history.valueType, version: reached,
+                        newestVersion: applied.last ?? 0,
+                        damage: damage.isEmpty ? nil : damage.joined(separator: "; "))
+                ))
+        }
+        return .failure(Unread(reason: damage.joined(separator: "; ")))
+    }
+
+    /// The property rows of `snapshot`, each checked against its digest (blobs inlined) and
+    /// their number against the one it was saved with; or why they cannot all be read.
+    private func salvageProperties(of snapshot: SnapshotRow) -> Result<[(path: String, json: String)], Unread>
+    {
+        do {
+            return .success(
+                try read { connection, blobs in
+                    let rows = try connection.query(
+                        "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property "
+                            + "WHERE snapshot_id = ? ORDER BY path",
+                        [.integer(snapshot.id)]
+                    ) {
+                        (
+                            path: $0.text(0) ?? "",
+                            json: try Caretaker.checkedJSON(
+                                $0, blobs, namespace: snapshot.namespace, name: snapshot.name,
+                                inliningBlobs: true)
+                        )
+                    }
+                    try Caretaker.checkPropertyCount(
+                        connection, id: snapshot.id, read: rows.count, name: snapshot.name)
+                    return rows
+                })
+        } catch {
+            return .failure(Unread(reason: "\(error)"))
+        }
+    }
+}
+
+/// What ``KeepsakeStore/salvage(from:to:)`` copied out of a damaged store, and what it could not.
+public struct SalvageReport: Codable, Sendable, Equatable {
+    /// A history copied into the new store.
+    public struct History: Codable, Sendable, Equatable {
+        /// The history's name.
+        public var name: String
+        /// The name of the type its values were stored from.
+        public var valueType: String
+        /// The version whose value the copy starts from, as ``KeepsakeStore/timeline(of:)``
+        /// numbers them (0: the base value).
+        public var version: Int
+        /// The newest applied version the damaged store lists (0: none).
+        public var newestVersion: Int
+        /// What was damaged, when the value salvaged may not be the history's newest: a version
+        /// that could not be read or applied, lost counters, a checkpoint that did not match its
+        /// digest; `nil` when nothing was.
+        public var damage: String?
+    }
+
+    /// Something left out of the new store, and why.
+    public struct Loss: Codable, Sendable, Equatable {
+        /// What was left out: `history "note"`, `snapshot "v1" of App.Note`, `the history of row 3`.
+        public var what: String
+        /// Why: the error reading it gave.
+        public var reason: String
+    }
+
+    /// The histories copied, each at the newest value its rows prove.
+    public var histories: [History]
+    /// The snapshots copied, each whole.
+    public var snapshots: [SnapshotInfo]
+    /// What could not be copied.
+    public var lost: [Loss]
+
+    /// Whether everything was copied, every history at its newest value: nothing was damaged.
+    public var isComplete: Bool { lost.isEmpty && histories.allSatisfy { $0.damage == nil } }
+}

@@ -1,0 +1,337 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// `KeepsakeStore.salvage(from:to:)` copies what a damaged store still proves into a new store:
+/// each history at a value it had (the newest its rows prove), each intact snapshot whole, and
+/// says what it left out. Never a value the history did not have.
+@MainActor @Suite struct SalvageTests {
+    let directory = TemporaryDirectory()
+
+    /// What the undamaged sample store holds.
+    struct Expected {
+        /// History "doc"'s value after each version, by version number (0: the base value).
+        var doc: [Int: Doc]
+        /// The newest version of "doc".
+        var newest: Int
+        /// History "other"'s current value.
+        var other: Doc
+        var snapshot: Doc
+    }
+
+    /// A store with a 60-version history (blobs, tags), a second history with an undone version
+    /// and a change held back by debouncing, and a snapshot; its bytes, and its values.
+    func sampleStore() throws -> (bytes: Data, expected: Expected) {
+        let path = directory.path("sample.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var generator = SeededGenerator(seed: 17)
+        var doc = history.value
+        var values = [0: doc]
+        for index in 0..<60 {
+            DocEdits.edit(&doc, using: &generator)
+            if index % 9 == 0 { doc.blob.append(Data(repeating: UInt8(index), count: 1_500)) }
+            try history.append(doc, tag: index % 10 == 0 ? "t\(index)" : nil)
+            values[history.versionCount] = history.value
+        }
+        let other = try store.history("other", initialValue: Doc.empty)
+        var second = other.value
+        for title in ["one", "two", "three"] {
+            second.title = title
+            try other.append(second)
+        }
+        _ = try other.undo()
+        other.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        second = other.value
+        second.title = "held"
+        try other.append(second)
+        try Caretaker(store: store).save(doc, as: "latest")
+        // Closed the way an app that is killed closes: the held change stays held.
+        let bytes = try Self.checkpointedBytes(path)
+        return (bytes, Expected(doc: values, newest: history.versionCount, other: second, snapshot: doc))
+    }
+
+    /// The bytes of the store at `path` with its log copied in, read through a second connection.
+    static func checkpointedBytes(_ path: String) throws -> Data {
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.close()
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    /// Checks a salvaged store: it is sound, every history in `report` opens at the value
+    /// `expected` has for the version the report names, with nothing to undo, and every
+    /// snapshot kept restores whole. Returns how many histories were salvaged at their newest
+    /// value.
+    @discardableResult
+    func checkSalvaged(_ output: String, _ report: SalvageReport, _ expected: Expected, _ context: String)
+        throws -> Int
+    {
+        let store = try KeepsakeStore(path: output)
+        defer { store.close() }
+        #expect(try store.integrityCheck() == ["ok"], "\(context)")
+        #expect(try store.verify().problems == [], "\(context)")
+        #expect(try store.historyNames() == report.histories.map(\.name).sorted(), "\(context)")
+        var newest = 0
+        for salvaged in report.histories {
+            let history = try store.history(salvaged.name, initialValue: Doc.empty)
+            #expect(!history.hasUndo && !history.hasRedo, "\(context)")
+            #expect(salvaged.valueType == Caretaker.stableName(of: Doc.self), "\(context)")
+            switch salvaged.name {
+            case "doc":
+                #expect(
+                    history.value == expected.doc[salvaged.version], "\(context): doc at \(salvaged.version)")
+                #expect(salvaged.version <= expected.newest, "\(context)")
+                if salvaged.version == expected.newest { newest += 1 }
+            case "other":
+                // Its versions: "one", "two" (and "three", undone), then the held "held".
+                if salvaged.version == 2, history.value.title == "held" {
+                    #expect(history.value == expected.other, "\(context)")
+                    newest += 1
+                } else {
+                    let titles = [2: "two", 1: "one", 0: ""]
+                    #expect(
+                        history.value.title == titles[salvaged.version],
+                        "\(context): other at \(salvaged.version)")
+                }
+            default:
+                Issue.record("\(context): a history the store never had, \(salvaged.name)")
+            }
+            try history.checkInvariants()
+        }
+        let kept = Set(report.snapshots.map(\.name))
+        #expect(kept.isSubset(of: ["latest"]), "\(context)")
+        if kept.contains("latest") {
+            #expect(
+                try Caretaker(store: store).restore("latest", as: Doc.self) == expected.snapshot, "\(context)"
+            )
+        } else {
+            #expect(try Caretaker(store: store).restore("latest", as: Doc.self) == nil, "\(context)")
+        }
+        return newest
+    }
+
+    @Test func aSoundStoreIsCopiedWholeEachHistoryAtItsNewestValue() throws {
+        let (bytes, expected) = try sampleStore()
+        let path = directory.path("sound.keepsake")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let output = directory.path("sound-salvaged.keepsake")
+        let report = try KeepsakeStore.salvage(from: path, to: output)
+        #expect(report.isComplete)
+        #expect(report.lost == [])
+        #expect(
+            report.histories == [
+                .init(
+                    name: "doc", valueType: Caretaker.stableName(of: Doc.self), version: expected.newest,
+                    newestVersion: expected.newest, damage: nil),
+                .init(
+                    name: "other", valueType: Caretaker.stableName(of: Doc.self), version: 2,
+                    newestVersion: 2,
+                    damage: nil),
+            ])
+        #expect(report.snapshots.map(\.name) == ["latest"])
+        #expect(try checkSalvaged(output, report, expected, "sound") == 2)
+        // Read, never written.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+    }
+
+    @Test func aDamagedVersionLeavesTheValueBeforeIt() throws {
+        let (bytes, expected) = try sampleStore()
+        let path = directory.path("damaged.keepsake")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        // The shell's way in: the changes of a version after the newest checkpoint rewritten,
+        // their digests left as they were.
+        let connection = try SQLiteConnection(path: path)
+        let doc = "(SELECT id FROM history WHERE name = 'doc')"
+        let checkpoint = Int(
+            try connection.scalarInt(
+                "SELECT coalesce(max(position), 0) FROM checkpoint WHERE history_id = \(doc)")
+                ?? 0)
+        let damaged = checkpoint + (expected.newest - checkpoint) / 2 + 1
+        try connection.execute(
+            "UPDATE version SET changes = json_set(changes, '$[0][0]', 'title') "
+                + "WHERE position = \(damaged) AND history_id = \(doc)")
+        connection.close()
+        let output = directory.path("damaged-salvaged.keepsake")
+        let report = try KeepsakeStore.salvage(from: path, to: output)
+        #expect(!report.isComplete)
+        let salvaged = try #require(report.histories.first { $0.name == "doc" })
+        #expect(salvaged.version == damaged - 1 && salvaged.newestVersion == expected.newest)
+        #expect(salvaged.damage?.hasPrefix("version \(damaged): ") == true, "\(salvaged.damage ?? "")")
+        #expect(report.histories.first { $0.name == "other" }?.damage == nil)
+        #expect(report.lost == [])
+        try checkSalvaged(output, report, expected, "version \(damaged)")
+    }
+
+    @Test func aCheckpointThatFailsItsDigestIsPassedOver() throws {
+        let (bytes, expected) = try sampleStore()
+        let path = directory.path("checkpoint.keepsake")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let connection = try SQLiteConnection(path: path)
+        let doc = "(SELECT id FROM history WHERE name = 'doc')"
+        let checkpoint = try #require(
+            try connection.scalarInt("SELECT max(position) FROM checkpoint WHERE history_id = \(doc)"))
+        try connection.execute(
+            "UPDATE checkpoint SET value = json_set(value, '$.title', 'forged') "
+                + "WHERE position = \(checkpoint) AND history_id = \(doc)")
+        connection.close()
+        let output = directory.path("checkpoint-salvaged.keepsake")
+        let report = try KeepsakeStore.salvage(from: path, to: output)
+        let salvaged = try #require(report.histories.first { $0.name == "doc" })
+        // From the checkpoint before it (the base value), every version redone.
+        #expect(salvaged.version == expected.newest)
+        #expect(
+            salvaged.damage
+                == "the checkpoint of version \(checkpoint): The stored history \"doc\" is damaged: "
+                + "the checkpoint of version \(checkpoint) does not match its digest. Nothing was changed.")
+        #expect(try checkSalvaged(output, report, expected, "checkpoint \(checkpoint)") == 2)
+    }
+
+    @Test func aDamagedSnapshotIsLeftOutAndSaid() throws {
+        let (bytes, expected) = try sampleStore()
+        let path = directory.path("snapshot.keepsake")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("UPDATE snapshot_property SET value = '\"Final\"' WHERE path = 'title'")
+        connection.close()
+        let output = directory.path("snapshot-salvaged.keepsake")
+        let report = try KeepsakeStore.salvage(from: path, to: output)
+        #expect(report.snapshots == [])
+        #expect(report.lost.map(\.what) == ["snapshot \"latest\" of \(Caretaker.stableName(of: Doc.self))"])
+        #expect(report.lost.first?.reason.contains("digest") == true)
+        #expect(try checkSalvaged(output, report, expected, "snapshot") == 2)
+    }
+
+    @Test func aFileAtTheOutputIsRefusedAndLeftAsItWas() throws {
+        let (bytes, _) = try sampleStore()
+        let path = directory.path("source.keepsake")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let output = directory.path("taken.keepsake")
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: output))
+        #expect {
+            try KeepsakeStore.salvage(from: path, to: output)
+        } throws: { error in
+            guard case .cannotOpen(let refused, let reason) = error as? KeepsakeError else { return false }
+            return refused == output && reason == "a file is already there; salvage writes a new store"
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == Data("mine".utf8))
+    }
+
+    @Test func aFileThatIsNoStoreGivesItsTypedErrorAndNoOutput() throws {
+        let path = directory.path("text.keepsake")
+        try Data(repeating: 0x41, count: 8_192).write(to: URL(fileURLWithPath: path))
+        let output = directory.path("text-salvaged.keepsake")
+        #expect {
+            try KeepsakeStore.salvage(from: path, to: output)
+        } throws: { error in
+            guard case .notAStore = error as? KeepsakeError else { return false }
+            return true
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// Batches of random byte flips: whatever a flip damages, salvage gives a typed error or a
+    /// sound store whose every value is one the history had, at the version the report names.
+    @Test(arguments: Array(Soak.batches(usually: 2)))
+    func flippedBytesSalvageOnlyValuesTheHistoriesHad(batch: UInt64) throws {
+        let (original, expected) = try sampleStore()
+        var generator = SeededGenerator(seed: 0x5A17_0000 + batch)
+        var outcomes: [String: Int] = [:]
+        for variant in 0..<40 {
+            let path = directory.path("flip-\(batch)-\(variant).keepsake")
+            let offset = try writeWithAByteFlipped(original, to: path, using: &generator)
+            let output = directory.path("flip-\(batch)-\(variant)-salvaged.keepsake")
+            let context = "batch \(batch) variant \(variant) offset \(offset)"
+            let report: SalvageReport
+            do throws(KeepsakeError) {
+                report = try KeepsakeStore.salvage(from: path, to: output)
+            } catch {
+                #expect(!FileManager.default.fileExists(atPath: output), "\(context)")
+                outcomes["typed error", default: 0] += 1
+                continue
+            }
+            // A salvaged store that does not open, or holds a wrong value, fails the test.
+            let newest = try checkSalvaged(output, report, expected, context)
+            if report.isComplete {
+                // Nothing damaged that salvage reads: everything at its newest.
+                #expect(newest == 2 && report.snapshots.count == 1, "\(context)")
+            }
+            outcomes[report.isComplete ? "whole" : "partial", default: 0] += 1
+        }
+        print("salvage of flipped bytes, batch \(batch): \(outcomes)")
+    }
+
+    /// Every page but the first, in turn, overwritten with noise: SQLite then finds tables and
+    /// indexes corrupt, not only rows that fail their digests. Salvage reads around the page.
+    @Test func aPageOfNoiseLeavesOutWhatItHeldAndNothingElse() throws {
+        let (original, expected) = try sampleStore()
+        let pageSize = 4_096
+        var generator = SeededGenerator(seed: 0x5A17_9A6E)
+        var outcomes: [String: Int] = [:]
+        for page in 1..<(original.count / pageSize) {
+            var bytes = original
+            for offset in page * pageSize..<(page + 1) * pageSize {
+                bytes[offset] = UInt8.random(in: 0...255, using: &generator)
+            }
+            let path = directory.path("page-\(page).keepsake")
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let output = directory.path("page-\(page)-salvaged.keepsake")
+            let report: SalvageReport
+            do throws(KeepsakeError) {
+                report = try KeepsakeStore.salvage(from: path, to: output)
+            } catch {
+                #expect(!FileManager.default.fileExists(atPath: output), "page \(page)")
+                outcomes["typed error", default: 0] += 1
+                continue
+            }
+            try checkSalvaged(output, report, expected, "page \(page)")
+            outcomes[report.isComplete ? "whole" : "partial", default: 0] += 1
+        }
+        print("salvage of a page of noise: \(outcomes)")
+        // Most pages hold a version, a checkpoint or a snapshot: their loss is said.
+        #expect((outcomes["partial"] ?? 0) > (original.count / pageSize) / 2)
+    }
+
+    /// Every golden store is salvaged whole: each history at the value it opens at, each
+    /// snapshot as saved, from every schema's rows.
+    @Test(arguments: GoldenStoreTests.stores)
+    func everyGoldenStoreIsSalvagedWhole(url: URL) throws {
+        let output = directory.path("golden-salvaged.keepsake")
+        let report = try KeepsakeStore.salvage(from: url.path, to: output)
+        #expect(report.isComplete)
+        let schema1 = url == GoldenSchema1.url
+        #expect(
+            report.histories.map(\.name).sorted()
+                == (schema1 ? ["golden", "limited", "scoped"] : ["golden", "limited", "scoped", "typing"]))
+        #expect(report.snapshots.map(\.name).sorted() == ["final", "saved", "v100"])
+        let store = try KeepsakeStore(path: output)
+        defer { store.close() }
+        let top = GoldenSchema1.goldenAppends - GoldenSchema1.goldenUndone
+        #expect(
+            try store.history("golden", initialValue: GoldenDocument.initial).value
+                == GoldenSchema1.golden[top])
+        #expect(
+            try store.history("limited", initialValue: GoldenDocument.initial).value
+                == GoldenSchema1.limited[GoldenSchema1.limitedAppends])
+        #expect(
+            try store.history("scoped", initialValue: GoldenDocument.initial).value == GoldenSchema1.scoped[5]
+        )
+        if !schema1 {
+            #expect(
+                try store.history("typing", initialValue: GoldenDocument.initial).value.title
+                    == GoldenSchema2.heldTitle)
+        }
+        #expect(
+            try Caretaker(store: store).restore("v100", as: GoldenDocument.self) == GoldenSchema1.golden[100])
+        #expect(
+            try Caretaker(store: store, scope: "doc-1").restore("final", as: GoldenDocument.self)
+                == GoldenSchema1.golden[GoldenSchema1.goldenAppends])
+        let settings = GoldenSettings()
+        try settings.restore(withKey: "saved", from: Caretaker(store: store))
+        #expect(settings.theme == "light" && settings.fontSize == 14)
+        #expect(try store.verify().problems == [])
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+}
