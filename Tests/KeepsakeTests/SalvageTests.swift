@@ -78,7 +78,6 @@ import Testing
         for salvaged in report.histories {
             let history = try store.history(salvaged.name, initialValue: Doc.empty)
             #expect(!history.hasUndo && !history.hasRedo, "\(context)")
-            #expect(salvaged.valueType == Caretaker.stableName(of: Doc.self), "\(context)")
             switch salvaged.name {
             case "doc":
                 #expect(
@@ -234,7 +233,11 @@ import Testing
 
     /// Batches of random byte flips: whatever a flip damages, salvage gives a typed error or a
     /// sound store whose every value is one the history had, at the version the report names.
-    @Test(arguments: Array(Soak.batches(usually: 2)))
+    /// A soak's batch that once found a salvaged history short of its newest version, though
+    /// the report said nothing (a version flagged undone): kept in every run.
+    nonisolated static let regressions: [UInt64] = [70015]
+
+    @Test(arguments: Array(Soak.batches(usually: 2)) + regressions)
     func flippedBytesSalvageOnlyValuesTheHistoriesHad(batch: UInt64) throws {
         let (original, expected) = try sampleStore()
         var generator = SeededGenerator(seed: 0x5A17_0000 + batch)

@@ -256,9 +256,9 @@ extension KeepsakeStore {
         }
         // The counters, on the newest version's row, say what change is held; a newest row
         // without them is a page that lost its last rows.
-        var (held, countersRead): (Int64?, Bool) = (nil, false)
+        var counters: HistoryRows.Counters?
         switch attempt({ try $0.storedCounters().counters }) {
-        case .success(let counters): (held, countersRead) = (counters.held, true)
+        case .success(let read): counters = read
         case .failure(let unread):
             damage.append("its counters cannot be read (\(unread.reason)): newer versions may be lost")
         }
@@ -315,14 +315,27 @@ extension KeepsakeStore {
                     break replay
                 }
             }
+            // The versions are checked as opening checks them, against the scopes, the undone
+            // ones and the counters: a version lost, or flagged undone, is said, though the
+            // value reached is still one the history had.
+            if reached == (applied.last ?? 0), let counters,
+                case .failure(let unread) = attempt({ rows in
+                    try rows.checkLoaded(
+                        replayed: applied.filter { $0 > (place ?? 0) }, from: place ?? 0,
+                        level: try rows.scopeCount() - 1, redo: counters.redo, total: counters.total,
+                        history: history.name)
+                })
+            {
+                damage.append(unread.reason)
+            }
             // The change held back lies on the newest applied version (stores older than
             // schema 5 hold no digest of it: their rows are read unchecked, as opening does).
-            if reached == (applied.last ?? 0), countersRead {
+            if reached == (applied.last ?? 0), let counters {
                 let withHeld = attempt { rows in
                     var next = form
                     try next.revert(
                         try rows.blobs.inliningBlobs(
-                            in: rows.pendingRecords(digest: held, history: history.name)),
+                            in: rows.pendingRecords(digest: counters.held, history: history.name)),
                         inverted: true)
                     return next
                 }
