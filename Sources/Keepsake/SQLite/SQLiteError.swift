@@ -52,6 +52,10 @@ public struct SQLiteError: Error, Hashable, Sendable {
         /// The write-ahead log's shared-memory file could not grow (`SQLITE_IOERR_SHMSIZE`, an
         /// extended code of ``ioError``: compare ``extended``).
         static let sharedMemorySize = Code(SQLITE_IOERR | (19 << 8))
+        /// The file was deleted or replaced since it was opened, so a write would be lost
+        /// (`SQLITE_READONLY_DBMOVED`, an extended code of ``readOnly``: compare ``extended``).
+        /// Keepsake refuses every write transaction then; open the store again.
+        public static let databaseMoved = Code(SQLITE_READONLY | (4 << 8))
         /// A SQL error or missing database (`SQLITE_ERROR`).
         public static let error = Code(SQLITE_ERROR)
         /// A value too large (`SQLITE_TOOBIG`).
