@@ -25,7 +25,8 @@ extension KeepsakeStore {
     /// debounced controller held; the first version that cannot be read or does not apply
     /// stops it, and the value is the one before. Nothing is guessed: every value salvaged is
     /// one the history had. A history whose value cannot be computed at all, and a snapshot
-    /// with a row lost or damaged, are left out, and the report says why.
+    /// with a row lost or damaged, are left out, and the report says why. Salvage a store no
+    /// process is writing: a commit while it reads can read as damage.
     ///
     /// - Parameters:
     ///   - damaged: The store to read.
@@ -166,6 +167,39 @@ extension KeepsakeStore {
         }
     }
 
+    /// What `body` reads in a read transaction of its own, or what kept it from reading it,
+    /// described for the report (the history's name filled in where the rows did not know it).
+    private func salvageRead<T>(
+        history: String = "", _ body: (SQLiteConnection, BlobCoding) throws -> T
+    ) -> Result<T, Unread> {
+        func reason(_ error: any Error) -> String {
+            switch error {
+            case let error as KeepsakeError: error.naming(history: history).description
+            // A page found corrupt while reading a row: the row is lost, not the store.
+            case let error as SQLiteError where error.code == .corrupt:
+                "a page holding it is corrupt (\(error.message))"
+            case let error as SQLiteError: KeepsakeError.sqlite(error).description
+            case let error as DecodingError: RecordCoding.describe(error)
+            default: "\(error)"
+            }
+        }
+        // The body's own outcome is kept: a read turns its error into a store's, and SQLite
+        // may end a transaction in which it found a page corrupt, failing its end too.
+        var outcome: Result<T, Unread>?
+        do {
+            try read { connection, blobs in
+                do {
+                    outcome = .success(try body(connection, blobs))
+                } catch {
+                    outcome = .failure(Unread(reason: reason(error)))
+                }
+            }
+        } catch {
+            return outcome ?? .failure(Unread(reason: reason(error)))
+        }
+        return outcome ?? .failure(Unread(reason: "it was not read"))
+    }
+
     /// The rows of `table` that can be read, by row id: the ids listed from the table itself
     /// or, when a page of it is damaged, from its index of names; then each row on its own.
     /// What cannot be read goes into `report`.
@@ -174,41 +208,41 @@ extension KeepsakeStore {
         _ make: (Int64, SQLiteStatement) throws -> Row
     ) -> [Row] {
         var ids: [Int64]
-        do {
-            ids = try read { connection, _ in
-                try connection.query("SELECT id FROM \(table) NOT INDEXED ORDER BY id") {
-                    try $0.requiredInt64(0)
-                }
+        switch salvageRead({ connection, _ in
+            try connection.query("SELECT id FROM \(table) NOT INDEXED ORDER BY id") {
+                try $0.requiredInt64(0)
             }
-        } catch {
+        }) {
+        case .success(let listed): ids = listed
+        case .failure(let unread):
             // The unique index on the names holds every row's id too.
             guard
-                let indexed = try? read({ connection, _ in
+                case .success(let indexed) = salvageRead({ connection, _ in
                     try connection.query("SELECT id FROM \(table) ORDER BY \(index)") {
                         try $0.requiredInt64(0)
                     }
                 })
             else {
-                report.lost.append(.init(what: "the rows of the \(table) table", reason: "\(error)"))
+                report.lost.append(.init(what: "the rows of the \(table) table", reason: unread.reason))
                 return []
             }
             report.lost.append(
                 .init(
                     what: "part of the \(table) table",
-                    reason: "\(error); its \(indexed.count) rows were found through the index of names"))
+                    reason:
+                        "\(unread.reason); its \(indexed.count) rows were found through the index of names"))
             ids = indexed.sorted()
         }
         var rows: [Row] = []
         for id in ids {
-            do {
-                let row = try read { connection, _ in
-                    try connection.query("SELECT \(columns) FROM \(table) WHERE id = ?", [.integer(id)]) {
-                        try make(id, $0)
-                    }.first
-                }
-                if let row { rows.append(row) }
-            } catch {
-                report.lost.append(.init(what: "the \(table) of row \(id)", reason: "\(error)"))
+            switch salvageRead({ connection, _ in
+                try connection.query("SELECT \(columns) FROM \(table) WHERE id = ?", [.integer(id)]) {
+                    try make(id, $0)
+                }.first
+            }) {
+            case .success(let row): if let row { rows.append(row) }
+            case .failure(let unread):
+                report.lost.append(.init(what: "the \(table) of row \(id)", reason: unread.reason))
             }
         }
         return rows
@@ -216,28 +250,14 @@ extension KeepsakeStore {
 
     /// The newest value of `history` that its rows prove, as JSON (blobs inlined), and what
     /// the report says of it; or why there is none.
+    ///
+    /// Each step reads in a transaction of its own: SQLite ends a transaction in which it found
+    /// a page corrupt, and the steps after one that failed still read what they can. A writer
+    /// committing between two steps can only make them disagree, which is said as damage.
     private func salvageValue(of history: HistoryRow) -> Result<(String, SalvageReport.History), Unread> {
-        func reason(_ error: any Error) -> String {
-            switch error {
-            case let error as KeepsakeError: error.naming(history: history.name).description
-            case let error as DecodingError: RecordCoding.describe(error)
-            default: Self.keepsakeError(error, path: path).description
-            }
-        }
-        // The body's own error is described here: a read turns every other error into SQLite's.
         func attempt<T>(_ body: (HistoryRows) throws -> T) -> Result<T, Unread> {
-            do {
-                return try read { connection, blobs in
-                    do {
-                        return .success(
-                            try body(HistoryRows(connection: connection, blobs: blobs, historyID: history.id))
-                        )
-                    } catch {
-                        return .failure(Unread(reason: reason(error)))
-                    }
-                }
-            } catch {
-                return .failure(Unread(reason: reason(error)))
+            salvageRead(history: history.name) { connection, blobs in
+                try body(HistoryRows(connection: connection, blobs: blobs, historyID: history.id))
             }
         }
         var damage: [String] = []
@@ -326,7 +346,7 @@ extension KeepsakeStore {
                         history: history.name)
                 })
             {
-                damage.append(unread.reason)
+                damage.append("its versions, checked as opening checks them: \(unread.reason)")
             }
             // The change held back lies on the newest applied version (stores older than
             // schema 5 hold no digest of it: their rows are read unchecked, as opening does).
@@ -361,27 +381,21 @@ extension KeepsakeStore {
     /// their number against the one it was saved with; or why they cannot all be read.
     private func salvageProperties(of snapshot: SnapshotRow) -> Result<[(path: String, json: String)], Unread>
     {
-        do {
-            return .success(
-                try read { connection, blobs in
-                    let rows = try connection.query(
-                        "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property "
-                            + "WHERE snapshot_id = ? ORDER BY path",
-                        [.integer(snapshot.id)]
-                    ) {
-                        (
-                            path: $0.text(0) ?? "",
-                            json: try Caretaker.checkedJSON(
-                                $0, blobs, namespace: snapshot.namespace, name: snapshot.name,
-                                inliningBlobs: true)
-                        )
-                    }
-                    try Caretaker.checkPropertyCount(
-                        connection, id: snapshot.id, read: rows.count, name: snapshot.name)
-                    return rows
-                })
-        } catch {
-            return .failure(Unread(reason: "\(error)"))
+        salvageRead { connection, blobs in
+            let rows = try connection.query(
+                "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property "
+                    + "WHERE snapshot_id = ? ORDER BY path",
+                [.integer(snapshot.id)]
+            ) {
+                (
+                    path: $0.text(0) ?? "",
+                    json: try Caretaker.checkedJSON(
+                        $0, blobs, namespace: snapshot.namespace, name: snapshot.name, inliningBlobs: true)
+                )
+            }
+            try Caretaker.checkPropertyCount(
+                connection, id: snapshot.id, read: rows.count, name: snapshot.name)
+            return rows
         }
     }
 }
