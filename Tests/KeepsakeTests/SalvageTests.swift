@@ -61,6 +61,19 @@ import Testing
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
+    /// A copy of `bytes` at `name`, edited through a bare connection: the shell's way in, the
+    /// digests left as they were.
+    func copy(_ bytes: Data, as name: String, editedWith edit: (SQLiteConnection) throws -> Void) throws
+        -> String
+    {
+        let path = directory.path(name)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let connection = try SQLiteConnection(path: path)
+        defer { connection.close() }
+        try edit(connection)
+        return path
+    }
+
     /// Checks a salvaged store: it is sound, every history in `report` opens at the value
     /// `expected` has for the version the report names, with nothing to undo, and every
     /// snapshot kept restores whole. Returns how many histories were salvaged at their newest
@@ -138,21 +151,19 @@ import Testing
 
     @Test func aDamagedVersionLeavesTheValueBeforeIt() throws {
         let (bytes, expected) = try sampleStore()
-        let path = directory.path("damaged.keepsake")
-        try bytes.write(to: URL(fileURLWithPath: path))
-        // The shell's way in: the changes of a version after the newest checkpoint rewritten,
-        // their digests left as they were.
-        let connection = try SQLiteConnection(path: path)
+        // The changes of a version after the newest checkpoint rewritten.
         let doc = "(SELECT id FROM history WHERE name = 'doc')"
-        let checkpoint = Int(
-            try connection.scalarInt(
-                "SELECT coalesce(max(position), 0) FROM checkpoint WHERE history_id = \(doc)")
-                ?? 0)
-        let damaged = checkpoint + (expected.newest - checkpoint) / 2 + 1
-        try connection.execute(
-            "UPDATE version SET changes = json_set(changes, '$[0][0]', 'title') "
-                + "WHERE position = \(damaged) AND history_id = \(doc)")
-        connection.close()
+        var damaged = 0
+        let path = try copy(bytes, as: "damaged.keepsake") { connection in
+            let checkpoint = Int(
+                try connection.scalarInt(
+                    "SELECT coalesce(max(position), 0) FROM checkpoint WHERE history_id = \(doc)")
+                    ?? 0)
+            damaged = checkpoint + (expected.newest - checkpoint) / 2 + 1
+            try connection.execute(
+                "UPDATE version SET changes = json_set(changes, '$[0][0]', 'title') "
+                    + "WHERE position = \(damaged) AND history_id = \(doc)")
+        }
         let output = directory.path("damaged-salvaged.keepsake")
         let report = try KeepsakeStore.salvage(from: path, to: output)
         #expect(!report.isComplete)
@@ -166,16 +177,15 @@ import Testing
 
     @Test func aCheckpointThatFailsItsDigestIsPassedOver() throws {
         let (bytes, expected) = try sampleStore()
-        let path = directory.path("checkpoint.keepsake")
-        try bytes.write(to: URL(fileURLWithPath: path))
-        let connection = try SQLiteConnection(path: path)
         let doc = "(SELECT id FROM history WHERE name = 'doc')"
-        let checkpoint = try #require(
-            try connection.scalarInt("SELECT max(position) FROM checkpoint WHERE history_id = \(doc)"))
-        try connection.execute(
-            "UPDATE checkpoint SET value = json_set(value, '$.title', 'forged') "
-                + "WHERE position = \(checkpoint) AND history_id = \(doc)")
-        connection.close()
+        var checkpoint: Int64 = 0
+        let path = try copy(bytes, as: "checkpoint.keepsake") { connection in
+            checkpoint = try #require(
+                try connection.scalarInt("SELECT max(position) FROM checkpoint WHERE history_id = \(doc)"))
+            try connection.execute(
+                "UPDATE checkpoint SET value = json_set(value, '$.title', 'forged') "
+                    + "WHERE position = \(checkpoint) AND history_id = \(doc)")
+        }
         let output = directory.path("checkpoint-salvaged.keepsake")
         let report = try KeepsakeStore.salvage(from: path, to: output)
         let salvaged = try #require(report.histories.first { $0.name == "doc" })
@@ -190,11 +200,9 @@ import Testing
 
     @Test func aDamagedSnapshotIsLeftOutAndSaid() throws {
         let (bytes, expected) = try sampleStore()
-        let path = directory.path("snapshot.keepsake")
-        try bytes.write(to: URL(fileURLWithPath: path))
-        let connection = try SQLiteConnection(path: path)
-        try connection.execute("UPDATE snapshot_property SET value = '\"Final\"' WHERE path = 'title'")
-        connection.close()
+        let path = try copy(bytes, as: "snapshot.keepsake") { connection in
+            try connection.execute("UPDATE snapshot_property SET value = '\"Final\"' WHERE path = 'title'")
+        }
         let output = directory.path("snapshot-salvaged.keepsake")
         let report = try KeepsakeStore.salvage(from: path, to: output)
         #expect(report.snapshots == [])
