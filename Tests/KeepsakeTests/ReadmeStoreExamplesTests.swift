@@ -128,6 +128,14 @@ enum Readme {
         #expect(reopened.value.title == "Groceries")
         #expect(reopened.hasRedo)
 
+        var bodies: [Int: String] = [:]
+        for version in try store.timeline(of: "note-42") ?? [] {
+            let note = try store.value(ofHistory: "note-42", atVersion: version.version, as: Note.self)
+            print(version.version, note?.body ?? "")  // 0 "", 1 "", 2 "Milk, bread"
+            bodies[version.version] = note?.body
+        }
+        #expect(bodies == [0: "", 1: "", 2: "Milk, bread"])
+
         note = reopened.value
         let caretaker = Caretaker(store: store)
         try caretaker.save(note, as: "beforeTrip")

@@ -27,39 +27,8 @@ extension KeepsakeStore {
         try read { connection, blobs -> String? in
             guard let id = try HistoryRows.historyID(named: name, in: connection) else { return nil }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            let versions = try connection.query(
-                "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? ORDER BY position",
-                [.integer(id)]
-            ) {
-                (
-                    version: HistoryRows.Version(position: Int(try $0.requiredInt64(0))),
-                    level: Int(try $0.requiredInt64(1)), undone: $0.int64(2) == 1
-                )
-            }
-            // Versions at or below the floor are folded into the base value: version 0 is the
-            // value at the floor, which the stored base value and they give.
-            let floor = try rows.floor()
-            let newestApplied = versions.last(where: { !$0.undone })?.version.position ?? 0
-            var target = version ?? (newestApplied > floor ? newestApplied : 0)
-            let level: Int
-            if target == 0 {
-                (target, level) = (floor, 0)
-            } else if target > floor, let found = versions.first(where: { $0.version.position == target }) {
-                level = found.level
-            } else {
-                return nil
-            }
-            // The versions undo would pass from `target` to the base: the applied ones of every
-            // outer scope, then those of its own scope up to it.
-            let chain = versions.filter {
-                target > 0
-                    && (($0.level < level && !$0.undone)
-                        || ($0.level == level && $0.version.position <= target))
-            }
-            guard let base = try rows.baseCheckpoint() else {
-                throw KeepsakeError.damaged(history: name, reason: "it has no base value")
-            }
-            let form = try rows.storedForm(base, redoing: chain.map(\.version), history: name)
+            guard let route = try Self.route(to: version, rows, history: name) else { return nil }
+            let form = try rows.storedForm(route.json, redoing: route.redoing, history: name)
             let object = try JSONSerialization.jsonObject(
                 with: Data(form.json.utf8), options: .fragmentsAllowed)
             let data = try JSONSerialization.data(
@@ -67,5 +36,114 @@ extension KeepsakeStore {
                 options: [.fragmentsAllowed, .prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             return String(decoding: data, as: UTF8.self)
         }
+    }
+
+    /// The value of a history at one of its versions, as `Value`, read from the store without
+    /// opening the history or moving it: a version history to browse, in a store opened
+    /// read-only too.
+    ///
+    /// ```swift
+    /// for version in try store.timeline(of: "note-42") ?? [] {
+    ///     let note = try store.value(ofHistory: "note-42", atVersion: version.version, as: Note.self)
+    ///     print(version.version, note?.body ?? "")  // 0 "", 1 "", 2 "Milk, bread"
+    /// }
+    /// ```
+    ///
+    /// Version 0 is the base value; a version on the redo stack, or in an inner scope, gives the
+    /// value that redoing up to it would give, as ``valueJSON(ofHistory:atVersion:)`` does. The
+    /// value is the newest checkpoint on the way to it, decoded as `Value`, with the versions
+    /// after it redone by the model; a change the model can no longer read is redone on the
+    /// stored JSON instead, as undo does (see <doc:ChangingYourModel>). A change held back by
+    /// debouncing is not a version yet, and is not in it.
+    ///
+    /// - Parameters:
+    ///   - name: The history's name.
+    ///   - version: A version number as ``timeline(of:)`` lists it; the current version when `nil`.
+    ///   - type: The value type.
+    ///   - template: A value whose properties fill those the stored value lacks (properties added
+    ///     to `Value` since it was stored).
+    /// - Returns: The value, or `nil` when there is no such history or version.
+    /// - Throws: ``KeepsakeError``: `.reversion` naming the version and path of a change that
+    ///   does not apply, `.undecodableValue` when the value does not decode as `Value`,
+    ///   `.damaged` when a row does not match its digest.
+    public func value<Value: Versionable & Codable & SendableMetatype>(
+        ofHistory name: String, atVersion version: Int? = nil, as type: Value.Type = Value.self,
+        fillingMissingFrom template: Value? = nil
+    ) throws(KeepsakeError) -> Value? {
+        try read { connection, blobs -> Value? in
+            guard let id = try HistoryRows.historyID(named: name, in: connection) else { return nil }
+            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
+            guard let route = try Self.route(to: version, rows, history: name) else { return nil }
+            do {
+                var value = try rows.decodeStored(route.json, history: name) { template }
+                for version in route.redoing {
+                    try KeepsakeHistoryStorage<Value>.apply(
+                        rows, version, to: &value, inverted: true, history: name)
+                }
+                return value
+            } catch let error as KeepsakeError {
+                // A change the model cannot read: the versions redone on the stored JSON.
+                guard case .reversion = error,
+                    let form = try? rows.storedForm(route.json, redoing: route.redoing, history: name),
+                    let value = try? rows.decodeStored(form.json, history: name, template: { template })
+                else { throw error }
+                return value
+            }
+        }
+    }
+
+    /// The way to `version` of a history (its current version when `nil`): the stored whole
+    /// value to start from — the newest checkpoint on the way, else the base value — and the
+    /// versions to redo on it, oldest first; `nil` when the history has no such version.
+    ///
+    /// The way is the versions undo would pass from `version` to the base: the applied ones of
+    /// every outer scope, then those of its own scope up to it. A checkpoint holds the value
+    /// after an applied version, so only one below every undone version on the way is a start.
+    private static func route(to version: Int?, _ rows: HistoryRows, history name: String) throws -> (
+        json: String, redoing: [HistoryRows.Version]
+    )? {
+        let versions = try rows.connection.query(
+            "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? ORDER BY position",
+            [.integer(rows.historyID)]
+        ) {
+            (
+                version: HistoryRows.Version(position: Int(try $0.requiredInt64(0))),
+                level: Int(try $0.requiredInt64(1)), undone: $0.int64(2) == 1
+            )
+        }
+        // Versions at or below the floor are folded into the base value: version 0 is the
+        // value at the floor, which the stored base value and they give.
+        let floor = try rows.floor()
+        let newestApplied = versions.last(where: { !$0.undone })?.version.position ?? 0
+        var target = version ?? (newestApplied > floor ? newestApplied : 0)
+        let level: Int
+        if target == 0 {
+            (target, level) = (floor, 0)
+        } else if target > floor, let found = versions.first(where: { $0.version.position == target }) {
+            level = found.level
+        } else {
+            return nil
+        }
+        let way = versions.filter {
+            target > 0
+                && (($0.level < level && !$0.undone) || ($0.level == level && $0.version.position <= target))
+        }
+        let firstUndone = way.first(where: \.undone)?.version.position ?? Int.max
+        let starts = Set(way.map(\.version.position).filter { $0 < firstUndone })
+        let checkpoints = try rows.connection.query(
+            "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position DESC",
+            [.integer(rows.historyID)]
+        ) { Int(try $0.requiredInt64(0)) }
+        if let start = checkpoints.first(where: starts.contains),
+            let json = try rows.bestCheckpoint(below: start + 1).flatMap({
+                $0.position == start ? $0.json : nil
+            })
+        {
+            return (json, way.filter { $0.version.position > start }.map(\.version))
+        }
+        guard let base = try rows.baseCheckpoint() else {
+            throw KeepsakeError.damaged(history: name, reason: "it has no base value")
+        }
+        return (base, way.map(\.version))
     }
 }

@@ -165,6 +165,52 @@ import Testing
         try history.checkInvariants()
     }
 
+    /// Every version of every history read without opening it, from the committed file opened
+    /// read-only: typed (by the model, from the newest checkpoint on the way) and as JSON, each
+    /// the value undo and redo reach.
+    @Test(arguments: stores)
+    func everyVersionReadsWithoutMovingTheHistory(url: URL) throws {
+        let store = try KeepsakeStore(path: url.path, options: .init(readOnly: true))
+        let golden = GoldenSchema1.golden
+        func json(_ history: String, _ version: Int) throws -> GoldenDocument? {
+            try store.valueJSON(ofHistory: history, atVersion: version).map {
+                try JSONDecoder().decode(GoldenDocument.self, from: Data($0.utf8))
+            }
+        }
+        // Versions 394 to 400 are undone: their values are the ones redo reaches.
+        for n in 0...GoldenSchema1.goldenAppends {
+            #expect(try store.value(ofHistory: "golden", atVersion: n, as: GoldenDocument.self) == golden[n])
+            // As JSON, a sample: the stored-form replay is slower, and tested on its own.
+            if n % 10 == 0 || n > 390 { #expect(try json("golden", n) == golden[n], "version \(n)") }
+        }
+        let top = GoldenSchema1.goldenAppends - GoldenSchema1.goldenUndone
+        #expect(try store.value(ofHistory: "golden", as: GoldenDocument.self) == golden[top])
+        #expect(try store.value(ofHistory: "golden", atVersion: 401, as: GoldenDocument.self) == nil)
+        #expect(try store.value(ofHistory: "none", atVersion: 1, as: GoldenDocument.self) == nil)
+        // Pruned: the versions folded into the base value are gone, version 0 is the floor's.
+        let limited = GoldenSchema1.limited
+        let kept = try #require(try store.timeline(of: "limited")).map(\.version).filter { $0 > 0 }
+        #expect(
+            try store.value(ofHistory: "limited", atVersion: kept[0], as: GoldenDocument.self)
+                == limited[kept[0]])
+        #expect(
+            try store.value(ofHistory: "limited", atVersion: 0, as: GoldenDocument.self)
+                == limited[kept[0] - 1])
+        #expect(try store.value(ofHistory: "limited", atVersion: kept[0] - 1, as: GoldenDocument.self) == nil)
+        for version in kept {
+            #expect(
+                try store.value(ofHistory: "limited", atVersion: version, as: GoldenDocument.self)
+                    == limited[version])
+        }
+        // Scopes: every version typed as its JSON reads.
+        for summary in try #require(try store.timeline(of: "scoped")) {
+            let typed = try store.value(
+                ofHistory: "scoped", atVersion: summary.version, as: GoldenDocument.self)
+            let stored = try json("scoped", summary.version)
+            #expect(typed != nil && typed == stored, "scoped \(summary.version)")
+        }
+    }
+
     @Test(arguments: stores)
     func historyHasSeveralCheckpointsAndBlobs(url: URL) throws {
         let store = try KeepsakeStore(path: try copy(of: url))

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+/// `KeepsakeStore.value(ofHistory:atVersion:as:)` reads any version without moving the history,
+/// through the model, or on the stored JSON where the model no longer reads a change.
+@MainActor @Suite struct ValueAtVersionTests {
+    let directory = TemporaryDirectory()
+
+    struct Tagged: Versionable, Equatable, Codable {
+        var tags: [String] = []
+    }
+
+    /// The same document after an update: its tags are a set now, so the array's insertions
+    /// stored before no longer apply to it.
+    struct UpdatedTagged: Versionable, Equatable, Codable {
+        var tags: Set<String> = []
+        var pinned = false
+    }
+
+    @Test func aVersionTheModelCannotReplayIsReadOnTheStoredJSON() throws {
+        let path = directory.path("tags.keepsake")
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Tagged())
+        var doc = history.value
+        for tag in ["a", "b", "c"] {
+            doc.tags.append(tag)
+            try history.append(doc)
+        }
+        _ = try history.undo()
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        let template = UpdatedTagged(tags: [], pinned: true)
+        for (version, tags) in [(0, []), (1, ["a"]), (2, ["a", "b"]), (3, ["a", "b", "c"])] {
+            #expect(
+                try store.value(ofHistory: "doc", atVersion: version, fillingMissingFrom: template)
+                    == UpdatedTagged(tags: Set(tags), pinned: true), "version \(version)")
+        }
+        // The current version by default; the old model reads it too.
+        #expect(try store.value(ofHistory: "doc", as: Tagged.self) == Tagged(tags: ["a", "b"]))
+        #expect(try store.value(ofHistory: "doc", atVersion: 4, as: Tagged.self) == nil)
+        // Nothing moved, nothing was written.
+        #expect(try store.timeline(of: "doc")?.map(\.undone) == [false, false, false, true])
+    }
+}
