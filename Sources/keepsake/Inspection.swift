@@ -219,6 +219,11 @@ enum Inspection {
             print("schema version: \(result.schemaVersion)")
             print(result.problems.isEmpty ? "histories: consistent" : "problems:")
             for problem in result.problems { print("  - \(problem)") }
+            if !result.isOK {
+                print(
+                    "'keepsake salvage \(path) NEW-PATH' copies what the store still proves into a new store."
+                )
+            }
             print(result.isOK ? "OK" : "FAILED")
         }
         return result.isOK ? ExitStatus.success : ExitStatus.verificationFailed
