@@ -125,6 +125,26 @@ import Testing
         return newest
     }
 
+    /// Salvages the damaged store at `path`: a typed error must leave no output, and a report
+    /// a salvaged store ``checkSalvaged(_:_:_:_:)`` accepts, at the newest of everything when
+    /// the report says nothing was damaged. Returns what happened: "typed error", "whole" or
+    /// "partial".
+    func salvageDamaged(_ path: String, _ expected: Expected, _ context: String) throws -> String {
+        let output = path + ".salvaged"
+        let report: SalvageReport
+        do throws(KeepsakeError) {
+            report = try KeepsakeStore.salvage(from: path, to: output)
+        } catch {
+            #expect(!FileManager.default.fileExists(atPath: output), "\(context)")
+            return "typed error"
+        }
+        // A salvaged store that does not open, or holds a wrong value, fails the test.
+        let newest = try checkSalvaged(output, report, expected, context)
+        guard report.isComplete else { return "partial" }
+        #expect(newest == 2 && report.snapshots.count == 1, "\(context)")
+        return "whole"
+    }
+
     @Test func aSoundStoreIsCopiedWholeEachHistoryAtItsNewestValue() throws {
         let (bytes, expected) = try sampleStore()
         let path = directory.path("sound.keepsake")
@@ -253,23 +273,8 @@ import Testing
         for variant in 0..<40 {
             let path = directory.path("flip-\(batch)-\(variant).keepsake")
             let offset = try writeWithAByteFlipped(original, to: path, using: &generator)
-            let output = directory.path("flip-\(batch)-\(variant)-salvaged.keepsake")
             let context = "batch \(batch) variant \(variant) offset \(offset)"
-            let report: SalvageReport
-            do throws(KeepsakeError) {
-                report = try KeepsakeStore.salvage(from: path, to: output)
-            } catch {
-                #expect(!FileManager.default.fileExists(atPath: output), "\(context)")
-                outcomes["typed error", default: 0] += 1
-                continue
-            }
-            // A salvaged store that does not open, or holds a wrong value, fails the test.
-            let newest = try checkSalvaged(output, report, expected, context)
-            if report.isComplete {
-                // Nothing damaged that salvage reads: everything at its newest.
-                #expect(newest == 2 && report.snapshots.count == 1, "\(context)")
-            }
-            outcomes[report.isComplete ? "whole" : "partial", default: 0] += 1
+            outcomes[try salvageDamaged(path, expected, context), default: 0] += 1
         }
         print("salvage of flipped bytes, batch \(batch): \(outcomes)")
     }
@@ -288,17 +293,7 @@ import Testing
             }
             let path = directory.path("page-\(page).keepsake")
             try bytes.write(to: URL(fileURLWithPath: path))
-            let output = directory.path("page-\(page)-salvaged.keepsake")
-            let report: SalvageReport
-            do throws(KeepsakeError) {
-                report = try KeepsakeStore.salvage(from: path, to: output)
-            } catch {
-                #expect(!FileManager.default.fileExists(atPath: output), "page \(page)")
-                outcomes["typed error", default: 0] += 1
-                continue
-            }
-            try checkSalvaged(output, report, expected, "page \(page)")
-            outcomes[report.isComplete ? "whole" : "partial", default: 0] += 1
+            outcomes[try salvageDamaged(path, expected, "page \(page)"), default: 0] += 1
         }
         print("salvage of a page of noise: \(outcomes)")
         // Most pages hold a version, a checkpoint or a snapshot: their loss is said.
