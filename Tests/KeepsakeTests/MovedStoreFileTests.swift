@@ -78,6 +78,30 @@ import Testing
         #expect(try reopened.integrityCheck() == ["ok"])
     }
 
+    /// Renamed alone, the file leaves its log at the old path: a commit written there would be
+    /// missing from the file after a crash. Writes are refused; closing folds the log into the
+    /// renamed file, so everything committed before is there under its new name.
+    @Test func aFileRenamedAloneKeepsWhatWasCommittedUnderItsNewName() throws {
+        let path = directory.path("doc.keepsake")
+        let (store, history) = try open(path)
+        var doc = history.value
+        for title in ["two", "three"] {
+            doc.title = title
+            try history.append(doc)
+        }
+        let renamed = directory.path("doc 2.keepsake")
+        #expect(rename(path, renamed) == 0)
+        doc.title = "four"
+        #expect { try history.append(doc) } throws: {
+            isMovedAway($0, path, "deleted, or moved away from its write-ahead log")
+        }
+        store.close()
+        let reopened = try KeepsakeStore(path: renamed).history("doc", initialValue: Doc.empty)
+        #expect(reopened.value.title == "three" && reopened.versionCount == 3)
+        #expect(try reopened.undo().title == "two")
+        try reopened.checkInvariants()
+    }
+
     @Test func aFileMovedWithItsFolderIsStillWritten() throws {
         let folder = directory.path("Documents")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
