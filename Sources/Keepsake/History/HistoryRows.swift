@@ -645,10 +645,18 @@ struct HistoryRows {
 
     /// The base value's JSON: the value before every version kept.
     func baseCheckpoint() throws -> String? {
+        try checkpoint(at: nil)
+    }
+
+    /// The JSON of the checkpoint of the version at `position` (the base value's when `nil`),
+    /// checked against its digest; `nil` when there is none.
+    func checkpoint(at position: Int?) throws -> String? {
         try connection.query(
-            "SELECT value, digest FROM checkpoint WHERE history_id = ? AND position IS NULL",
-            [.integer(historyID)]
-        ) { try Self.checkedCheckpoint(position: 0, json: $0.text(0), digest: $0.int64(1)).json }.first
+            "SELECT value, digest FROM checkpoint WHERE history_id = ? AND position "
+                + (position == nil ? "IS NULL" : "= ?"),
+            [.integer(historyID)] + (position.map { [.integer(Int64($0))] } ?? [])
+        ) { try Self.checkedCheckpoint(position: position ?? 0, json: $0.text(0), digest: $0.int64(1)).json }
+        .first
     }
 
     /// A checkpoint read back, checked against its digest.

@@ -295,28 +295,19 @@ extension KeepsakeStore {
             places = [nil]
             damage.append("its checkpoints cannot be listed (\(unread.reason))")
         }
-        var unreadable: [String] = []
         for place in places {
             let start = attempt { rows -> StoredForm in
-                let json = try rows.connection.query(
-                    "SELECT value, digest FROM checkpoint WHERE history_id = ? AND position "
-                        + (place == nil ? "IS NULL" : "= ?"),
-                    [.integer(history.id)] + (place.map { [.integer(Int64($0))] } ?? [])
-                ) {
-                    try HistoryRows.checkedCheckpoint(
-                        position: place ?? 0, json: $0.text(0), digest: $0.int64(1)
-                    ).json
-                }.first
-                guard let json else {
+                guard let json = try rows.checkpoint(at: place) else {
                     throw KeepsakeError.damaged(history: history.name, reason: "its checkpoint vanished")
                 }
                 return try rows.storedForm(json, redoing: [], history: history.name)
             }
-            guard case .success(var form) = start else {
-                if case .failure(let unread) = start {
-                    unreadable.append(place.map { "the checkpoint of version \($0)" } ?? "the base value")
-                    damage.append("\(unreadable.last!): \(unread.reason)")
-                }
+            var form: StoredForm
+            switch start {
+            case .success(let read): form = read
+            case .failure(let unread):
+                let what = place.map { "the checkpoint of version \($0)" } ?? "the base value"
+                damage.append("\(what): \(unread.reason)")
                 continue
             }
             var reached = place ?? 0

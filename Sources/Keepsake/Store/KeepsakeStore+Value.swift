@@ -134,11 +134,7 @@ extension KeepsakeStore {
             "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position DESC",
             [.integer(rows.historyID)]
         ) { Int(try $0.requiredInt64(0)) }
-        if let start = checkpoints.first(where: starts.contains),
-            let json = try rows.bestCheckpoint(below: start + 1).flatMap({
-                $0.position == start ? $0.json : nil
-            })
-        {
+        if let start = checkpoints.first(where: starts.contains), let json = try rows.checkpoint(at: start) {
             return (json, way.filter { $0.version.position > start }.map(\.version))
         }
         guard let base = try rows.baseCheckpoint() else {
