@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Keepsake
@@ -100,6 +101,29 @@ import Testing
         #expect(reopened.value.title == "three" && reopened.versionCount == 3)
         #expect(try reopened.undo().title == "two")
         try reopened.checkInvariants()
+    }
+
+    /// An observed model has no caller to throw to: the refusal reaches the controller's
+    /// `error`, the model keeps the edit, and nothing is reported recorded.
+    @Test func anObservedModelWhoseFileIsDeletedReportsTheRefusal() async throws {
+        let path = directory.path("drawing.keepsake")
+        let model = DrawingModel()
+        let undo = try VersioningController(
+            observing: model, at: \.drawing,
+            storage: .keepsake(try KeepsakeStore(path: path), history: "drawing"))
+        model.drawing.title = "First"
+        #expect(await settle(until: { undo.versionCount == 1 }))
+        #expect(unlink(path) == 0)
+        model.drawing.title = "Second"
+        #expect(await settle(until: { undo.error != nil }))
+        guard case .sqlite(let error) = undo.error?.keepsakeError else {
+            Issue.record("expected the refusal, got \(String(describing: undo.error))")
+            return
+        }
+        #expect(error.code.extended == SQLiteError.Code.databaseMoved.extended)
+        #expect(model.drawing.title == "Second")
+        #expect(undo.versionCount == 1 && undo.value.title == "First")
+        try undo.checkInvariants()
     }
 
     @Test func aFileMovedWithItsFolderIsStillWritten() throws {
