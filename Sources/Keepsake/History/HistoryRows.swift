@@ -64,6 +64,30 @@ struct HistoryRows {
         }
     }
 
+    /// Inserts the row of a new history and its scope 0, with no value yet; returns the rows
+    /// of the new history, for its base value to be written.
+    ///
+    /// - Parameters:
+    ///   - limit: Its `maximum_versions`, `nil` for none.
+    ///   - createdAt: When it was created (now, unless it is copied).
+    static func insertHistory(
+        named name: String, valueType: String, limit: Int64?, createdAt: Double = now(),
+        in connection: SQLiteConnection, blobs: BlobCoding
+    ) throws -> HistoryRows {
+        try connection.execute(
+            """
+            INSERT INTO history (name, value_type, created_at, modified_at, maximum_versions)
+            VALUES (?, ?, ?, ?, ?)
+            """,
+            [
+                .text(name), .text(valueType), .real(createdAt), .real(now()),
+                limit.map { .integer($0) } ?? .null,
+            ])
+        let rows = HistoryRows(connection: connection, blobs: blobs, historyID: connection.lastInsertRowID)
+        try rows.insertScope(level: 0)
+        return rows
+    }
+
     // MARK: Tags
 
     /// The values of a tag's columns (`tag, tag_digest` of version `position`, or `base_tag,

@@ -125,19 +125,10 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         try store.write { connection, blobs in
             guard try HistoryRows.historyID(named: name, in: connection) == nil else { return nil }
             let value = initialValue()
-            try connection.execute(
-                """
-                INSERT INTO history (name, value_type, created_at, modified_at, maximum_versions)
-                VALUES (?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(name), .text(Caretaker.stableName(of: Value.self)), .real(HistoryRows.now()),
-                    .real(HistoryRows.now()), limit.map { .integer(Int64($0)) } ?? .null,
-                ])
-            let id = connection.lastInsertRowID
-            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            try rows.insertScope(level: 0)
-            return (id, try rows.writeCheckpoint(value, position: nil), value)
+            let rows = try HistoryRows.insertHistory(
+                named: name, valueType: Caretaker.stableName(of: Value.self), limit: limit.map(Int64.init),
+                in: connection, blobs: blobs)
+            return (rows.historyID, try rows.writeCheckpoint(value, position: nil), value)
         }
     }
 

@@ -279,22 +279,32 @@ extension Caretaker {
                 }
                 try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(existing)])
             }
+            try Self.insertSnapshot(
+                namespace: namespace, name: name, valueType: Self.stableName(of: Value.self),
+                properties: rows.map { ($0.0.description, $0.1) }, in: connection, blobs: blobs)
+        }
+    }
+
+    /// Inserts a snapshot's row and one row per property (`path` as stored, its JSON), each
+    /// with its digest; large JSON goes to the blob table.
+    ///
+    /// - Parameter createdAt: When it was saved (now, unless it is copied).
+    static func insertSnapshot(
+        namespace: String, name: String, valueType: String, createdAt: Double = RowClock.shared.next(),
+        properties: [(path: String, json: String)], in connection: SQLiteConnection, blobs: BlobCoding
+    ) throws {
+        try connection.execute(
+            "INSERT INTO snapshot (namespace, name, value_type, created_at, property_count) VALUES (?, ?, ?, ?, ?)",
+            [
+                .text(namespace), .text(name), .text(valueType), .real(createdAt),
+                .integer(Int64(properties.count)),
+            ])
+        let id = connection.lastInsertRowID
+        for (path, json) in properties {
+            let stored = try blobs.storedText(json)
             try connection.execute(
-                "INSERT INTO snapshot (namespace, name, value_type, created_at, property_count) VALUES (?, ?, ?, ?, ?)",
-                [
-                    .text(namespace), .text(name), .text(Self.stableName(of: Value.self)),
-                    .real(RowClock.shared.next()), .integer(Int64(rows.count)),
-                ])
-            let id = connection.lastInsertRowID
-            for (path, json) in rows {
-                let stored = try blobs.storedText(json)
-                try connection.execute(
-                    "INSERT INTO snapshot_property (snapshot_id, path, value, digest) VALUES (?, ?, ?, ?)",
-                    [
-                        .integer(id), .text(path.description), .text(stored),
-                        .integer(Self.digest(namespace, name, path.description, stored)),
-                    ])
-            }
+                "INSERT INTO snapshot_property (snapshot_id, path, value, digest) VALUES (?, ?, ?, ?)",
+                [.integer(id), .text(path), .text(stored), .integer(digest(namespace, name, path, stored))])
         }
     }
 

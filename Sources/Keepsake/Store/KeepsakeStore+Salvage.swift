@@ -79,39 +79,17 @@ extension KeepsakeStore {
             defer { store.close() }
             try store.write { connection, blobs in
                 for (row, json) in histories {
-                    try connection.execute(
-                        """
-                        INSERT INTO history (name, value_type, created_at, modified_at, maximum_versions)
-                        VALUES (?, ?, ?, ?, ?)
-                        """,
-                        [
-                            .text(row.name), .text(row.valueType), .real(row.createdAt),
-                            .real(HistoryRows.now()),
-                            row.limit.map { .integer($0) } ?? .null,
-                        ])
-                    let rows = HistoryRows(
-                        connection: connection, blobs: blobs, historyID: connection.lastInsertRowID)
-                    try rows.insertScope(level: 0)
-                    try rows.insertCheckpoint(
+                    try HistoryRows.insertHistory(
+                        named: row.name, valueType: row.valueType, limit: row.limit, createdAt: row.createdAt,
+                        in: connection, blobs: blobs
+                    ).insertCheckpoint(
                         json, position: nil, digest: HistoryRows.checkpointDigest(json, position: nil))
                 }
                 for (row, properties) in snapshots {
-                    try connection.execute(
-                        "INSERT INTO snapshot (namespace, name, value_type, created_at, property_count) VALUES (?, ?, ?, ?, ?)",
-                        [
-                            .text(row.namespace), .text(row.name), .text(row.valueType), .real(row.createdAt),
-                            .integer(Int64(properties.count)),
-                        ])
-                    let id = connection.lastInsertRowID
-                    for (path, json) in properties {
-                        let stored = try blobs.storedText(json)
-                        try connection.execute(
-                            "INSERT INTO snapshot_property (snapshot_id, path, value, digest) VALUES (?, ?, ?, ?)",
-                            [
-                                .integer(id), .text(path), .text(stored),
-                                .integer(Caretaker.digest(row.namespace, row.name, path, stored)),
-                            ])
-                    }
+                    try Caretaker.insertSnapshot(
+                        namespace: row.namespace, name: row.name, valueType: row.valueType,
+                        createdAt: row.createdAt,
+                        properties: properties, in: connection, blobs: blobs)
                 }
             }
         } catch {
