@@ -68,34 +68,26 @@ enum Schema {
         }
     }
 
-    /// Creates a store atomically: built and migrated in a temporary file beside `path`, then
-    /// linked into place. A crash leaves no store or a whole one, never an empty file that
-    /// later opens would refuse. If another process creates `path` first, its store is kept.
+    /// Creates a store atomically (``NewStoreFile``): built and migrated in a temporary file
+    /// beside `path`, then linked into place. A crash leaves no store or a whole one, never an
+    /// empty file that later opens would refuse. If another process creates `path` first, its
+    /// store is kept.
     private static func create(path: String, synchronous: SQLiteConnection.Synchronous, busyTimeout: Duration)
         throws(KeepsakeError)
     {
-        let temporary = path + ".creating-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
-        defer {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                try? FileManager.default.removeItem(atPath: temporary + suffix)
+        _ = try NewStoreFile.install(at: path) { temporary throws(KeepsakeError) in
+            do {
+                let connection = try SQLiteConnection(path: temporary, busyTimeout: busyTimeout)
+                defer { connection.close() }
+                try connection.enableWAL(synchronous: synchronous)
+                try migrate(connection, from: 0)
+                // Fold the log into the file, so that the linked file is complete on its own.
+                try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            } catch let error as SQLiteError {
+                throw .cannotOpen(path: path, reason: "the new store could not be created: \(error.message)")
+            } catch {
+                throw .cannotOpen(path: path, reason: "the new store could not be created: \(error)")
             }
-        }
-        do {
-            let connection = try SQLiteConnection(path: temporary, busyTimeout: busyTimeout)
-            defer { connection.close() }
-            try connection.enableWAL(synchronous: synchronous)
-            try migrate(connection, from: 0)
-            // Fold the log into the file, so that the linked file is complete on its own.
-            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        } catch let error as SQLiteError {
-            throw .cannotOpen(path: path, reason: "the new store could not be created: \(error.message)")
-        } catch {
-            throw .cannotOpen(path: path, reason: "the new store could not be created: \(error)")
-        }
-        // link(2) fails when `path` exists, unlike rename(2), so a store another process just
-        // created is never replaced.
-        if link(temporary, path) != 0, errno != EEXIST {
-            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
     }
 

@@ -1,0 +1,131 @@
+import Foundation
+
+/// A new store file, written whole beside its path and then put in place: whatever stops the
+/// process, the path names no new file or a whole one, never half of one.
+///
+/// Every new store file is written this way.
+enum NewStoreFile {
+    /// Puts a file at a path unless something is there (`link(2)`); tests replace it.
+    typealias Link = (_ existing: String, _ new: String) -> Int32
+
+    /// Builds a new file at a temporary path beside `path` (`<path>.creating-<pid>-<uuid>`,
+    /// which ``Schema/removeCreationLeftovers(of:)`` removes once its process is gone), syncs
+    /// it, and puts it at `path` unless a file is there by then.
+    ///
+    /// A write-ahead log at `path` with no file beside it (left by a process killed while it
+    /// had a store there, whose file was deleted or renamed since) is set aside first
+    /// (``setAsideOrphanedLog(of:)``): SQLite would read its pages into the new file.
+    ///
+    /// - Parameters:
+    ///   - path: Where the file goes.
+    ///   - linking: `link(2)`; on a file system without hard links (FAT, exFAT) the file is
+    ///     renamed into place instead, after checking that nothing is there.
+    ///   - build: Writes the complete file at the path it is given. It must leave no
+    ///     write-ahead log holding pages: the file alone is put in place.
+    /// - Returns: Whether the new file is at `path`; `false` when a file was there already
+    ///   (it is kept, and nothing is built or the new file is discarded).
+    /// - Throws: What `build` throws, naming `path` where it named the temporary file;
+    ///   ``KeepsakeError/cannotOpen(path:reason:)`` when the file cannot be put in place.
+    ///   Nothing is left at `path` then.
+    static func install(
+        at path: String, linking: Link = { link($0, $1) },
+        build: (_ temporary: String) throws(KeepsakeError) -> Void
+    ) throws(KeepsakeError) -> Bool {
+        if exists(path) { return false }
+        let temporary = path + ".creating-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: temporary + suffix)
+            }
+        }
+        do {
+            try build(temporary)
+        } catch {
+            throw error.replacingPath(temporary, with: path)
+        }
+        if let pages = FileState.logSize(of: temporary), pages > 0 {
+            throw .cannotOpen(path: path, reason: "the new file's write-ahead log still holds \(pages) bytes")
+        }
+        if let failure = sync(temporary) {
+            throw .cannotOpen(path: path, reason: "the new file could not be synced to disk: \(failure)")
+        }
+        if exists(path) { return false }
+        try setAsideOrphanedLog(of: path)
+        // link(2) fails when `path` exists, unlike rename(2), so a file another process put
+        // there meanwhile is never replaced.
+        if linking(temporary, path) != 0 {
+            switch errno {
+            case EEXIST:
+                return false
+            // No hard links on this file system: check, then rename.
+            case EPERM, ENOTSUP, EOPNOTSUPP, EMLINK, ENOSYS:
+                if exists(path) { return false }
+                if rename(temporary, path) != 0 {
+                    throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+                }
+            default:
+                throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            }
+        }
+        // The new name on disk, as the file is; best effort (the file is whole either way).
+        let folder = (path as NSString).deletingLastPathComponent
+        _ = sync(folder.isEmpty ? "." : folder)
+        return true
+    }
+
+    /// Moves the write-ahead log at `path` aside when no file is at `path`, to
+    /// `<path>-wal.orphaned-<seconds since 1970>`, and removes its index (`-shm`), so that a
+    /// new store put at `path` does not read that log's pages as its own.
+    ///
+    /// Such a log is left by a process killed while it had a store at `path`, once that file
+    /// is deleted or renamed: it holds the commits made since the file was last checkpointed.
+    /// It is kept, not deleted: renamed to the file's new name plus `-wal`, beside a file
+    /// not written since, it gives those commits back.
+    ///
+    /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when the log cannot be moved.
+    static func setAsideOrphanedLog(of path: String) throws(KeepsakeError) {
+        let log = path + "-wal"
+        guard exists(log), !exists(path) else { return }
+        let aside = log + ".orphaned-\(Int(Date().timeIntervalSince1970))"
+        if rename(log, aside) != 0 {
+            throw .cannotOpen(
+                path: path,
+                reason: """
+                    a write-ahead log with no store beside it is at \(log), and it cannot be moved \
+                    aside (\(String(cString: strerror(errno)))): a new store there would read its pages
+                    """)
+        }
+        try? FileManager.default.removeItem(atPath: path + "-shm")
+    }
+
+    /// Whether anything is at `path` (a dangling symbolic link too).
+    private static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Flushes the file or folder at `path` to disk; returns why it failed, or `nil`.
+    private static func sync(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0 ? nil : String(cString: strerror(errno))
+    }
+}
+
+extension KeepsakeError {
+    /// This error with `path` in place of `temporary` wherever it names a file: an error of
+    /// a file built under a temporary name reads as one of the file it becomes.
+    func replacingPath(_ temporary: String, with path: String) -> KeepsakeError {
+        func replaced(_ text: String) -> String { text.replacingOccurrences(of: temporary, with: path) }
+        return switch self {
+        case .cannotOpen(let file, let reason): .cannotOpen(path: replaced(file), reason: replaced(reason))
+        case .notAStore(let file, let reason): .notAStore(path: replaced(file), reason: replaced(reason))
+        case .newerSchema(let file, let version, let supported):
+            .newerSchema(path: replaced(file), version: version, supported: supported)
+        case .sqlite(let error):
+            .sqlite(SQLiteError(code: error.code, message: replaced(error.message), sql: error.sql))
+        default: self
+        }
+    }
+}
