@@ -1,7 +1,7 @@
 import Foundation
 import Keepsake
 
-/// The read-only commands, and `salvage`. Each opens the store with `readOnly: true`.
+/// The read-only commands, and `salvage` and `copy`, which write a new file. Each opens the store with `readOnly: true`.
 enum Inspection {
     static func open(_ path: String) throws -> KeepsakeStore {
         try KeepsakeStore(path: path, options: .init(readOnly: true))
@@ -261,5 +261,27 @@ enum Inspection {
             print(report.isComplete ? "Everything was copied, at its newest." : "INCOMPLETE: see above.")
         }
         return report.isComplete ? ExitStatus.success : ExitStatus.verificationFailed
+    }
+
+    static let copy = Command(
+        usage: """
+            usage: keepsake copy STORE OUTPUT
+              Writes a copy of STORE to a new file at OUTPUT (no file may be there), complete on
+              its own: every history with its undo and redo stacks, and every snapshot, including
+              the commits still in STORE's write-ahead log, which a copy of the file alone lacks.
+              STORE is only read, and may be open in an app meanwhile.
+            """
+    ) { arguments in
+        let positionals = try arguments.expect("STORE", "OUTPUT")
+        let store = try open(positionals[0])
+        defer { store.close() }
+        try store.copy(to: positionals[1])
+        let summary = try open(positionals[1]).summary()
+        let histories = summary.histories.count == 1 ? "1 history" : "\(summary.histories.count) histories"
+        let snapshots = summary.snapshots.count == 1 ? "1 snapshot" : "\(summary.snapshots.count) snapshots"
+        print(
+            "Copied \(positionals[0]) to \(positionals[1]): \(histories), \(snapshots), \(summary.fileSize) bytes."
+        )
+        return ExitStatus.success
     }
 }

@@ -15,10 +15,11 @@ let help = """
       snapshots PATH                   the named snapshots
       verify PATH                      integrity, schema, application id, history invariants
       salvage DAMAGED OUTPUT           copy what a damaged store still proves into a new store
+      copy STORE OUTPUT                a copy of a store, open or not, complete in one new file
 
     Every command takes --help; inspect, log, show, snapshots, verify and salvage take --json.
-    keepsake --version prints the version. Only demo and salvage write (salvage a new file);
-    the others open the store read-only.
+    keepsake --version prints the version. Only demo, salvage and copy write (salvage and copy
+    a new file); the others open the store read-only.
 
     exit status: 0 success · 1 verify found problems, or salvage left something out · 2 unknown
     history, version or snapshot · 64 usage error · 65 not a Keepsake store (or a newer schema,
@@ -34,6 +35,7 @@ let commands: [String: Command] = [
     "value": Inspection.value,
     "verify": Inspection.verify,
     "salvage": Inspection.salvage,
+    "copy": Inspection.copy,
 ]
 
 /// The tool's version, and the store schema it writes.

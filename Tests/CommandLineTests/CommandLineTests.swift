@@ -294,6 +294,39 @@ import Testing
         #expect(report.snapshots.map(\.name) == ["approved"] && report.lost == [])
     }
 
+    /// What `copy` is for: an app has the store open, and its newest commits are in the log.
+    struct Bookmark: Codable {
+        var title: String
+    }
+
+    @Test func copyWritesTheStoreWithTheCommitsStillInItsLog() throws {
+        let store = try demoStore()
+        let open = try KeepsakeStore(path: store)
+        defer { open.close() }
+        try Caretaker(store: open).save(Bookmark(title: "saved while open"), as: "open")
+        #expect(FileManager.default.fileExists(atPath: store + "-wal"))
+
+        let output = path("copy.keepsake")
+        let result = try run("copy", store, output)
+        #expect(result.status == 0, "\(result.error)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int)
+        #expect(result.output == "Copied \(store) to \(output): 1 history, 2 snapshots, \(size) bytes.\n")
+        #expect(!FileManager.default.fileExists(atPath: output + "-wal"))
+        for command in [["snapshots"], ["log", "demo-note"], ["value", "demo-note"]] {
+            let copied = try run([command[0], output] + command.dropFirst())
+            let original = try run([command[0], store] + command.dropFirst())
+            #expect(copied.status == 0 && copied.output == original.output)
+        }
+        #expect(try run("snapshots", output).output.contains("open"))
+        #expect(try run("verify", output).status == 0)
+
+        let again = try run("copy", store, output)
+        #expect(again.status == 66)
+        #expect(
+            again.error
+                == "keepsake: Cannot open \(output): a file is already there; copy writes a new file.\n")
+    }
+
     @Test func versionIsPrinted() throws {
         let result = try run("--version")
         #expect(result.status == 0 && result.error.isEmpty)
@@ -304,7 +337,7 @@ import Testing
         let top = try run("--help")
         #expect(top.status == 0 && top.output.contains("exit status"))
         #expect(top.output.contains("inspect, log, show, snapshots, verify and salvage take --json"))
-        for command in ["demo", "inspect", "log", "show", "snapshots", "value", "verify", "salvage"] {
+        for command in ["demo", "inspect", "log", "show", "snapshots", "value", "verify", "salvage", "copy"] {
             let result = try run(command, "--help")
             #expect(result.status == 0)
             #expect(result.output.hasPrefix("usage: keepsake \(command)"))

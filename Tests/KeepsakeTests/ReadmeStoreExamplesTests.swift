@@ -109,6 +109,18 @@ enum Readme {
                 == "b")
     }
 
+    @Test func theCopyExample() throws {
+        let path = directory.path("notes.keepsake")
+        let backupPath = directory.path("notes backup.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("note", initialValue: Readme.Note(title: "", body: "", tags: []))
+        try history.append(Readme.Note(title: "Kept open", body: "", tags: []))
+        try store.copy(to: backupPath)  // every history, with both stacks, and every snapshot
+        let backup = try KeepsakeStore(path: backupPath)
+        let copied = try backup.history("note", initialValue: Readme.Note(title: "", body: "", tags: []))
+        #expect(copied.value.title == "Kept open" && copied.hasUndo)
+    }
+
     func writeExampleStore(at path: String) throws {
         typealias Note = Readme.Note
         let store = try KeepsakeStore(path: path)

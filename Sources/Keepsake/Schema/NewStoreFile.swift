@@ -3,7 +3,7 @@ import Foundation
 /// A new store file, written whole beside its path and then put in place: whatever stops the
 /// process, the path names no new file or a whole one, never half of one.
 ///
-/// Every new store file is written this way.
+/// Creating a store, salvaging one and copying one all write their file this way.
 enum NewStoreFile {
     /// Puts a file at a path unless something is there (`link(2)`); tests replace it.
     typealias Link = (_ existing: String, _ new: String) -> Int32

@@ -40,7 +40,7 @@ extension KeepsakeStore {
         -> SalvageReport
     {
         guard !FileManager.default.fileExists(atPath: output) else {
-            throw .cannotOpen(path: output, reason: "a file is already there; salvage writes a new store")
+            throw outputExists(output, "salvage writes a new store")
         }
         let source = try KeepsakeStore(path: damaged, options: .init(readOnly: true))
         defer { source.close() }
@@ -74,8 +74,9 @@ extension KeepsakeStore {
                     .init(what: "snapshot \"\(row.name)\" of \(row.namespace)", reason: unread.reason))
             }
         }
-        do {
-            let store = try KeepsakeStore(path: output)
+        // Written beside `output` and put there whole: half a salvage would read as a whole one.
+        let installed = try NewStoreFile.install(at: output) { temporary throws(KeepsakeError) in
+            let store = try KeepsakeStore(path: temporary)
             defer { store.close() }
             try store.write { connection, blobs in
                 for (row, json) in histories {
@@ -92,13 +93,9 @@ extension KeepsakeStore {
                         properties: properties, in: connection, blobs: blobs)
                 }
             }
-        } catch {
-            // Half a salvage would read as a whole one.
-            for suffix in ["", "-wal", "-shm"] {
-                try? FileManager.default.removeItem(atPath: output + suffix)
-            }
-            throw error
+            try store.foldLog()
         }
+        guard installed else { throw Self.outputExists(output, "salvage writes a new store") }
         return report
     }
 

@@ -1,0 +1,254 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// `copy(to:)`: a copy of an open store, complete on its own, for Save As, Duplicate, an
+/// export or a backup. A copy of the file alone lacks the commits still in its write-ahead log.
+@MainActor @Suite struct StoreCopyTests {
+    let directory = TemporaryDirectory()
+
+    /// Everything a store holds, as its inspection reads it: each history's summary, timeline
+    /// and value at every version, and the snapshots (the dates of their rows included).
+    struct Contents: Equatable {
+        var histories: [KeepsakeStore.HistorySummary]
+        var timelines: [[KeepsakeStore.VersionSummary]]
+        var values: [[String?]]
+        var snapshots: [SnapshotInfo]
+        var held: [String]
+    }
+
+    static func contents(of store: KeepsakeStore) throws -> Contents {
+        let summary = try store.summary()
+        var contents = Contents(
+            histories: summary.histories, timelines: [], values: [], snapshots: summary.snapshots, held: [])
+        for history in summary.histories {
+            let timeline = try #require(try store.timeline(of: history.name))
+            contents.timelines.append(timeline)
+            contents.values.append(
+                try (0...history.versions).map { try store.valueJSON(ofHistory: history.name, atVersion: $0) }
+            )
+        }
+        contents.held = try store.database.read { connection in
+            try connection.query("SELECT path || '=' || patch FROM pending_change ORDER BY 1") {
+                $0.text(0) ?? ""
+            }
+        }
+        return contents
+    }
+
+    /// A store with two histories (one with undone versions, a tag and a scope, one holding a
+    /// debounced change) and two snapshots; returns the open store and its histories.
+    func writeSample(
+        _ path: String, clock: ManualClock
+    ) throws -> (KeepsakeStore, KeepsakeHistory<Doc>, KeepsakeHistory<Doc>) {
+        let store = try KeepsakeStore(path: path)
+        let doc = try store.history("doc", initialValue: Doc.empty)
+        for index in 1...10 {
+            var value = doc.value
+            value.title = "v\(index)"
+            value.items.append(.init(id: index, title: "item \(index)", done: index.isMultiple(of: 2)))
+            try doc.append(value)
+            if index == 4 { try doc.tag("draft") }
+            if index == 6 { try doc.pushNewScope() }
+        }
+        try doc.undo()
+        try doc.undo()
+        let typing = try store.history("typing", initialValue: Doc.empty)
+        typing.withDebouncing(clock: clock, interval: .milliseconds(500))
+        var typed = typing.value
+        for character in "Held" {
+            typed.title.append(character)
+            try typing.append(typed)
+        }
+        let caretaker = Caretaker(store: store)
+        try caretaker.save(doc.value, as: "before lunch")
+        var large = doc.value
+        large.blob = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try caretaker.save(large, as: "with a blob")
+        return (store, doc, typing)
+    }
+
+    @Test func aCopyOfAnOpenStoreHoldsWhatTheFileAloneLacks() throws {
+        let (path, copy, fileAlone) = (
+            directory.path("doc.keepsake"), directory.path("copy.keepsake"),
+            directory.path("file-alone.keepsake")
+        )
+        let clock = ManualClock()
+        let (store, doc, typing) = try writeSample(path, clock: clock)
+        let before = try Self.contents(of: store)
+
+        try store.copy(to: copy)
+        // The file alone, copied as a file manager copies it, opens without the newest commits.
+        try FileManager.default.copyItem(atPath: path, toPath: fileAlone)
+        #expect(try KeepsakeStore(path: fileAlone, options: .init(readOnly: true)).historyNames() == [])
+
+        #expect(!FileManager.default.fileExists(atPath: copy + "-wal"))
+        #expect(try Self.contents(of: KeepsakeStore(path: copy, options: .init(readOnly: true))) == before)
+        // The original is in use still, and the copy no longer follows it.
+        var value = doc.value
+        value.title = "after the copy"
+        try doc.append(value)
+        try doc.checkInvariants()
+        try typing.checkInvariants()
+
+        let copied = try KeepsakeStore(path: copy)
+        let reopened = try copied.history("doc", initialValue: Doc.empty)
+        #expect(reopened.value.title == "v8" && reopened.versionCount == 10)
+        #expect(try reopened.redo().title == "v9")
+        #expect(try copied.history("typing", initialValue: Doc.empty).value.title == "Held")
+        #expect(try Caretaker(store: copied).restore("with a blob", as: Doc.self)?.blob.count == 100_000)
+        #expect(try copied.verify().isOK)
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test func aCopyOfAReadOnlyStoreIsTheSame() throws {
+        let (path, copy) = (directory.path("doc.keepsake"), directory.path("copy.keepsake"))
+        let (store, _, _) = try writeSample(path, clock: ManualClock())
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        try reader.copy(to: copy)
+        #expect(try Self.contents(of: KeepsakeStore(path: copy)) == Self.contents(of: store))
+    }
+
+    @Test func anInMemoryStoreSavesToItsFirstFile() throws {
+        let store = try KeepsakeStore.inMemory()
+        let history = try store.history("untitled", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "Written before it had a file"
+        try history.append(doc)
+        try Caretaker(store: store).save(doc, as: "first")
+        let path = directory.path("Untitled.keepsake")
+        try store.copy(to: path)
+
+        let saved = try KeepsakeStore(path: path)
+        #expect(try Self.contents(of: saved) == Self.contents(of: store))
+        let reopened = try saved.history("untitled", initialValue: Doc.empty)
+        #expect(reopened.value == doc && reopened.versionCount == 1)
+        #expect(try reopened.undo() == .empty)
+        try reopened.checkInvariants()
+        #expect(try saved.database.read { try $0.scalarText("PRAGMA journal_mode") } == "wal")
+    }
+
+    @Test func aCopyRefusesAFileAlreadyThereAndAMissingFolder() throws {
+        let path = directory.path("doc.keepsake")
+        let (store, _, _) = try writeSample(path, clock: ManualClock())
+        let taken = directory.path("taken.keepsake")
+        #expect(FileManager.default.createFile(atPath: taken, contents: Data("mine".utf8)))
+        #expect(
+            throws: KeepsakeError.cannotOpen(
+                path: taken, reason: "a file is already there; copy writes a new file")
+        ) {
+            try store.copy(to: taken)
+        }
+        #expect(FileManager.default.contents(atPath: taken) == Data("mine".utf8))
+        #expect(
+            throws: KeepsakeError.cannotOpen(
+                path: path, reason: "a file is already there; copy writes a new file")
+        ) {
+            try store.copy(to: path)
+        }
+        let missing = directory.path("missing/copy.keepsake")
+        #expect(
+            throws: KeepsakeError.cannotOpen(
+                path: missing, reason: "the folder \(directory.path("missing")) does not exist")
+        ) { try store.copy(to: missing) }
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == [
+                "doc.keepsake", "doc.keepsake-shm", "doc.keepsake-wal", "taken.keepsake",
+            ])
+    }
+
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))
+    func aFullDiskFailsTheCopyTypedAndLeavesNothing() throws {
+        let path = directory.path("doc.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.blob = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try history.append(doc)
+        let before = try Self.contents(of: store)
+        let mount = try #require(TemporaryMount(size: "1m"))
+        let copy = mount.path + "/copy.keepsake"
+
+        #expect { try store.copy(to: copy) } throws: { error in
+            guard case .sqlite(let sqlite) = error as? KeepsakeError else { return false }
+            return sqlite.code == .full && !sqlite.message.contains(".creating-")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mount.path) == [])
+        #expect(try Self.contents(of: store) == before)
+        try history.checkInvariants()
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test func everyCopyIsOneCommittedStateWhileAnotherConnectionWrites() async throws {
+        let path = directory.path("doc.keepsake")
+        let store = try KeepsakeStore(path: path)
+        _ = try store.history("doc", initialValue: Doc.empty)
+        // A second store on the file: another connection, as another process's would be.
+        let writer = Task.detached {
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+            for index in 1...300 {
+                var doc = history.value
+                doc.title = "v\(index)"
+                try history.append(doc)
+            }
+        }
+        var seen: Set<Int> = []
+        for index in 0..<15 {
+            let copy = directory.path("copy-\(index).keepsake")
+            try store.copy(to: copy)
+            let copied = try KeepsakeStore(path: copy)
+            let history = try copied.history("doc", initialValue: Doc.empty)
+            // The title names the version: whatever the copy caught, it is whole.
+            let count = history.versionCount
+            #expect(history.value.title == (count == 0 ? "" : "v\(count)"))
+            #expect(try copied.verify().isOK)
+            seen.insert(count)
+        }
+        try await writer.value
+        print("copies caught \(seen.sorted()) versions")
+    }
+
+    static func copyInALoopAndDie(path: String, seed: UInt64) throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "copied"
+        doc.blob = Data((0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        try history.append(doc)
+        CheckpointCrashTests.killSoon(seed: seed, within: 2_000..<80_000)
+        for index in 0... {
+            try store.copy(to: path + ".copy-\(index)")
+        }
+    }
+
+    @Test(arguments: 0..<4)
+    func aCopyKilledMidwayLeavesNoFileOrAWholeOne(trial: Int) async throws {
+        let path = directory.path("doc.keepsake")
+        await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String, trial = trial as Int] in
+            try await MainActor.run {
+                try StoreCopyTests.copyInALoopAndDie(path: path, seed: UInt64(0xC0_0000 + trial))
+            }
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        let copies = names.filter { $0.hasPrefix("doc.keepsake.copy-") && !$0.contains(".creating-") }
+        for name in copies {
+            let copy = try KeepsakeStore(path: directory.path(name))
+            let history = try copy.history("doc", initialValue: Doc.empty)
+            #expect(history.value.title == "copied" && history.value.blob.count == 2_000_000, "\(name)")
+            #expect(try copy.verify().isOK)
+        }
+        // The copy the kill interrupted left only its temporary file, which the next open of
+        // that path removes.
+        let next = directory.path("doc.keepsake.copy-\(copies.count)")
+        #expect(!FileManager.default.fileExists(atPath: next))
+        let interrupted = names.filter { $0.contains(".creating-") }
+        _ = try KeepsakeStore(path: next)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {
+            $0.contains(".creating-")
+        }
+        #expect(left == [])
+        print("trial \(trial): \(copies.count) whole copies, left \(interrupted)")
+    }
+}
