@@ -77,6 +77,11 @@ import Testing
         let reopened = try KeepsakeStore(path: path)
         #expect(try reopened.historyNames() == [])
         #expect(try reopened.integrityCheck() == ["ok"])
+        // The emptied log held nothing to keep: it is not set aside.
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == [
+                "doc.keepsake", "doc.keepsake-shm", "doc.keepsake-wal",
+            ])
     }
 
     /// Renamed alone, the file leaves its log at the old path: a commit written there would be

@@ -75,7 +75,8 @@ enum NewStoreFile {
 
     /// Moves the write-ahead log at `path` aside when no file is at `path`, to
     /// `<path>-wal.orphaned-<seconds since 1970>`, and removes its index (`-shm`), so that a
-    /// new store put at `path` does not read that log's pages as its own.
+    /// new store put at `path` does not read that log's pages as its own. A log that holds no
+    /// frame is removed.
     ///
     /// Such a log is left by a process killed while it had a store at `path`, once that file
     /// is deleted or renamed: it holds the commits made since the file was last checkpointed.
@@ -85,7 +86,14 @@ enum NewStoreFile {
     /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when the log cannot be moved.
     static func setAsideOrphanedLog(of path: String) throws(KeepsakeError) {
         let log = path + "-wal"
-        guard exists(log), !exists(path) else { return }
+        guard let size = FileState.logSize(of: path), !exists(path) else { return }
+        // A log too short for one frame (emptied by the process that wrote it) holds nothing.
+        // Related SQLite documentation: https://www.sqlite.org/fileformat2.html#walformat
+        if size < 32 + 24 {
+            try? FileManager.default.removeItem(atPath: log)
+            try? FileManager.default.removeItem(atPath: path + "-shm")
+            return
+        }
         let aside = log + ".orphaned-\(Int(Date().timeIntervalSince1970))"
         if rename(log, aside) != 0 {
             throw .cannotOpen(
