@@ -9,4 +9,9 @@ static inline sqlite3_destructor_type keepsake_sqlite_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
+// sqlite3_db_config is variadic, which Swift cannot call: this sets one of its on/off options.
+static inline int keepsake_sqlite_db_config_flag(sqlite3 *db, int option, int on) {
+    return sqlite3_db_config(db, option, on, (int *)0);
+}
+
 #endif

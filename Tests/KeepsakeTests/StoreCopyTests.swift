@@ -210,6 +210,62 @@ import Testing
         print("copies caught \(seen.sorted()) versions")
     }
 
+    /// Appends "v<from>" … "v<to>" to history "doc" (each version adds item `index`), then
+    /// kills the process: the store's log holds what it wrote since its last checkpoint.
+    static func appendTitles(path: String, _ range: ClosedRange<Int>, thenDie: Bool) throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        for index in range {
+            var doc = history.value
+            doc.title = "v\(index)"
+            doc.items.append(.init(id: index, title: "item \(index)", done: false))
+            try history.append(doc)
+        }
+        if thenDie { kill(getpid(), SIGKILL) }
+        try history.close()
+        store.close()
+    }
+
+    @Test func aBackupRestoredAfterACrashOpensOnceTheCrashedLogIsAside() async throws {
+        let (path, backup) = (directory.path("doc.keepsake"), directory.path("backup.keepsake"))
+        try Self.appendTitles(path: path, 1...30, thenDie: false)
+        try KeepsakeStore(path: path, options: .init(readOnly: true)).copy(to: backup)
+        await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String] in
+            try await MainActor.run { try StoreCopyTests.appendTitles(path: path, 31...300, thenDie: true) }
+        }
+        // Restored by renaming the backup over the file: the crashed session's log, still at
+        // the path, is read as the backup's own and its pages land on the backup's.
+        try FileManager.default.copyItem(atPath: backup, toPath: backup + ".kept")
+        #expect(rename(backup, path) == 0)
+        #expect {
+            try KeepsakeStore(path: path)
+        } throws: { error in
+            guard case .notAStore(let file, let reason) = error as? KeepsakeError else { return false }
+            return file == path
+                && reason == """
+                    it is corrupt (database disk image is malformed); a write-ahead log is beside it \
+                    (\(path)-wal), which SQLite reads as the file's own: if the file was restored or \
+                    replaced since a crash, that log is the replaced file's, and moving it away (with \
+                    \(path)-shm) lets the file open as it is
+                    """
+        }
+        #expect(rename(path + "-wal", directory.path("crashed-log")) == 0)
+        #expect(unlink(path + "-shm") == 0)
+        let restored = try KeepsakeStore(path: path)
+        let history = try restored.history("doc", initialValue: Doc.empty)
+        #expect(history.value.title == "v30" && history.versionCount == 30)
+        #expect(try restored.verify().isOK)
+        restored.close()
+
+        // Restored the safe way instead: the file deleted, then the backup copied to its path.
+        #expect(unlink(path) == 0)
+        #expect(rename(directory.path("crashed-log"), path + "-wal") == 0)
+        try KeepsakeStore(path: backup + ".kept", options: .init(readOnly: true)).copy(to: path)
+        let copied = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        #expect(copied.value.title == "v30" && copied.versionCount == 30)
+        try copied.checkInvariants()
+    }
+
     static func copyInALoopAndDie(path: String, seed: UInt64) throws {
         let store = try KeepsakeStore(path: path)
         let history = try store.history("doc", initialValue: Doc.empty)

@@ -117,6 +117,21 @@ public final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
+    /// Closes the connection leaving the file and its write-ahead log as they are. SQLite's
+    /// last connection to a file otherwise copies the log into the file as it closes, and a
+    /// store refused on open must not be written: its log may be another file's (one the file
+    /// replaced since a crash), whose pages would land on it.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/c3ref/c_dbconfig_defensive.html
+    func closeLeavingLog() {
+        guard !isClosed else { return }
+        _ = keepsake_sqlite_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
+        isClosed = true
+        statements.removeAll()
+        recent = []
+        sqlite3_close_v2(handle)
+    }
+
     /// Switches to write-ahead logging and sets the sync mode, checking that WAL took effect.
     ///
     /// In-memory databases keep their `memory` journal.

@@ -57,15 +57,32 @@ enum Schema {
             connection.onChangeByOthers = { try followUpgrade(of: $0, path: path) }
             return connection
         } catch let error as KeepsakeError {
-            connection.close()
-            throw error
+            connection.closeLeavingLog()
+            throw withLogHint(error, path: path)
         } catch let error as SQLiteError {
-            connection.close()
-            throw Self.classify(error, path: path)
+            connection.closeLeavingLog()
+            throw withLogHint(Self.classify(error, path: path), path: path)
         } catch {
-            connection.close()
+            connection.closeLeavingLog()
             throw .cannotOpen(path: path, reason: "\(error)")
         }
+    }
+
+    /// `error` with a hint when a corrupt store has a write-ahead log with frames beside it:
+    /// SQLite reads any log at `<path>-wal` as the file's own, so a file restored from a backup
+    /// or replaced since a crash reads as corrupt through the log the crash left, which
+    /// belongs to the file it replaced.
+    private static func withLogHint(_ error: KeepsakeError, path: String) -> KeepsakeError {
+        guard case .notAStore(let file, let reason) = error, reason.hasPrefix("it is corrupt"),
+            let size = FileState.logSize(of: path), size >= 32 + 24
+        else { return error }
+        return .notAStore(
+            path: file,
+            reason: """
+                \(reason); a write-ahead log is beside it (\(path)-wal), which SQLite reads as the \
+                file's own: if the file was restored or replaced since a crash, that log is the \
+                replaced file's, and moving it away (with \(path)-shm) lets the file open as it is
+                """)
     }
 
     /// Creates a store atomically (``NewStoreFile``): built and migrated in a temporary file
