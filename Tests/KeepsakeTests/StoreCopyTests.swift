@@ -279,7 +279,10 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<4)
+    /// 4 trials, or a tenth of `Scripts/soak`'s crash trials.
+    nonisolated static let killedCopies = max(4, (CheckpointCrashTests.soak ?? 0) / 10)
+
+    @Test(arguments: 0..<killedCopies)
     func aCopyKilledMidwayLeavesNoFileOrAWholeOne(trial: Int) async throws {
         let path = directory.path("doc.keepsake")
         await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String, trial = trial as Int] in
