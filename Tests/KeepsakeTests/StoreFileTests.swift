@@ -172,6 +172,62 @@ final class TemporaryMount {
         print("full disk: \(committed.count - 1) versions committed before \(error.code)")
     }
 
+    /// Opens stores in a folder until the process runs out of file descriptors (each store
+    /// takes five: its file and log twice, on the writer's connection and on the background
+    /// checkpoints', and the log's index). Exits 0 when every store behaves as it should.
+    static func openStoresUntilOutOfDescriptors(in folder: String) throws {
+        var limit = rlimit(rlim_cur: 100, rlim_max: 100)
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        var opened: [(KeepsakeStore, KeepsakeHistory<Doc>)] = []
+        var refusal: KeepsakeError?
+        while refusal == nil {
+            let path = folder + "/\(opened.count).keepsake"
+            do {
+                let store = try KeepsakeStore(path: path)
+                let history = try store.history("doc", initialValue: Doc.empty)
+                var doc = history.value
+                doc.title = "\(opened.count)"
+                try history.append(doc)
+                opened.append((store, history))
+            } catch {
+                refusal = error
+            }
+        }
+        // The refusal says why, and every store opened before it goes on working.
+        guard case .cannotOpen(_, let reason) = refusal,
+            reason.contains("(\(String(cString: strerror(EMFILE))))")
+        else {
+            FileHandle.standardError.write(Data("refused with \(String(describing: refusal))\n".utf8))
+            exit(1)
+        }
+        for (index, (store, history)) in opened.enumerated() {
+            var doc = history.value
+            doc.title += " again"
+            try history.append(doc)
+            guard try store.integrityCheck() == ["ok"], history.value.title == "\(index) again" else {
+                exit(2)
+            }
+        }
+        let count = opened.count
+        for (store, history) in opened {
+            try history.close()
+            store.close()
+        }
+        for index in 0..<count {
+            let history = try KeepsakeStore(path: folder + "/\(index).keepsake").history(
+                "doc", initialValue: Doc.empty)
+            guard history.value.title == "\(index) again", history.versionCount == 2 else { exit(3) }
+        }
+        exit(count >= 10 ? 0 : 4)
+    }
+
+    @Test func runningOutOfFileDescriptorsRefusesTheNextStoreSayingWhy() async throws {
+        let folder = directory.url.path
+        await #expect(processExitsWith: .success) { [folder = folder as String] in
+            try await MainActor.run { try StoreFileTests.openStoresUntilOutOfDescriptors(in: folder) }
+        }
+    }
+
     @Test func leftoversOfAnInterruptedCreationAreRemovedByTheNextOpen() throws {
         let path = directory.path("new.keepsake")
         // A process that no longer exists (pids are below 2^22 on Linux).

@@ -81,7 +81,7 @@ public final class SQLiteConnection {
         let result = sqlite3_open_v2(name, &handle, flags, nil)
         guard result == SQLITE_OK, let handle else {
             let message =
-                handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
+                handle.map { Self.message(of: $0, code: result) } ?? String(cString: sqlite3_errstr(result))
             sqlite3_close_v2(handle)
             throw SQLiteError(code: .init(result), message: "\(message): \(path)")
         }
@@ -388,10 +388,23 @@ public final class SQLiteConnection {
             for slot in recent.indices where recent[slot]?.statement === statement { recent[slot] = nil }
         }
         let extended = sqlite3_extended_errcode(handle)
-        let message = String(cString: sqlite3_errmsg(handle))
+        let message = Self.message(of: handle, code: code)
         return SQLiteError(
             code: .init(extended != 0 && extended & 0xFF == code & 0xFF ? extended : code), message: message,
             sql: sql)
+    }
+
+    /// SQLite's message for a failure, with the operating system's reason when it refused to
+    /// open a file or do I/O: "unable to open database file (Too many open files)".
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/c3ref/system_errno.html
+    static func message(of handle: OpaquePointer, code: Int32) -> String {
+        let message = String(cString: sqlite3_errmsg(handle))
+        let system = sqlite3_system_errno(handle)
+        guard code & 0xFF == SQLITE_CANTOPEN || code & 0xFF == SQLITE_IOERR, system != 0 else {
+            return message
+        }
+        return "\(message) (\(String(cString: strerror(system))))"
     }
 }
 
