@@ -161,7 +161,8 @@ import Testing
         } throws: { error in
             guard case .sqlite(let error) = error as? KeepsakeError else { return false }
             return error.code.extended == SQLiteError.Code.sharedMemorySize.extended
-                && error.message == "disk I/O error: \(path)-shm could not grow (is the disk full?)"
+                && error.message
+                    == "disk I/O error (\(String(cString: strerror(ENOSPC)))): \(path)-shm could not grow (is the disk full?)"
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
         #expect(FileState.logSize(of: path) == 0)
