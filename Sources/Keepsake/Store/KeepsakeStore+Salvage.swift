@@ -236,18 +236,24 @@ extension KeepsakeStore {
             }
         }
         var damage: [String] = []
-        // Applied versions, oldest first: the undo stack.
-        let applied: [Int]
+        // Applied versions, oldest first: the undo stack. Listed from the table and sorted
+        // here: an index page with a damaged key would list a position the table does not
+        // hold, out of order.
+        var applied: [Int]
         switch attempt({ rows in
             try rows.connection.query(
-                "SELECT position FROM version WHERE history_id = ? AND is_undone = 0 ORDER BY position",
+                "SELECT position FROM version NOT INDEXED WHERE history_id = ? AND is_undone = 0",
                 [.integer(history.id)]
             ) { Int(try $0.requiredInt64(0)) }
         }) {
-        case .success(let positions): applied = positions
+        case .success(let positions): applied = positions.sorted()
         case .failure(let unread):
             applied = []
             damage.append("its versions cannot be listed (\(unread.reason)): only its base value was read")
+        }
+        if let wrong = applied.first(where: { $0 < 1 }) {
+            damage.append("a version's position is out of range (\(wrong))")
+            applied.removeAll { $0 < 1 }
         }
         // The counters, on the newest version's row, say what change is held; a newest row
         // without them is a page that lost its last rows.
@@ -285,8 +291,18 @@ extension KeepsakeStore {
                 damage.append("\(what): \(unread.reason)")
                 continue
             }
-            var reached = place ?? 0
-            replay: for position in applied where position > reached {
+            // The base value is the value below the oldest version kept (pruning replaces it
+            // by a checkpoint's and deletes the versions under that).
+            var reached = place ?? ((applied.first ?? 1) - 1)
+            replay: for position in applied where position > (place ?? 0) {
+                // Each version follows the one before: a row lost or renumbered by damage
+                // would otherwise have its change left out of the value.
+                guard position == reached + 1 else {
+                    damage.append(
+                        position == reached
+                            ? "version \(position) is listed twice" : "version \(reached + 1) is missing")
+                    break replay
+                }
                 let redone = attempt { rows in
                     var next = form
                     try next.revert(
@@ -330,6 +346,10 @@ extension KeepsakeStore {
                 case .failure(let unread):
                     damage.append("the change held back by debouncing: \(unread.reason)")
                 }
+            }
+            // Whatever stopped the replay short of the newest version is said.
+            if reached != (applied.last ?? 0), damage.isEmpty {
+                damage.append("its versions stop at \(reached) of \(applied.last ?? 0)")
             }
             return .success(
                 (
@@ -401,5 +421,7 @@ public struct SalvageReport: Codable, Sendable, Equatable {
     public var lost: [Loss]
 
     /// Whether everything was copied, every history at its newest value: nothing was damaged.
-    public var isComplete: Bool { lost.isEmpty && histories.allSatisfy { $0.damage == nil } }
+    public var isComplete: Bool {
+        lost.isEmpty && histories.allSatisfy { $0.damage == nil && $0.version == $0.newestVersion }
+    }
 }
