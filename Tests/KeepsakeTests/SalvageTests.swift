@@ -195,6 +195,35 @@ import Testing
         #expect(try KeepsakeStore(path: output).history("doc", initialValue: Doc.empty).value.title == "v300")
     }
 
+    /// An inner scope's versions are numbered after the outer scope's undone ones, which its
+    /// value does not redo: a gap of stored versions, not of lost ones.
+    @Test func anInnerScopeAboveUndoneVersionsIsSalvagedWhole() throws {
+        let path = directory.path("scoped.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        for index in 1...6 {
+            var doc = history.value
+            doc.title = "outer \(index)"
+            try history.append(doc)
+        }
+        _ = try history.undo()
+        _ = try history.undo()
+        try history.pushNewScope()
+        for index in 1...3 {
+            var doc = history.value
+            doc.status = index.isMultiple(of: 2) ? .review : .final
+            doc.scores["inner"] = index
+            try history.append(doc)
+        }
+        let value = history.value
+        store.close()
+        let output = directory.path("scoped-salvaged.keepsake")
+        let report = try KeepsakeStore.salvage(from: path, to: output)
+        #expect(report.isComplete, "\(report)")
+        #expect(report.histories.map(\.version) == [9])
+        #expect(try KeepsakeStore(path: output).history("doc", initialValue: Doc.empty).value == value)
+    }
+
     /// A version row whose position damage made negative (or that damage removed) stops the
     /// replay below it and says so: its change is never left out of a value said to be whole.
     @Test func aVersionRenumberedOrLostStopsTheReplayBelowIt() throws {

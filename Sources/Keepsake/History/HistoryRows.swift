@@ -1033,3 +1033,18 @@ final class RowClock: @unchecked Sendable {
         }
     }
 }
+
+extension HistoryRows {
+    /// Why the version at `next` cannot be redone right after the one at `before`, or `nil`
+    /// when nothing lies between them but versions the way does not take (a lower scope's
+    /// undone versions, under an inner scope's): versions are numbered one after another, so
+    /// a version row lost or renumbered by damage shows as a number no row has, or as one
+    /// repeated.
+    ///
+    /// - Parameter stored: The positions of every version row of the history.
+    static func gap(between before: Int, and next: Int, stored: Set<Int>) -> String? {
+        if next == before { return "version \(next) is stored twice" }
+        guard next > before + 1 else { return nil }
+        return (before + 1..<next).first { !stored.contains($0) }.map { "version \($0) is missing" }
+    }
+}

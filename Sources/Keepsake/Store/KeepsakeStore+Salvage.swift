@@ -240,13 +240,16 @@ extension KeepsakeStore {
         // here: an index page with a damaged key would list a position the table does not
         // hold, out of order.
         var applied: [Int]
+        var stored: Set<Int> = []
         switch attempt({ rows in
             try rows.connection.query(
-                "SELECT position FROM version NOT INDEXED WHERE history_id = ? AND is_undone = 0",
+                "SELECT position, is_undone FROM version NOT INDEXED WHERE history_id = ?",
                 [.integer(history.id)]
-            ) { Int(try $0.requiredInt64(0)) }
+            ) { (position: Int(try $0.requiredInt64(0)), undone: $0.int64(1) != 0) }
         }) {
-        case .success(let positions): applied = positions.sorted()
+        case .success(let rows):
+            applied = rows.filter { !$0.undone }.map(\.position).sorted()
+            stored = Set(rows.map(\.position))
         case .failure(let unread):
             applied = []
             damage.append("its versions cannot be listed (\(unread.reason)): only its base value was read")
@@ -295,12 +298,11 @@ extension KeepsakeStore {
             // by a checkpoint's and deletes the versions under that).
             var reached = place ?? ((applied.first ?? 1) - 1)
             replay: for position in applied where position > (place ?? 0) {
-                // Each version follows the one before: a row lost or renumbered by damage
-                // would otherwise have its change left out of the value.
-                guard position == reached + 1 else {
-                    damage.append(
-                        position == reached
-                            ? "version \(position) is listed twice" : "version \(reached + 1) is missing")
+                // Each version follows the one before, or stored versions lie between (a lower
+                // scope's undone ones): a row lost or renumbered by damage would otherwise have
+                // its change left out of the value.
+                if let gap = HistoryRows.gap(between: reached, and: position, stored: stored) {
+                    damage.append(gap)
                     break replay
                 }
                 let redone = attempt { rows in

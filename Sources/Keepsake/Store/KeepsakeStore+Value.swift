@@ -135,11 +135,32 @@ extension KeepsakeStore {
             [.integer(rows.historyID)]
         ) { Int(try $0.requiredInt64(0)) }
         if let start = checkpoints.first(where: starts.contains), let json = try rows.checkpoint(at: start) {
-            return (json, way.filter { $0.version.position > start }.map(\.version))
+            let redoing = way.filter { $0.version.position > start }.map(\.version)
+            try checkConsecutive([start] + redoing.map(\.position), of: versions, history: name)
+            return (json, redoing)
         }
         guard let base = try rows.baseCheckpoint() else {
             throw KeepsakeError.damaged(history: name, reason: "it has no base value")
         }
+        try checkConsecutive(way.map(\.version.position), of: versions, history: name)
         return (base, way.map(\.version))
+    }
+
+    /// Checks that each version redone follows the one before, or the versions between them
+    /// are stored (a lower scope's undone ones): a version row lost (or renumbered) by damage
+    /// would otherwise have its change left out of the value, which the next version's check
+    /// does not see when that change's paths are not its own.
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` naming the missing version.
+    private static func checkConsecutive(
+        _ positions: [Int], of versions: [(version: HistoryRows.Version, level: Int, undone: Bool)],
+        history name: String
+    ) throws {
+        let stored = Set(versions.map(\.version.position))
+        for (before, next) in zip(positions, positions.dropFirst()) {
+            if let gap = HistoryRows.gap(between: before, and: next, stored: stored) {
+                throw KeepsakeError.damaged(history: name, reason: gap)
+            }
+        }
     }
 }
