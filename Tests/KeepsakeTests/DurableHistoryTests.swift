@@ -317,6 +317,42 @@ import Testing
         try history.checkInvariants()
     }
 
+    /// A checkpoint is not built over a version row lost from the way to it: its change would
+    /// be left out of a checkpoint stored with a sound digest, which every later open trusts.
+    /// Version 4 changes the title and 5 and 6 the status, so no check of theirs sees the gap.
+    @Test func noCheckpointIsBuiltOverALostVersion() throws {
+        let store = try KeepsakeStore(path: path)
+        store.checkpointer?.stop()
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        for index in 1...6 {
+            var doc = history.value
+            if index == 2 || index == 4 {
+                doc.title = "t\(index)"
+            } else {
+                doc.status = doc.status == .draft ? .review : .draft
+            }
+            try history.append(doc)
+        }
+        let id = try #require(history.durableStorage).id
+        store.close()
+        let connection = try SQLiteConnection(path: path, create: false)
+        defer { connection.close() }
+        try connection.execute("DELETE FROM checkpoint WHERE history_id = \(id) AND position IS NOT NULL")
+        try connection.execute("DELETE FROM version WHERE history_id = \(id) AND position = 4")
+        Storage.buildCheckpoint(
+            connection, historyID: id, name: "doc", position: 6, builds: Storage.CheckpointBuilds(),
+            sizes: Handoff()
+        ) { _ in }
+        #expect(try Self.storedPositions(connection, history: id) == [])
+        // Opening replays versions 1 to 6 and finds the gap.
+        #expect(
+            throws: KeepsakeError.damaged(
+                history: "doc", reason: "version 4 is missing from its versions read in order")
+        ) {
+            try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        }
+    }
+
     /// A checkpoint built for a version is not stored for another that took its place with the
     /// same changes: undoing two edits and making the first one differently, then the second
     /// one again, stores the second's text again at its position, on another value. Found by

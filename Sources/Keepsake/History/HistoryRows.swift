@@ -1047,4 +1047,25 @@ extension HistoryRows {
         guard next > before + 1 else { return nil }
         return (before + 1..<next).first { !stored.contains($0) }.map { "version \($0) is missing" }
     }
+
+    /// The first ``gap(between:and:stored:)`` in `positions`, the first of them being the
+    /// value's own (a checkpoint's, or the base value's), each next one redone on it.
+    static func firstGap(in positions: [Int], stored: Set<Int>) -> String? {
+        zip(positions, positions.dropFirst()).lazy.compactMap { gap(between: $0, and: $1, stored: stored) }
+            .first
+    }
+
+    /// The first ``gap(between:and:stored:)`` in the versions redone after `start`, with the
+    /// stored positions read from the table. Start 0 is the base value's, which lies below the
+    /// oldest version kept (pruning replaces it and deletes the versions under it).
+    func firstGap(redoing versions: [Version], after start: Int) throws -> String? {
+        guard let first = versions.first?.position, let last = versions.last?.position else { return nil }
+        let start = start == 0 ? first - 1 : start
+        guard last > start + 1 else { return nil }
+        let stored = try connection.query(
+            "SELECT position FROM version WHERE history_id = ? AND position > ? AND position < ?",
+            [.integer(historyID), .integer(Int64(start)), .integer(Int64(last))]
+        ) { Int(try $0.requiredInt64(0)) }
+        return Self.firstGap(in: [start] + versions.map(\.position), stored: Set(stored))
+    }
 }

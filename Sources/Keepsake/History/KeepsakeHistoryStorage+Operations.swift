@@ -284,15 +284,23 @@ extension KeepsakeHistoryStorage {
                     guard let version = try AppliedVersion.read(connection, key(position)),
                         try connection.scalarInt(checkpointCountSQL, key(position)) == 0
                     else { return nil }
+                    // A version row lost from the way (damage) would leave its change out of a
+                    // checkpoint stored with a sound digest, which every later open would trust.
                     if let built = builds.built, built.position < position,
                         try AppliedVersion.read(connection, key(built.position)) == built.version
                     {
-                        return (nil, try rows.appliedVersions(after: built.position, upTo: position), version)
+                        let versions = try rows.appliedVersions(after: built.position, upTo: position)
+                        guard try rows.firstGap(redoing: versions, after: built.position) == nil else {
+                            return nil
+                        }
+                        return (nil, versions, version)
                     }
                     guard let source = try rows.bestCheckpoint(below: position) else { return nil }
-                    return (
-                        source.json, try rows.appliedVersions(after: source.position, upTo: position), version
-                    )
+                    let versions = try rows.appliedVersions(after: source.position, upTo: position)
+                    guard try rows.firstGap(redoing: versions, after: source.position) == nil else {
+                        return nil
+                    }
+                    return (source.json, versions, version)
                 }
             guard let read else { return }
             var value: Value

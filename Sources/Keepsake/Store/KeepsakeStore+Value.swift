@@ -156,11 +156,8 @@ extension KeepsakeStore {
         _ positions: [Int], of versions: [(version: HistoryRows.Version, level: Int, undone: Bool)],
         history name: String
     ) throws {
-        let stored = Set(versions.map(\.version.position))
-        for (before, next) in zip(positions, positions.dropFirst()) {
-            if let gap = HistoryRows.gap(between: before, and: next, stored: stored) {
-                throw KeepsakeError.damaged(history: name, reason: gap)
-            }
+        if let gap = HistoryRows.firstGap(in: positions, stored: Set(versions.map(\.version.position))) {
+            throw KeepsakeError.damaged(history: name, reason: gap)
         }
     }
 }
