@@ -47,11 +47,27 @@ extension KeepsakeStore {
         var report = SalvageReport(histories: [], snapshots: [], lost: [])
         var histories: [(row: HistoryRow, json: String)] = []
         var snapshots: [(row: SnapshotRow, properties: [(path: String, json: String)])] = []
+        // A history's name is checked by no digest: a damaged one is told by the index of
+        // names, which holds each name again (with its row's id).
+        let indexedNames: [Int64: String] =
+            (try? source.salvageRead { connection, _ in
+                try connection.query("SELECT id, name FROM history ORDER BY name") {
+                    (try $0.requiredInt64(0), $0.text(1) ?? "")
+                }
+            }.get()).map { Dictionary($0, uniquingKeysWith: { first, _ in first }) } ?? [:]
         for row in source.salvageRows(
             of: "history", columns: HistoryRow.columns, indexedBy: "name", into: &report, HistoryRow.init)
         {
             switch source.salvageValue(of: row) {
             case .success(let (json, salvaged)):
+                var salvaged = salvaged
+                if let indexed = indexedNames[row.id], indexed != row.name {
+                    let disagreement =
+                        "its name reads \"\(row.name)\" in its row but \"\(indexed)\" in the index of names: "
+                        + "one of them is damaged (it is copied under the first)"
+                    salvaged.damage = [salvaged.damage, disagreement].compactMap { $0 }.joined(
+                        separator: "; ")
+                }
                 histories.append((row, json))
                 report.histories.append(salvaged)
             case .failure(let unread):
