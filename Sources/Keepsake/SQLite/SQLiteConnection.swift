@@ -109,12 +109,7 @@ public final class SQLiteConnection {
 
     /// Finalizes every cached statement and closes the connection. Safe to call twice.
     public func close() {
-        guard !isClosed else { return }
-        emptyLogIfMovedAway()
-        isClosed = true
-        statements.removeAll()
-        recent = []
-        sqlite3_close_v2(handle)
+        close(leavingLog: false)
     }
 
     /// Closes the connection leaving the file and its write-ahead log as they are. SQLite's
@@ -124,8 +119,16 @@ public final class SQLiteConnection {
     ///
     /// Related SQLite documentation: https://www.sqlite.org/c3ref/c_dbconfig_defensive.html
     func closeLeavingLog() {
+        close(leavingLog: true)
+    }
+
+    private func close(leavingLog: Bool) {
         guard !isClosed else { return }
-        _ = keepsake_sqlite_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
+        if leavingLog {
+            _ = keepsake_sqlite_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
+        } else {
+            emptyLogIfMovedAway()
+        }
         isClosed = true
         statements.removeAll()
         recent = []
