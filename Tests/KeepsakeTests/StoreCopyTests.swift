@@ -266,28 +266,41 @@ import Testing
         try copied.checkInvariants()
     }
 
-    static func copyInALoopAndDie(path: String, seed: UInt64) throws {
+    /// Copies (or salvages) the store at `path` to `<path>.copy-0`, `-1`, … until a kill at a
+    /// random moment stops the process.
+    static func copyInALoopAndDie(path: String, seed: UInt64, salvaging: Bool) throws {
         let store = try KeepsakeStore(path: path)
         let history = try store.history("doc", initialValue: Doc.empty)
         var doc = history.value
         doc.title = "copied"
-        doc.blob = Data((0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        doc.blob = Data((0..<blobSize(salvaging)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
         try history.append(doc)
-        CheckpointCrashTests.killSoon(seed: seed, within: 2_000..<80_000)
+        // A salvage reads and checks every row first, and inlines the blob: it writes later.
+        CheckpointCrashTests.killSoon(seed: seed, within: salvaging ? 5_000..<300_000 : 2_000..<80_000)
         for index in 0... {
-            try store.copy(to: path + ".copy-\(index)")
+            if salvaging {
+                _ = try KeepsakeStore.salvage(from: path, to: path + ".copy-\(index)")
+            } else {
+                try store.copy(to: path + ".copy-\(index)")
+            }
         }
     }
+
+    /// The size of the copied store's blob: smaller for a salvage, which keeps it inline.
+    nonisolated static func blobSize(_ salvaging: Bool) -> Int { salvaging ? 200_000 : 2_000_000 }
 
     /// 4 trials, or a tenth of `Scripts/soak`'s crash trials.
     nonisolated static let killedCopies = max(4, (CheckpointCrashTests.soak ?? 0) / 10)
 
-    @Test(arguments: 0..<killedCopies)
-    func aCopyKilledMidwayLeavesNoFileOrAWholeOne(trial: Int) async throws {
+    /// A salvage writes its new store the same way.
+    @Test(arguments: [false, true], 0..<killedCopies)
+    func aCopyKilledMidwayLeavesNoFileOrAWholeOne(salvaging: Bool, trial: Int) async throws {
         let path = directory.path("doc.keepsake")
-        await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String, trial = trial as Int] in
+        await #expect(processExitsWith: .signal(SIGKILL)) {
+            [path = path as String, trial = trial as Int, salvaging = salvaging as Bool] in
             try await MainActor.run {
-                try StoreCopyTests.copyInALoopAndDie(path: path, seed: UInt64(0xC0_0000 + trial))
+                try StoreCopyTests.copyInALoopAndDie(
+                    path: path, seed: UInt64(0xC0_0000 + trial), salvaging: salvaging)
             }
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
@@ -295,7 +308,9 @@ import Testing
         for name in copies {
             let copy = try KeepsakeStore(path: directory.path(name))
             let history = try copy.history("doc", initialValue: Doc.empty)
-            #expect(history.value.title == "copied" && history.value.blob.count == 2_000_000, "\(name)")
+            #expect(
+                history.value.title == "copied" && history.value.blob.count == Self.blobSize(salvaging),
+                "\(name)")
             #expect(try copy.verify().isOK)
         }
         // The copy the kill interrupted left only its temporary file, which the next open of
@@ -308,6 +323,6 @@ import Testing
             $0.contains(".creating-")
         }
         #expect(left == [])
-        print("trial \(trial): \(copies.count) whole copies, left \(interrupted)")
+        print("\(salvaging ? "salvage" : "copy") trial \(trial): \(copies.count) whole, left \(interrupted)")
     }
 }
