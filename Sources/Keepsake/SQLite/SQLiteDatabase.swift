@@ -122,6 +122,15 @@ struct FileState: Equatable {
         logSize = Self.logSize(of: path)
     }
 
+    /// Whether the write-ahead log beside the file at `path` is long enough to hold a frame
+    /// (its 32-byte header and one frame's 24-byte header at least): one that SQLite would
+    /// read pages from, not one its writer emptied.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/fileformat2.html#walformat
+    static func logHoldsFrames(of path: String) -> Bool {
+        (logSize(of: path) ?? 0) >= 32 + 24
+    }
+
     /// The size of the write-ahead log beside the file at `path`, or `nil` when there is none.
     static func logSize(of path: String) -> Int64? {
         var info = stat()

@@ -25,13 +25,15 @@ enum NewStoreFile {
     /// - Returns: Whether the new file is at `path`; `false` when a file was there already
     ///   (it is kept, and nothing is built or the new file is discarded).
     /// - Throws: What `build` throws, naming `path` where it named the temporary file;
-    ///   ``KeepsakeError/cannotOpen(path:reason:)`` when the file cannot be put in place.
+    ///   ``KeepsakeError/cannotOpen(path:reason:)`` when the folder does not exist or the file
+    ///   cannot be put in place.
     ///   Nothing is left at `path` then.
     static func install(
         at path: String, linking: Link = { link($0, $1) },
         build: (_ temporary: String) throws(KeepsakeError) -> Void
     ) throws(KeepsakeError) -> Bool {
         if exists(path) { return false }
+        try checkFolder(of: path)
         let temporary = path + ".creating-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] {
@@ -86,10 +88,9 @@ enum NewStoreFile {
     /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when the log cannot be moved.
     static func setAsideOrphanedLog(of path: String) throws(KeepsakeError) {
         let log = path + "-wal"
-        guard let size = FileState.logSize(of: path), !exists(path) else { return }
-        // A log too short for one frame (emptied by the process that wrote it) holds nothing.
-        // Related SQLite documentation: https://www.sqlite.org/fileformat2.html#walformat
-        if size < 32 + 24 {
+        guard FileState.logSize(of: path) != nil, !exists(path) else { return }
+        // A log emptied by the process that wrote it holds nothing to keep.
+        if !FileState.logHoldsFrames(of: path) {
             try? FileManager.default.removeItem(atPath: log)
             try? FileManager.default.removeItem(atPath: path + "-shm")
             return
@@ -104,6 +105,17 @@ enum NewStoreFile {
                     """)
         }
         try? FileManager.default.removeItem(atPath: path + "-shm")
+    }
+
+    /// Refuses a path whose folder does not exist, saying so (SQLite says only that it cannot
+    /// open the file).
+    ///
+    /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)``.
+    static func checkFolder(of path: String) throws(KeepsakeError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+            throw .cannotOpen(path: path, reason: "the folder \(folder) does not exist")
+        }
     }
 
     /// Whether anything is at `path` (a dangling symbolic link too).

@@ -74,7 +74,7 @@ enum Schema {
     /// belongs to the file it replaced.
     private static func withLogHint(_ error: KeepsakeError, path: String) -> KeepsakeError {
         guard case .notAStore(let file, let reason) = error, reason.hasPrefix("it is corrupt"),
-            let size = FileState.logSize(of: path), size >= 32 + 24
+            FileState.logHoldsFrames(of: path)
         else { return error }
         return .notAStore(
             path: file,
@@ -130,10 +130,7 @@ enum Schema {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             if readOnly { throw .cannotOpen(path: path, reason: "no such file") }
-            let folder = (path as NSString).deletingLastPathComponent
-            if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-                throw .cannotOpen(path: path, reason: "the folder \(folder) does not exist")
-            }
+            try NewStoreFile.checkFolder(of: path)
             return
         }
         if isDirectory.boolValue { throw .cannotOpen(path: path, reason: "it is a directory") }

@@ -28,10 +28,6 @@ extension KeepsakeStore {
     ///   (a full disk: code ``SQLiteError/Code/full``). Nothing is left at `path` then, and
     ///   this store is unchanged.
     public func copy(to path: String) throws(KeepsakeError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-            throw .cannotOpen(path: path, reason: "the folder \(folder) does not exist")
-        }
         let installed = try NewStoreFile.install(at: path) { temporary throws(KeepsakeError) in
             do {
                 try database.readFollowingWriters { connection in
