@@ -210,6 +210,57 @@ import Testing
         print("copies caught \(seen.sorted()) versions")
     }
 
+    /// The copy reads on a connection of its own: the store's own operations go on while
+    /// `VACUUM INTO` writes it. Each append made during the copy is followed by the size of
+    /// the copy's temporary file: one that waited for the copy would only see it whole.
+    @Test func theStoresOperationsGoOnWhileItIsCopied() async throws {
+        let (path, output) = (directory.path("doc.keepsake"), directory.path("copy.keepsake"))
+        let store = try KeepsakeStore(path: path)
+        let doc = try store.history("doc", initialValue: Doc.empty)
+        // About 64 MiB: long enough to copy that appends fit in many times over.
+        var generator = SeededGenerator(seed: 7)
+        for index in 1...16 {
+            var value = doc.value
+            value.title = "v\(index)"
+            value.blob = Data(count: 4 << 20)
+            value.blob.withUnsafeMutableBytes { bytes in
+                for offset in stride(from: 0, to: bytes.count, by: 8) {
+                    bytes.storeBytes(of: generator.next(), toByteOffset: offset, as: UInt64.self)
+                }
+            }
+            try doc.append(value)
+        }
+        let notes = try store.history("notes", initialValue: Doc.empty, maximumVersions: nil)
+        let copying = Task.detached { try store.copy(to: output) }
+        let prefix = "copy.keepsake.creating-"
+        func temporarySize() -> Int64? {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.url.path)) ?? []
+            return names.first { $0.hasPrefix(prefix) && !$0.contains("-wal") && !$0.contains("-shm") }
+                .flatMap { FileState(path: directory.path($0))?.size }
+        }
+        while (temporarySize() ?? 0) == 0, !FileManager.default.fileExists(atPath: output) { usleep(100) }
+        var (appends, sizes) = (0, [Int64]())
+        while temporarySize() != nil {
+            var value = notes.value
+            value.title = "n\(appends + 1)"
+            try notes.append(value)
+            appends += 1
+            if let size = temporarySize() { sizes.append(size) }
+        }
+        try await copying.value
+        let copied = try #require(FileState(path: output)?.size)
+        print("appends during the copy: \(appends); copy \(copied) bytes; sizes seen \(sizes.prefix(5))…")
+        #expect(sizes.contains { $0 < copied })
+        // The copy is the store as committed when it started, with none of those appends.
+        let copy = try KeepsakeStore(path: output)
+        #expect(try copy.history("doc", initialValue: Doc.empty).value == doc.value)
+        #expect(try copy.history("notes", initialValue: Doc.empty).versionCount == 0)
+        #expect(try copy.verify().isOK)
+        #expect(notes.versionCount == appends && notes.value.title == "n\(appends)")
+        try notes.checkInvariants()
+        #expect(try store.verify().isOK)
+    }
+
     /// Appends "v<from>" … "v<to>" to history "doc" (each version adds item `index`), then
     /// kills the process: the store's log holds what it wrote since its last checkpoint.
     static func appendTitles(path: String, _ range: ClosedRange<Int>, thenDie: Bool) throws {

@@ -211,6 +211,23 @@ final class WALCheckpointer: @unchecked Sendable {
         if run, let connection = jobConnection { job(connection) }
     }
 
+    /// Runs `body` now with this checkpointer's own connection, on its checkpoint queue: for a
+    /// long read that must not hold the store's lock, so that the store's writer goes on
+    /// meanwhile (`VACUUM INTO` of a copy). No checkpoint runs while it does, so the log grows
+    /// until it ends.
+    ///
+    /// - Parameter body: The read; it must not keep the connection, nor write.
+    /// - Returns: What `body` returns, or `nil` without running it once ``stop()`` was called.
+    /// - Throws: What `body` throws.
+    func read<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T? {
+        try queue.sync {
+            lock.lock()
+            let go = !stopped
+            lock.unlock()
+            return go ? try body(connection) : nil
+        }
+    }
+
     /// Runs no more checkpoints, waits for one in progress, runs the jobs that run at a stop
     /// (a job waiting for a pause runs when its wait ends, 50 ms at most for the stores' jobs),
     /// and closes the connections.
@@ -222,6 +239,8 @@ final class WALCheckpointer: @unchecked Sendable {
         guard first else { return }
         jobQueue.sync {}
         pending.wait()
+        // A read in progress (``read(_:)``) ends first.
+        queue.sync {}
         connection.close()
         jobConnection?.close()
     }

@@ -17,8 +17,11 @@ extension KeepsakeStore {
     ///
     /// The copy is compacted (`VACUUM INTO`: no free pages, no blob that nothing refers to),
     /// written beside `path` under a temporary name, synced to disk, and only then put at
-    /// `path`: whatever stops the process, `path` holds no file or the whole copy. Other
-    /// operations on this store wait while the copy is written.
+    /// `path`: whatever stops the process, `path` holds no file or the whole copy. The copy
+    /// reads on a connection of its own, so the store's other operations go on meanwhile
+    /// (from any thread; they are not in the copy), and call it from a background task for a
+    /// large store. Only its log's background checkpoints wait, so the log grows while the
+    /// copy is written.
     ///
     /// Related SQLite documentation: https://www.sqlite.org/lang_vacuum.html#vacuuminto
     ///
@@ -30,10 +33,16 @@ extension KeepsakeStore {
     public func copy(to path: String) throws(KeepsakeError) {
         let installed = try NewStoreFile.install(at: path) { temporary throws(KeepsakeError) in
             do {
-                try database.readFollowingWriters { connection in
+                let vacuum = { (connection: SQLiteConnection) throws in
                     // Read again when a writer changed an immutable file meanwhile: start over.
                     try? FileManager.default.removeItem(atPath: temporary)
                     try connection.execute("VACUUM INTO ?", [.text(temporary)])
+                }
+                // On the checkpoint connection, which reads its own snapshot of the log: the
+                // store's connection, and its lock, stay free for the app's operations. A
+                // store without one (in memory, read-only) copies on its own connection.
+                if try checkpointer?.read(vacuum) == nil {
+                    try database.readFollowingWriters(vacuum)
                 }
                 // `VACUUM INTO` writes a file in rollback-journal mode: make it a store in
                 // write-ahead-log mode, as every other one is.
