@@ -210,14 +210,11 @@ import Testing
         print("copies caught \(seen.sorted()) versions")
     }
 
-    /// The copy reads on a connection of its own: the store's own operations go on while
-    /// `VACUUM INTO` writes it. Each append made during the copy is followed by the size of
-    /// the copy's temporary file: one that waited for the copy would only see it whole.
-    @Test func theStoresOperationsGoOnWhileItIsCopied() async throws {
-        let (path, output) = (directory.path("doc.keepsake"), directory.path("copy.keepsake"))
+    /// A store of about 64 MiB (16 versions, each with 4 MiB of new `Data`): long enough to
+    /// copy that appends fit in many times over.
+    func writeLargeStore(_ path: String) throws -> (KeepsakeStore, KeepsakeHistory<Doc>) {
         let store = try KeepsakeStore(path: path)
         let doc = try store.history("doc", initialValue: Doc.empty)
-        // About 64 MiB: long enough to copy that appends fit in many times over.
         var generator = SeededGenerator(seed: 7)
         for index in 1...16 {
             var value = doc.value
@@ -230,22 +227,40 @@ import Testing
             }
             try doc.append(value)
         }
+        return (store, doc)
+    }
+
+    /// The size of the temporary file a copy to `output` is writing, or `nil` when there is none.
+    func temporarySize(of output: String) -> Int64? {
+        let prefix = URL(fileURLWithPath: output).lastPathComponent + ".creating-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.url.path)) ?? []
+        return names.first { $0.hasPrefix(prefix) && !$0.contains("-wal") && !$0.contains("-shm") }
+            .flatMap { FileState(path: directory.path($0))?.size }
+    }
+
+    /// Waits until a copy to `output` has begun writing its file (or is done).
+    func waitUntilWriting(_ output: String) {
+        while (temporarySize(of: output) ?? 0) == 0, !FileManager.default.fileExists(atPath: output) {
+            usleep(100)
+        }
+    }
+
+    /// The copy reads on a connection of its own: the store's own operations go on while
+    /// `VACUUM INTO` writes it. Each append made during the copy is followed by the size of
+    /// the copy's temporary file: one that waited for the copy would only see it whole.
+    @Test func theStoresOperationsGoOnWhileItIsCopied() async throws {
+        let (path, output) = (directory.path("doc.keepsake"), directory.path("copy.keepsake"))
+        let (store, doc) = try writeLargeStore(path)
         let notes = try store.history("notes", initialValue: Doc.empty, maximumVersions: nil)
         let copying = Task.detached { try store.copy(to: output) }
-        let prefix = "copy.keepsake.creating-"
-        func temporarySize() -> Int64? {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.url.path)) ?? []
-            return names.first { $0.hasPrefix(prefix) && !$0.contains("-wal") && !$0.contains("-shm") }
-                .flatMap { FileState(path: directory.path($0))?.size }
-        }
-        while (temporarySize() ?? 0) == 0, !FileManager.default.fileExists(atPath: output) { usleep(100) }
+        waitUntilWriting(output)
         var (appends, sizes) = (0, [Int64]())
-        while temporarySize() != nil {
+        while temporarySize(of: output) != nil {
             var value = notes.value
             value.title = "n\(appends + 1)"
             try notes.append(value)
             appends += 1
-            if let size = temporarySize() { sizes.append(size) }
+            if let size = temporarySize(of: output) { sizes.append(size) }
         }
         try await copying.value
         let copied = try #require(FileState(path: output)?.size)
@@ -259,6 +274,26 @@ import Testing
         #expect(notes.versionCount == appends && notes.value.title == "n\(appends)")
         try notes.checkInvariants()
         #expect(try store.verify().isOK)
+    }
+
+    /// Closing the store while a copy is written waits for the copy's read, which is not cut
+    /// off: the copy is whole, and the store reopens as it was.
+    @Test func closingTheStoreWaitsForACopyInProgress() async throws {
+        let (path, output) = (directory.path("doc.keepsake"), directory.path("copy.keepsake"))
+        let (store, doc) = try writeLargeStore(path)
+        let expected = doc.value
+        let copying = Task.detached { try store.copy(to: output) }
+        waitUntilWriting(output)
+        try doc.close()
+        store.close()
+        try await copying.value
+        let copy = try KeepsakeStore(path: output)
+        let copied = try copy.history("doc", initialValue: Doc.empty)
+        #expect(copied.value == expected && copied.versionCount == 16)
+        #expect(try copy.verify().isOK)
+        let reopened = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        #expect(reopened.value == expected && reopened.versionCount == 16)
+        try reopened.checkInvariants()
     }
 
     /// Appends "v<from>" … "v<to>" to history "doc" (each version adds item `index`), then
