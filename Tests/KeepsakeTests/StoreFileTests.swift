@@ -54,6 +54,27 @@ final class TemporaryMount {
     static let isAvailable: Bool = TemporaryMount(size: "1m") != nil
 }
 
+/// Sets or clears a file's or folder's immutable flag (`chattr +i`), which even root cannot
+/// write past: a locked file, as the Finder's "Locked" makes one.
+enum FileLock {
+    static func set(_ path: String, locked: Bool) -> Bool {
+        TemporaryMount.run("/usr/bin/chattr", [locked ? "+i" : "-i", path])
+    }
+
+    /// Whether this machine lets the tests lock a file (root, on a file system with the flag).
+    static let isAvailable: Bool = {
+        let probe = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keepsake-lock-\(UUID().uuidString)"
+        ).path
+        guard FileManager.default.createFile(atPath: probe, contents: Data()) else { return false }
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        guard set(probe, locked: true) else { return false }
+        let refused = open(probe, O_WRONLY) < 0
+        _ = set(probe, locked: false)
+        return refused
+    }()
+}
+
 /// The store file in its surroundings: read-only opens, read-only media, a full disk,
 /// leftovers of a crash, large values in changes, missing blobs.
 @MainActor @Suite struct StoreFileTests {
@@ -126,7 +147,73 @@ final class TemporaryMount {
         #expect(try Caretaker(store: store).restore("saved", as: Doc.self)?.title == "written")
         #expect(try store.verify().isOK)
         #expect(try names(in: mount.path) == ["media.keepsake"])
-        #expect(throws: KeepsakeError.self) { try KeepsakeStore(path: path) }
+        // SQLite opens it anyway, read-only without saying so, and the first read failed for
+        // want of the log's index: "unable to open database file (No such file or directory)".
+        #expect(throws: Self.unwritableFile(path)) { try KeepsakeStore(path: path) }
+        #expect(try names(in: mount.path) == ["media.keepsake"])
+    }
+
+    /// The error of a store opened for writing whose file cannot be written.
+    static func unwritableFile(_ path: String) -> KeepsakeError {
+        .cannotOpen(
+            path: path,
+            reason: """
+                the file cannot be written (it is locked, on read-only media, or not permitted); \
+                open it with KeepsakeStore.Options(readOnly: true) to read it
+                """)
+    }
+
+    /// A locked file (`chattr +i` here; the Finder's "Locked" on a Mac), then a locked
+    /// folder: opening for writing is refused at once, saying what to do, rather than at the
+    /// app's first edit; read-only opens read it; and nothing is left beside it.
+    @Test(.enabled(if: FileLock.isAvailable, "needs root and chattr"))
+    func aLockedFileOrFolderIsRefusedForWritingAndReadsReadOnly() throws {
+        let folder = directory.path("locked")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/doc.keepsake"
+        try writeStore(at: path)
+        #expect(try names(in: folder) == ["doc.keepsake"])
+
+        #expect(FileLock.set(path, locked: true))
+        // Before, this opened, and the first append failed: "attempt to write a readonly
+        // database — while executing `INSERT INTO version …`".
+        #expect(throws: Self.unwritableFile(path)) { try KeepsakeStore(path: path) }
+        #expect(try names(in: folder) == ["doc.keepsake"])
+        let viewed = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try viewed.history("doc", initialValue: Doc.empty).value.title == "written")
+        viewed.close()
+        #expect(FileLock.set(path, locked: false))
+
+        #expect(FileLock.set(folder, locked: true))
+        let unwritableFolder = "the folder \(folder) cannot be written (Operation not permitted)"
+        #expect(
+            throws: KeepsakeError.cannotOpen(
+                path: path,
+                reason: """
+                    \(unwritableFolder), and a store open for writing keeps its write-ahead log beside \
+                    the file (doc.keepsake-wal); open it with KeepsakeStore.Options(readOnly: true) to read it
+                    """)
+        ) { try KeepsakeStore(path: path) }
+        // SQLite's reason for these was "unable to open database file (No such file or directory)".
+        let other = folder + "/new.keepsake"
+        #expect(throws: KeepsakeError.cannotOpen(path: other, reason: unwritableFolder)) {
+            try KeepsakeStore(path: other)
+        }
+        let viewed2 = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try viewed2.history("doc", initialValue: Doc.empty).value.title == "written")
+        #expect(throws: KeepsakeError.cannotOpen(path: other, reason: unwritableFolder)) {
+            try viewed2.copy(to: other)
+        }
+        viewed2.close()
+        #expect(try names(in: folder) == ["doc.keepsake"])
+        #expect(FileLock.set(folder, locked: false))
+
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "edited"
+        try history.append(doc)
+        #expect(history.versionCount == 2)
+        try history.checkInvariants()
     }
 
     @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))

@@ -370,6 +370,13 @@ public final class SQLiteConnection {
         return dataVersion == after
     }
 
+    /// Whether SQLite reads the file without being able to write it: opened read-only, or
+    /// opened for writing a file it could only open for reading (a locked file, read-only
+    /// media, permissions), which it does without saying so; every write then fails.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/c3ref/db_readonly.html
+    public var isReadOnly: Bool { !isClosed && sqlite3_db_readonly(handle, "main") == 1 }
+
     /// Whether no transaction is open.
     public var isAutocommit: Bool { isClosed || sqlite3_get_autocommit(handle) != 0 }
 

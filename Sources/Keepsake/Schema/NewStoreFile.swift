@@ -107,8 +107,8 @@ enum NewStoreFile {
         try? FileManager.default.removeItem(atPath: path + "-shm")
     }
 
-    /// Refuses a path whose folder does not exist, saying so (SQLite says only that it cannot
-    /// open the file).
+    /// Refuses a path whose folder does not exist or cannot be written, saying so (SQLite says
+    /// only that it cannot open the file, and names the wrong reason).
     ///
     /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)``.
     static func checkFolder(of path: String) throws(KeepsakeError) {
@@ -116,6 +116,16 @@ enum NewStoreFile {
         if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
             throw .cannotOpen(path: path, reason: "the folder \(folder) does not exist")
         }
+        if let reason = unwritableFolder(of: path) { throw .cannotOpen(path: path, reason: reason) }
+    }
+
+    /// Why no file can be made in the folder of `path` (a locked folder, read-only media,
+    /// permissions), or `nil` when one can.
+    static func unwritableFolder(of path: String) -> String? {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard access(folder.isEmpty ? "." : folder, W_OK) != 0 else { return nil }
+        return
+            "the folder \(folder.isEmpty ? "." : folder) cannot be written (\(String(cString: strerror(errno))))"
     }
 
     /// Whether anything is at `path` (a dangling symbolic link too).

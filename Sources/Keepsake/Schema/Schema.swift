@@ -45,6 +45,13 @@ enum Schema {
         } catch {
             throw .cannotOpen(path: path, reason: error.message)
         }
+        if !readOnly, connection.isReadOnly {
+            connection.closeLeavingLog()
+            throw .cannotOpen(
+                path: path,
+                reason: unwritable(
+                    "the file cannot be written (it is locked, on read-only media, or not permitted)"))
+        }
         do {
             let version = try checkIdentity(connection, path: path, readOnly: readOnly)
             connection.schemaVersion = readOnly ? version : currentVersion
@@ -61,11 +68,27 @@ enum Schema {
             throw withLogHint(error, path: path)
         } catch let error as SQLiteError {
             connection.closeLeavingLog()
+            // Without its log beside the file, the first read fails "unable to open database file".
+            if !readOnly, error.code == .cannotOpen, let folder = NewStoreFile.unwritableFolder(of: path) {
+                let name = (path as NSString).lastPathComponent
+                throw .cannotOpen(
+                    path: path,
+                    reason: unwritable(
+                        "\(folder), and a store open for writing keeps its write-ahead log beside the file "
+                            + "(\(name)-wal)"))
+            }
             throw withLogHint(Self.classify(error, path: path), path: path)
         } catch {
             connection.closeLeavingLog()
             throw .cannotOpen(path: path, reason: "\(error)")
         }
+    }
+
+    /// The reason a store opened for writing cannot be written, with what to do: SQLite opens
+    /// a file it can only read without saying so (a locked file, read-only media,
+    /// permissions), and every write would fail later, at the app's first edit.
+    private static func unwritable(_ what: String) -> String {
+        "\(what); open it with KeepsakeStore.Options(readOnly: true) to read it"
     }
 
     /// `error` with a hint when a corrupt store has a write-ahead log with frames beside it:
