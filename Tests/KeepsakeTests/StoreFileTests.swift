@@ -153,6 +153,43 @@ enum FileLock {
         #expect(try names(in: mount.path) == ["media.keepsake"])
     }
 
+    /// A store opened through a symbolic link to its file, after a writer was killed: SQLite
+    /// keeps the log beside the file the link points to, and the store looks for it there.
+    /// Before, looking beside the link found no log, and a read-only open read the file as
+    /// immutable: history "doc" at version 30 of 60, silently.
+    @Test func aStoreOpenedThroughASymbolicLinkReadsItsLog() async throws {
+        try FileManager.default.createDirectory(
+            atPath: directory.path("real"), withIntermediateDirectories: true)
+        let (file, link) = (directory.path("real/doc.keepsake"), directory.path("doc.keepsake"))
+        try StoreCopyTests.appendTitles(path: file, 1...30, thenDie: false)
+        await #expect(processExitsWith: .signal(SIGKILL)) { [file = file as String] in
+            try await MainActor.run { try StoreCopyTests.appendTitles(path: file, 31...60, thenDie: true) }
+        }
+        #expect(FileState.logHoldsFrames(of: file))
+        #expect(symlink("real/doc.keepsake", link) == 0)
+
+        let viewer = try KeepsakeStore(path: link, options: .init(readOnly: true))
+        let viewed = try viewer.history("doc", initialValue: Doc.empty)
+        #expect(viewed.value.title == "v60" && viewed.versionCount == 60)
+        let size = try #require(FileState(path: file)).size + (FileState.logSize(of: file) ?? 0)
+        #expect(try viewer.summary().fileSize == Int(size))
+        #expect(try viewer.verify().isOK)
+        viewer.close()
+
+        let store = try KeepsakeStore(path: link)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        #expect(history.value.title == "v60" && history.versionCount == 60)
+        var doc = history.value
+        doc.title = "v61"
+        try history.append(doc)
+        try history.checkInvariants()
+        #expect(try store.verify().isOK)
+        store.close()
+        #expect(try names(in: directory.url.path) == ["doc.keepsake", "real"])
+        let reopened = try KeepsakeStore(path: file, options: .init(readOnly: true))
+        #expect(try reopened.history("doc", initialValue: Doc.empty).value.title == "v61")
+    }
+
     /// The error of a store opened for writing whose file cannot be written.
     static func unwritableFile(_ path: String) -> KeepsakeError {
         .cannotOpen(

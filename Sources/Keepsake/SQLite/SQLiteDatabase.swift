@@ -131,6 +131,17 @@ struct FileState: Equatable {
         (logSize(of: path) ?? 0) >= 32 + 24
     }
 
+    /// The file a symbolic link at `path` points to (every link on the way followed), or `nil`
+    /// when no link is at `path` or it leads nowhere.
+    static func linkTarget(of path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK,
+            let resolved = realpath(path, nil)
+        else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The size of the write-ahead log beside the file at `path`, or `nil` when there is none.
     static func logSize(of path: String) -> Int64? {
         var info = stat()

@@ -84,7 +84,7 @@ extension KeepsakeStore {
     ///
     /// - Throws: ``KeepsakeError``.
     public func summary() throws(KeepsakeError) -> Summary {
-        let path = self.path
+        let path = file
         return try read { connection, _ in
             let histories = try connection.query(
                 """

@@ -48,6 +48,9 @@ public final class KeepsakeStore: Sendable {
 
     /// The file's path, or `:memory:`.
     public let path: String
+    /// The file the store reads: ``path``, or the file a symbolic link at it points to, beside
+    /// which SQLite keeps the write-ahead log (`<file>-wal`).
+    let file: String
     /// The options the store was opened with.
     public let options: Options
     let database: SQLiteDatabase
@@ -68,6 +71,11 @@ public final class KeepsakeStore: Sendable {
     public init(path: String, options: Options = Options()) throws(KeepsakeError) {
         self.path = path
         self.options = options
+        // SQLite follows a link to the file, and keeps the log beside the file it points to:
+        // every look at the log here must find it there. Looking beside the link found none,
+        // and a read-only open read the file as immutable, silently without the log's commits.
+        let file = FileState.linkTarget(of: path) ?? path
+        self.file = file
         let open: @Sendable (String) throws -> SQLiteConnection = { path in
             try Schema.open(
                 path: path, readOnly: options.readOnly, synchronous: options.synchronous,
@@ -75,20 +83,20 @@ public final class KeepsakeStore: Sendable {
         }
         // A store read as immutable is opened again, through its log, once a writer appears:
         // the same file, even after the process has changed its working directory.
-        let absolute = path == ":memory:" ? path : URL(fileURLWithPath: path).path
+        let absolute = file == ":memory:" ? file : URL(fileURLWithPath: file).path
         do {
             // The file's state is taken before it opens: a writer's commit while it opens makes
             // the first read see a change, and read again.
-            let state = FileState(path: path)
-            database = SQLiteDatabase(try open(path), openedAt: state, reopen: { try open(absolute) })
+            let state = FileState(path: file)
+            database = SQLiteDatabase(try open(file), openedAt: state, reopen: { try open(absolute) })
         } catch {
             throw Self.keepsakeError(error, path: path)
         }
         // Without its own connection (a file that cannot be opened twice), SQLite's automatic
         // checkpoints stay in place.
-        if !options.readOnly, path != ":memory:",
+        if !options.readOnly, file != ":memory:",
             let checkpointer = try? WALCheckpointer(
-                path: path, synchronous: options.synchronous, busyTimeout: options.busyTimeout)
+                path: file, synchronous: options.synchronous, busyTimeout: options.busyTimeout)
         {
             database.read { checkpointer.install(on: $0) }
             self.checkpointer = checkpointer
