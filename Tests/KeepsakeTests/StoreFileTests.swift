@@ -190,6 +190,69 @@ enum FileLock {
         #expect(try reopened.history("doc", initialValue: Doc.empty).value.title == "v61")
     }
 
+    /// A file with two names (a hard link: `ln`, `cp -al`) is not written through either:
+    /// SQLite keeps a log beside each name, and a scratch run of two writers, one through each
+    /// name, left a file that read "b300" through one name and "A300" through the other, each
+    /// passing `verify()`. It is read, and copied to be written.
+    @Test func aFileWithTwoNamesIsReadButNotWritten() throws {
+        let (path, other) = (directory.path("doc.keepsake"), directory.path("other.keepsake"))
+        try writeStore(at: path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(link(path, other) == 0)
+        for name in [path, other] {
+            #expect(
+                throws: KeepsakeError.cannotOpen(
+                    path: name,
+                    reason: """
+                        the file has 2 names (hard links), and SQLite keeps the write-ahead log beside the \
+                        name it opens: writers through two names would keep two logs and corrupt the file; \
+                        open it with KeepsakeStore.Options(readOnly: true) to read it, or copy it from there \
+                        (copy(to:)) and write the copy
+                        """)
+            ) { try KeepsakeStore(path: name) }
+        }
+        let viewer = try KeepsakeStore(path: other, options: .init(readOnly: true))
+        #expect(try viewer.history("doc", initialValue: Doc.empty).value.title == "written")
+        let copy = directory.path("copy.keepsake")
+        try viewer.copy(to: copy)
+        viewer.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        #expect(try names(in: directory.url.path) == ["copy.keepsake", "doc.keepsake", "other.keepsake"])
+
+        let copied = try KeepsakeStore(path: copy).history("doc", initialValue: Doc.empty)
+        var doc = copied.value
+        doc.title = "edited"
+        try copied.append(doc)
+        #expect(copied.versionCount == 2)
+        try copied.checkInvariants()
+        // Once the other name is gone, the file is written again.
+        #expect(unlink(other) == 0)
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        try history.append(doc)
+        #expect(history.versionCount == 2 && history.value.title == "edited")
+    }
+
+    /// A new store has two names for a moment, while it is linked into place: threads that
+    /// open the path at once, one of them creating it, wait that moment out and all open it.
+    @Test func threadsCreatingOneStoreAtOnceAllOpenIt() async throws {
+        for round in 0..<25 {
+            let path = directory.path("race-\(round).keepsake")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<4 {
+                    group.addTask {
+                        let store = try KeepsakeStore(path: path)
+                        defer { store.close() }
+                        _ = try store.history("h\(task)", initialValue: Doc.empty)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+            #expect(try store.historyNames() == ["h0", "h1", "h2", "h3"])
+            #expect(try store.verify().isOK)
+        }
+    }
+
     /// The error of a store opened for writing whose file cannot be written.
     static func unwritableFile(_ path: String) -> KeepsakeError {
         .cannotOpen(

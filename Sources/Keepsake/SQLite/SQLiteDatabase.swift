@@ -131,6 +131,12 @@ struct FileState: Equatable {
         (logSize(of: path) ?? 0) >= 32 + 24
     }
 
+    /// How many names (hard links) the file at `path` has; 0 when it cannot be read.
+    static func nameCount(of path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_nlink) : 0
+    }
+
     /// The file a symbolic link at `path` points to (every link on the way followed), or `nil`
     /// when no link is at `path` or it leads nowhere.
     static func linkTarget(of path: String) -> String? {

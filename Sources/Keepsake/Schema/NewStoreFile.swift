@@ -69,6 +69,8 @@ enum NewStoreFile {
                 throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
             }
         }
+        // The file's only name from now on: a store with two is not opened for writing.
+        unlink(temporary)
         // The new name on disk, as the file is; best effort (the file is whole either way).
         let folder = (path as NSString).deletingLastPathComponent
         _ = sync(folder.isEmpty ? "." : folder)

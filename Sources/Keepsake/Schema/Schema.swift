@@ -29,6 +29,7 @@ enum Schema {
             if !FileManager.default.fileExists(atPath: path) {
                 try create(path: path, synchronous: synchronous, busyTimeout: busyTimeout)
             }
+            try checkOneName(path)
         }
         // A store with no write-ahead log beside it, or an empty one, holds every commit in
         // its file (a connection in WAL mode keeps the log while it is open, and writes to it
@@ -82,6 +83,29 @@ enum Schema {
             connection.closeLeavingLog()
             throw .cannotOpen(path: path, reason: "\(error)")
         }
+    }
+
+    /// Refuses to write a file that has other names (hard links): SQLite keeps the write-ahead
+    /// log beside the name it opens, so writers through two names keep two logs, each
+    /// checkpointed over the other's pages, and the file reads through each name as a mixture
+    /// of both, silently. A store being created has two names for a moment (``NewStoreFile``
+    /// links it into place, then removes its temporary name): that moment is waited out.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/howtocorrupt.html#_multiple_links_to_the_same_file
+    private static func checkOneName(_ path: String) throws(KeepsakeError) {
+        let deadline = ContinuousClock.now + .milliseconds(200)
+        var names = FileState.nameCount(of: path)
+        while names > 1, ContinuousClock.now < deadline {
+            usleep(1_000)
+            names = FileState.nameCount(of: path)
+        }
+        guard names > 1 else { return }
+        throw .cannotOpen(
+            path: path,
+            reason: unwritable(
+                "the file has \(names) names (hard links), and SQLite keeps the write-ahead log beside the "
+                    + "name it opens: writers through two names would keep two logs and corrupt the file"
+            ) + ", or copy it from there (copy(to:)) and write the copy")
     }
 
     /// The reason a store opened for writing cannot be written, with what to do: SQLite opens

@@ -65,9 +65,9 @@ public final class KeepsakeStore: Sendable {
     ///   - options: Durability, busy timeout, read-only.
     /// - Throws: ``KeepsakeError``: `.cannotOpen`, `.notAStore` or `.newerSchema` when the file
     ///   is refused (it is then left untouched), `.sqlite` for other failures. Opened for
-    ///   writing, a file that cannot be written (locked, on read-only media, not permitted) or
-    ///   whose folder cannot be is `.cannotOpen`, whose reason says to open it with
-    ///   ``Options/readOnly`` to read it.
+    ///   writing, a file that cannot be written (locked, on read-only media, not permitted),
+    ///   whose folder cannot be, or that has another name (a hard link) is `.cannotOpen`, whose
+    ///   reason says to open it with ``Options/readOnly`` to read it.
     public init(path: String, options: Options = Options()) throws(KeepsakeError) {
         self.path = path
         self.options = options
