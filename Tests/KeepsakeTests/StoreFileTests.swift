@@ -253,6 +253,33 @@ enum FileLock {
         }
     }
 
+    /// A named pipe at the path: reading it waited for a writer, and the open hung for good
+    /// (`keepsake inspect` too). It is refused at once, as a device file is; the child
+    /// process gives up after 10 s rather than hang the tests.
+    @Test func aNamedPipeOrADeviceIsRefusedAtOnce() async throws {
+        let pipe = directory.path("pipe.keepsake")
+        #expect(mkfifo(pipe, 0o600) == 0)
+        await #expect(processExitsWith: .success) { [pipe = pipe as String] in
+            alarm(10)
+            for readOnly in [false, true] {
+                do {
+                    _ = try KeepsakeStore(path: pipe, options: .init(readOnly: readOnly))
+                    exit(1)
+                } catch {
+                    let expected = KeepsakeError.cannotOpen(
+                        path: pipe, reason: "it is not a regular file (it is a named pipe)")
+                    if (error as? KeepsakeError) != expected { exit(2) }
+                }
+            }
+        }
+        #expect(
+            throws: KeepsakeError.cannotOpen(
+                path: "/dev/null", reason: "it is not a regular file (it is a character device)")
+        ) {
+            try KeepsakeStore(path: "/dev/null", options: .init(readOnly: true))
+        }
+    }
+
     /// The error of a store opened for writing whose file cannot be written.
     static func unwritableFile(_ path: String) -> KeepsakeError {
         .cannotOpen(

@@ -181,6 +181,19 @@ enum Schema {
             return
         }
         if isDirectory.boolValue { throw .cannotOpen(path: path, reason: "it is a directory") }
+        // Reading a named pipe waits for a writer that may never come: the open would hang.
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            let kind =
+                switch info.st_mode & S_IFMT {
+                case S_IFIFO: "a named pipe"
+                case S_IFCHR: "a character device"
+                case S_IFBLK: "a block device"
+                case S_IFSOCK: "a socket"
+                default: "a special file"
+                }
+            throw .cannotOpen(path: path, reason: "it is not a regular file (it is \(kind))")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .cannotOpen(path: path, reason: "the file cannot be read")
         }
