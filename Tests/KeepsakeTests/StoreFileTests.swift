@@ -254,8 +254,8 @@ enum FileLock {
     }
 
     /// A named pipe at the path: reading it waited for a writer, and the open hung for good
-    /// (`keepsake inspect` too). It is refused at once, as a device file is; the child
-    /// process gives up after 10 s rather than hang the tests.
+    /// (`keepsake inspect` too). It is refused at once, as a device file and an empty path
+    /// are; the child process gives up after 10 s rather than hang the tests.
     @Test func aNamedPipeOrADeviceIsRefusedAtOnce() async throws {
         let pipe = directory.path("pipe.keepsake")
         #expect(mkfifo(pipe, 0o600) == 0)
@@ -277,6 +277,13 @@ enum FileLock {
                 path: "/dev/null", reason: "it is not a regular file (it is a character device)")
         ) {
             try KeepsakeStore(path: "/dev/null", options: .init(readOnly: true))
+        }
+        // An empty path said "Cannot open : No such file or directory", after making and
+        // removing a file named ".creating-…" in the working directory.
+        for readOnly in [false, true] {
+            #expect(throws: KeepsakeError.cannotOpen(path: "", reason: "the path is empty")) {
+                try KeepsakeStore(path: "", options: .init(readOnly: readOnly))
+            }
         }
     }
 

@@ -174,6 +174,8 @@ enum Schema {
     /// Checks that can be made before SQLite opens the file.
     private static func checkFile(path: String, readOnly: Bool) throws(KeepsakeError) {
         guard path != ":memory:" else { return }
+        // SQLite would open a private temporary database for it, gone at close.
+        if path.isEmpty { throw .cannotOpen(path: path, reason: "the path is empty") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             if readOnly { throw .cannotOpen(path: path, reason: "no such file") }
