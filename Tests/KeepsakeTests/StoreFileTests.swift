@@ -92,6 +92,17 @@ enum FileLock {
         try Caretaker(store: history.durableStorage!.store).save(doc, as: "saved")
     }
 
+    /// Opens the store ``writeStore(at:)`` wrote for writing, and appends title "edited" to
+    /// history "doc": the store is written again.
+    func appendEdited(at path: String) throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "edited"
+        try history.append(doc)
+        #expect(history.versionCount == 2 && history.value.title == "edited")
+        try history.checkInvariants()
+    }
+
     @Test func aReadOnlyOpenLeavesTheFolderAsItWas() throws {
         let path = directory.path("closed.keepsake")
         try writeStore(at: path)
@@ -190,6 +201,29 @@ enum FileLock {
         #expect(try reopened.history("doc", initialValue: Doc.empty).value.title == "v61")
     }
 
+    /// A symbolic link to no file yet: the store is made where it points, whole (through
+    /// `NewStoreFile`, where SQLite made it directly), and sized there: its summary gave the
+    /// size of the link itself.
+    @Test func aStoreCreatedThroughALinkToNoFileIsMadeWhereItPoints() throws {
+        try FileManager.default.createDirectory(
+            atPath: directory.path("real"), withIntermediateDirectories: true)
+        let (file, link) = (directory.path("real/doc.keepsake"), directory.path("doc.keepsake"))
+        #expect(symlink("real/doc.keepsake", link) == 0)
+        let store = try KeepsakeStore(path: link)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "one"
+        try history.append(doc)
+        store.checkpointer?.waitUntilIdle()
+        let size = try #require(FileState(path: file)).size + (FileState.logSize(of: file) ?? 0)
+        #expect(try store.summary().fileSize == Int(size))
+        try history.close()
+        store.close()
+        #expect(try names(in: directory.path("real")) == ["doc.keepsake"])
+        let reopened = try KeepsakeStore(path: file, options: .init(readOnly: true))
+        #expect(try reopened.history("doc", initialValue: Doc.empty).value.title == "one")
+    }
+
     /// A file with two names (a hard link: `ln`, `cp -al`) is not written through either:
     /// SQLite keeps a log beside each name, and a scratch run of two writers, one through each
     /// name, left a file that read "b300" through one name and "A300" through the other, each
@@ -219,17 +253,10 @@ enum FileLock {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
         #expect(try names(in: directory.url.path) == ["copy.keepsake", "doc.keepsake", "other.keepsake"])
 
-        let copied = try KeepsakeStore(path: copy).history("doc", initialValue: Doc.empty)
-        var doc = copied.value
-        doc.title = "edited"
-        try copied.append(doc)
-        #expect(copied.versionCount == 2)
-        try copied.checkInvariants()
+        try appendEdited(at: copy)
         // Once the other name is gone, the file is written again.
         #expect(unlink(other) == 0)
-        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
-        try history.append(doc)
-        #expect(history.versionCount == 2 && history.value.title == "edited")
+        try appendEdited(at: path)
     }
 
     /// A new store has two names for a moment, while it is linked into place: threads that
@@ -342,12 +369,7 @@ enum FileLock {
         #expect(try names(in: folder) == ["doc.keepsake"])
         #expect(FileLock.set(folder, locked: false))
 
-        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
-        var doc = history.value
-        doc.title = "edited"
-        try history.append(doc)
-        #expect(history.versionCount == 2)
-        try history.checkInvariants()
+        try appendEdited(at: path)
     }
 
     @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))

@@ -138,14 +138,26 @@ struct FileState: Equatable {
     }
 
     /// The file a symbolic link at `path` points to (every link on the way followed), or `nil`
-    /// when no link is at `path` or it leads nowhere.
+    /// when no link is at `path`. A link to no file yet gives the path it points to, where
+    /// SQLite would create the file.
     static func linkTarget(of path: String) -> String? {
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK,
-            let resolved = realpath(path, nil)
-        else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        var current = path
+        // 40 links at most, as the system follows.
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { break }
+            if let resolved = realpath(current, nil) {
+                defer { free(resolved) }
+                return String(cString: resolved)
+            }
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &target, target.count - 1)
+            guard count > 0 else { return nil }
+            let next = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let folder = (current as NSString).deletingLastPathComponent
+            current = next.hasPrefix("/") || folder.isEmpty ? next : folder + "/" + next
+        }
+        return current == path ? nil : current
     }
 
     /// The size of the write-ahead log beside the file at `path`, or `nil` when there is none.
