@@ -173,7 +173,7 @@ import Testing
 
         #expect { try store.copy(to: copy) } throws: { error in
             guard case .sqlite(let sqlite) = error as? KeepsakeError else { return false }
-            return sqlite.code == .full && !sqlite.message.contains(".creating-")
+            return sqlite.code == .full && !sqlite.message.contains(NewStoreFile.temporaryPrefix)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: mount.path) == [])
         #expect(try Self.contents(of: store) == before)
@@ -230,17 +230,19 @@ import Testing
         return (store, doc)
     }
 
-    /// The size of the temporary file a copy to `output` is writing, or `nil` when there is none.
-    func temporarySize(of output: String) -> Int64? {
-        let prefix = URL(fileURLWithPath: output).lastPathComponent + ".creating-"
+    /// The size of the temporary file a copy into the test's folder is writing, or `nil` when
+    /// there is none.
+    func temporarySize() -> Int64? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.url.path)) ?? []
-        return names.first { $0.hasPrefix(prefix) && !$0.contains("-wal") && !$0.contains("-shm") }
-            .flatMap { FileState(path: directory.path($0))?.size }
+        return names.first {
+            $0.hasPrefix(NewStoreFile.temporaryPrefix) && !$0.contains("-wal") && !$0.contains("-shm")
+        }
+        .flatMap { FileState(path: directory.path($0))?.size }
     }
 
     /// Waits until a copy to `output` has begun writing its file (or is done).
     func waitUntilWriting(_ output: String) {
-        while (temporarySize(of: output) ?? 0) == 0, !FileManager.default.fileExists(atPath: output) {
+        while (temporarySize() ?? 0) == 0, !FileManager.default.fileExists(atPath: output) {
             usleep(100)
         }
     }
@@ -255,12 +257,12 @@ import Testing
         let copying = Task.detached { try store.copy(to: output) }
         waitUntilWriting(output)
         var (appends, sizes) = (0, [Int64]())
-        while temporarySize(of: output) != nil {
+        while temporarySize() != nil {
             var value = notes.value
             value.title = "n\(appends + 1)"
             try notes.append(value)
             appends += 1
-            if let size = temporarySize(of: output) { sizes.append(size) }
+            if let size = temporarySize() { sizes.append(size) }
         }
         try await copying.value
         let copied = try #require(FileState(path: output)?.size)
@@ -390,7 +392,7 @@ import Testing
             }
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
-        let copies = names.filter { $0.hasPrefix("doc.keepsake.copy-") && !$0.contains(".creating-") }
+        let copies = names.filter { $0.hasPrefix("doc.keepsake.copy-") }
         for name in copies {
             let copy = try KeepsakeStore(path: directory.path(name))
             let history = try copy.history("doc", initialValue: Doc.empty)
@@ -403,10 +405,10 @@ import Testing
         // that path removes.
         let next = directory.path("doc.keepsake.copy-\(copies.count)")
         #expect(!FileManager.default.fileExists(atPath: next))
-        let interrupted = names.filter { $0.contains(".creating-") }
+        let interrupted = names.filter { $0.hasPrefix(NewStoreFile.temporaryPrefix) }
         _ = try KeepsakeStore(path: next)
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {
-            $0.contains(".creating-")
+            $0.hasPrefix(NewStoreFile.temporaryPrefix)
         }
         #expect(left == [])
         print("\(salvaging ? "salvage" : "copy") trial \(trial): \(copies.count) whole, left \(interrupted)")

@@ -473,15 +473,43 @@ enum FileLock {
 
     @Test func leftoversOfAnInterruptedCreationAreRemovedByTheNextOpen() throws {
         let path = directory.path("new.keepsake")
-        // A process that no longer exists (pids are below 2^22 on Linux).
-        let stale = path + ".creating-4194303-\(UUID().uuidString)"
-        let alive = path + ".creating-\(getppid())-\(UUID().uuidString)"
-        for file in [stale, stale + "-wal", stale + "-shm", stale + "-journal", alive] {
+        // A process that no longer exists (pids are below 2^22 on Linux), and the name earlier
+        // versions gave their temporary file.
+        let stale = directory.path(".keepsake-creating-4194303-\(UUID().uuidString)")
+        let earlier = path + ".creating-4194303-\(UUID().uuidString)"
+        let alive = directory.path(".keepsake-creating-\(getppid())-\(UUID().uuidString)")
+        for file in [
+            stale, stale + "-wal", stale + "-shm", stale + "-journal", earlier, earlier + "-wal", alive,
+        ] {
             #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
         }
         _ = try KeepsakeStore(path: path)
-        let left = try names(in: directory.url.path).filter { $0.contains(".creating-") }
+        let left = try names(in: directory.url.path).filter { $0.contains("creating-") }
         #expect(left == [URL(fileURLWithPath: alive).lastPathComponent])
+    }
+
+    /// A file name of 246 bytes (79 Chinese characters and ".keepsake"): the longest SQLite
+    /// opens, with `-journal` after it. Its temporary file was named after it and 47 bytes
+    /// longer, past the 255 bytes a name may take: such a store could not be created, copied
+    /// or salvaged ("File name too long"), from 209 bytes on.
+    @Test func aStoreWithTheLongestNameIsCreatedCopiedAndSalvaged() throws {
+        let name = String(repeating: "文", count: 79) + ".keepsake"
+        #expect(name.utf8.count == 246)
+        let path = directory.path(name)
+        try writeStore(at: path)
+        let copies = (directory.path("copy"), directory.path("salvaged"))
+        for folder in [copies.0, copies.1] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let store = try KeepsakeStore(path: path)
+        try store.copy(to: copies.0 + "/" + name)
+        store.close()
+        #expect(try KeepsakeStore.salvage(from: path, to: copies.1 + "/" + name).isComplete)
+        for file in [path, copies.0 + "/" + name, copies.1 + "/" + name] {
+            let reopened = try KeepsakeStore(path: file, options: .init(readOnly: true))
+            #expect(try reopened.history("doc", initialValue: Doc.empty).value.title == "written")
+        }
+        try appendEdited(at: path)
     }
 
     @Test func largeDataInAChangeGoesToTheBlobTable() throws {

@@ -8,7 +8,12 @@ enum NewStoreFile {
     /// Puts a file at a path unless something is there (`link(2)`); tests replace it.
     typealias Link = (_ existing: String, _ new: String) -> Int32
 
-    /// Builds a new file at a temporary path beside `path` (`<path>.creating-<pid>-<uuid>`,
+    /// The start of a temporary file's name: `.keepsake-creating-<pid>-<uuid>`, in the folder
+    /// of the file it becomes. Its length does not depend on that file's name, so that any
+    /// name SQLite can open (up to 247 bytes, with room for `-journal`) can be created.
+    static let temporaryPrefix = ".keepsake-creating-"
+
+    /// Builds a new file at a temporary path beside `path` (`.keepsake-creating-<pid>-<uuid>`,
     /// which ``Schema/removeCreationLeftovers(of:)`` removes once its process is gone), syncs
     /// it, and puts it at `path` unless a file is there by then.
     ///
@@ -34,7 +39,10 @@ enum NewStoreFile {
     ) throws(KeepsakeError) -> Bool {
         if exists(path) { return false }
         try checkFolder(of: path)
-        let temporary = path + ".creating-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
+        let folder = (path as NSString).deletingLastPathComponent
+        let temporary =
+            (folder.isEmpty ? "" : folder + "/") + temporaryPrefix
+            + "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] {
                 try? FileManager.default.removeItem(atPath: temporary + suffix)
@@ -72,7 +80,6 @@ enum NewStoreFile {
         // The file's only name from now on: a store with two is not opened for writing.
         unlink(temporary)
         // The new name on disk, as the file is; best effort (the file is whole either way).
-        let folder = (path as NSString).deletingLastPathComponent
         _ = sync(folder.isEmpty ? "." : folder)
         return true
     }

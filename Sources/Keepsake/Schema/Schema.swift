@@ -155,16 +155,19 @@ enum Schema {
         }
     }
 
-    /// Removes the files a creation interrupted by a crash left beside `path`
-    /// (`<path>.creating-<pid>-<uuid>` and its `-wal`, `-shm`, `-journal`), when their process is
-    /// gone; a creation still running in another process is left alone.
+    /// Removes the files creations interrupted by a crash left in the folder of `path`
+    /// (``NewStoreFile/temporaryPrefix``, and `<path>.creating-` as earlier versions named
+    /// them, then `<pid>-<uuid>` and `-wal`, `-shm`, `-journal`), when their process is gone;
+    /// a creation still running in another process is left alone.
     static func removeCreationLeftovers(of path: String) {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
-        let prefix = url.lastPathComponent + ".creating-"
+        let prefixes = [NewStoreFile.temporaryPrefix, url.lastPathComponent + ".creating-"]
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) else { continue }
+        for name in names {
+            guard let prefix = prefixes.first(where: { name.hasPrefix($0) }),
+                let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" })
+            else { continue }
             if pid == ProcessInfo.processInfo.processIdentifier { continue }
             guard kill(pid, 0) != 0, errno == ESRCH else { continue }
             try? FileManager.default.removeItem(atPath: folder + "/" + name)
