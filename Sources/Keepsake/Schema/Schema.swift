@@ -179,25 +179,26 @@ enum Schema {
         guard path != ":memory:" else { return }
         // SQLite would open a private temporary database for it, gone at close.
         if path.isEmpty { throw .cannotOpen(path: path, reason: "the path is empty") }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
             if readOnly { throw .cannotOpen(path: path, reason: "no such file") }
             try NewStoreFile.checkFolder(of: path)
             return
         }
-        if isDirectory.boolValue { throw .cannotOpen(path: path, reason: "it is a directory") }
         // Reading a named pipe waits for a writer that may never come: the open would hang.
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-            let kind =
-                switch info.st_mode & S_IFMT {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw .cannotOpen(path: path, reason: "it is a directory")
+        case let kind:
+            let name =
+                switch kind {
                 case S_IFIFO: "a named pipe"
                 case S_IFCHR: "a character device"
                 case S_IFBLK: "a block device"
                 case S_IFSOCK: "a socket"
                 default: "a special file"
                 }
-            throw .cannotOpen(path: path, reason: "it is not a regular file (it is \(kind))")
+            throw .cannotOpen(path: path, reason: "it is not a regular file (it is \(name))")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .cannotOpen(path: path, reason: "the file cannot be read")
