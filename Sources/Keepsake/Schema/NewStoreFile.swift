@@ -39,9 +39,9 @@ enum NewStoreFile {
     ) throws(KeepsakeError) -> Bool {
         if exists(path) { return false }
         try checkFolder(of: path)
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = folder(of: path)
         let temporary =
-            (folder.isEmpty ? "" : folder + "/") + temporaryPrefix
+            folder + "/" + temporaryPrefix
             + "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] {
@@ -80,7 +80,7 @@ enum NewStoreFile {
         // The file's only name from now on: a store with two is not opened for writing.
         unlink(temporary)
         // The new name on disk, as the file is; best effort (the file is whole either way).
-        _ = sync(folder.isEmpty ? "." : folder)
+        _ = sync(folder)
         return true
     }
 
@@ -121,8 +121,8 @@ enum NewStoreFile {
     ///
     /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)``.
     static func checkFolder(of path: String) throws(KeepsakeError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+        let folder = folder(of: path)
+        if !FileManager.default.fileExists(atPath: folder) {
             throw .cannotOpen(path: path, reason: "the folder \(folder) does not exist")
         }
         if let reason = unwritableFolder(of: path) { throw .cannotOpen(path: path, reason: reason) }
@@ -131,16 +131,21 @@ enum NewStoreFile {
     /// Why no file can be made in the folder of `path` (a locked folder, read-only media,
     /// permissions), or `nil` when one can.
     static func unwritableFolder(of path: String) -> String? {
-        let folder = (path as NSString).deletingLastPathComponent
-        guard access(folder.isEmpty ? "." : folder, W_OK) != 0 else { return nil }
-        return
-            "the folder \(folder.isEmpty ? "." : folder) cannot be written (\(String(cString: strerror(errno))))"
+        let folder = folder(of: path)
+        guard access(folder, W_OK) != 0 else { return nil }
+        return "the folder \(folder) cannot be written (\(String(cString: strerror(errno))))"
     }
 
     /// Whether anything is at `path` (a dangling symbolic link too).
     private static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
+    }
+
+    /// The folder `path` is in: `.` for a bare file name.
+    private static func folder(of path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
     }
 
     /// Flushes the file or folder at `path` to disk; returns why it failed, or `nil`.

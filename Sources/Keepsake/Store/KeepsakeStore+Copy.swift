@@ -27,7 +27,7 @@ extension KeepsakeStore {
     ///
     /// - Parameter path: Where to write the copy; no file may be there.
     /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when a file is at `path` or its
-    ///   folder does not exist; ``KeepsakeError/sqlite(_:)`` when the copy cannot be written
+    ///   folder does not exist or cannot be written; ``KeepsakeError/sqlite(_:)`` when the copy cannot be written
     ///   (a full disk: code ``SQLiteError/Code/full``). Nothing is left at `path` then, and
     ///   this store is unchanged.
     public func copy(to path: String) throws(KeepsakeError) {
