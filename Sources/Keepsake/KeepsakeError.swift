@@ -14,8 +14,9 @@
 public enum KeepsakeError: Error, Hashable, Sendable {
     /// The file cannot be opened: it is missing, a directory, or in a missing folder.
     case cannotOpen(path: String, reason: String)
-    /// The file is not a Keepsake store (not a SQLite database, empty, truncated, corrupt, or a
-    /// database of another application); it was not modified.
+    /// The file is not a Keepsake store (not a SQLite database, empty, truncated, corrupt, a
+    /// database of another application, or its write-ahead log damaged so that SQLite would
+    /// drop commits); it was not modified.
     case notAStore(path: String, reason: String)
     /// The store was written by a newer Keepsake whose schema this code does not know; it was
     /// not modified. Thrown when opening it, and by every operation of a store that newer code

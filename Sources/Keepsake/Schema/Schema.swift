@@ -19,9 +19,11 @@ enum Schema {
 
     /// Opens a store file: checks that it is one (or a new, empty database), then enables WAL
     /// and runs the missing migrations, each in its own transaction. A file that fails a check
-    /// is closed without being written.
+    /// is closed without being written. Unless `checkingLog` is `false`, a store whose
+    /// write-ahead log is damaged (``WriteAheadLog``) is refused before SQLite reads it.
     static func open(
-        path: String, readOnly: Bool, synchronous: SQLiteConnection.Synchronous, busyTimeout: Duration
+        path: String, readOnly: Bool, synchronous: SQLiteConnection.Synchronous, busyTimeout: Duration,
+        checkingLog: Bool = true
     ) throws(KeepsakeError) -> SQLiteConnection {
         try checkFile(path: path, readOnly: readOnly)
         if !readOnly, path != ":memory:" {
@@ -30,6 +32,11 @@ enum Schema {
                 try create(path: path, synchronous: synchronous, busyTimeout: busyTimeout)
             }
             try checkOneName(path)
+        }
+        if checkingLog, path != ":memory:", FileState.logHoldsFrames(of: path),
+            let damage = WriteAheadLog.damage(ofLogBeside: path)
+        {
+            throw .notAStore(path: path, reason: damage.reason(log: path + "-wal"))
         }
         // A store with no write-ahead log beside it, or an empty one, holds every commit in
         // its file (a connection in WAL mode keeps the log while it is open, and writes to it

@@ -25,8 +25,10 @@ extension KeepsakeStore {
     /// debounced controller held; the first version that cannot be read or does not apply
     /// stops it, and the value is the one before. Nothing is guessed: every value salvaged is
     /// one the history had. A history whose value cannot be computed at all, and a snapshot
-    /// with a row lost or damaged, are left out, and the report says why. Salvage a store no
-    /// process is writing: a commit while it reads can read as damage.
+    /// with a row lost or damaged, are left out, and the report says why. A store whose
+    /// write-ahead log is damaged is read as of the damage, and the report lists the commits
+    /// after it as lost. Salvage a store no process is writing: a commit while it reads can
+    /// read as damage.
     ///
     /// - Parameters:
     ///   - damaged: The store to read.
@@ -42,9 +44,17 @@ extension KeepsakeStore {
         guard !FileManager.default.fileExists(atPath: output) else {
             throw outputExists(output, "salvage writes a new store")
         }
-        let source = try KeepsakeStore(path: damaged, options: .init(readOnly: true))
+        var options = Options(readOnly: true)
+        options.readsDamagedLog = true
+        let source = try KeepsakeStore(path: damaged, options: options)
         defer { source.close() }
         var report = SalvageReport(histories: [], snapshots: [], lost: [])
+        if let damage = WriteAheadLog.damage(ofLogBeside: source.file) {
+            report.lost.append(
+                .init(
+                    what: "\(damage.lostCommits) commits of the write-ahead log (\(source.file)-wal)",
+                    reason: damage.reason(log: source.file + "-wal")))
+        }
         var histories: [(row: HistoryRow, json: String)] = []
         var snapshots: [(row: SnapshotRow, properties: [(path: String, json: String)])] = []
         // A history's name is checked by no digest: a damaged one is told by the index of

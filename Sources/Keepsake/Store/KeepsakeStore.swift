@@ -25,6 +25,9 @@ public final class KeepsakeStore: Sendable {
         public var busyTimeout: Duration
         /// Open without write access; nothing is created, migrated or written.
         public var readOnly: Bool
+        /// Open a store whose write-ahead log is damaged, reading the commits before the damage
+        /// (salvage does, and reports the ones after it as lost).
+        var readsDamagedLog = false
 
         /// Options for opening a store.
         ///
@@ -64,7 +67,9 @@ public final class KeepsakeStore: Sendable {
     ///   - path: The store file.
     ///   - options: Durability, busy timeout, read-only.
     /// - Throws: ``KeepsakeError``: `.cannotOpen`, `.notAStore` or `.newerSchema` when the file
-    ///   is refused (it is then left untouched), `.sqlite` for other failures. Opened for
+    ///   is refused (it is then left untouched), `.sqlite` for other failures. A store whose
+    ///   write-ahead log is damaged, so that SQLite would silently drop the commits after the
+    ///   damage, is `.notAStore`; ``salvage(from:to:)`` reads it as of the damage. Opened for
     ///   writing, a file that cannot be written (locked, on read-only media, not permitted),
     ///   whose folder cannot be, or that has another name (a hard link) is `.cannotOpen`, whose
     ///   reason says to open it with ``Options/readOnly`` to read it.
@@ -79,7 +84,7 @@ public final class KeepsakeStore: Sendable {
         let open: @Sendable (String) throws -> SQLiteConnection = { path in
             try Schema.open(
                 path: path, readOnly: options.readOnly, synchronous: options.synchronous,
-                busyTimeout: options.busyTimeout)
+                busyTimeout: options.busyTimeout, checkingLog: !options.readsDamagedLog)
         }
         // A store read as immutable is opened again, through its log, once a writer appears:
         // the same file, even after the process has changed its working directory.

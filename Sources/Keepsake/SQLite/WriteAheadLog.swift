@@ -1,0 +1,349 @@
+import Foundation
+
+/// A write-ahead log read the way SQLite's recovery reads it, to tell damage from a crash.
+///
+/// SQLite reads a log's frames in order and keeps the commits up to the first frame whose
+/// checksum or salts do not match: a crash leaves the frame it was writing that way, and a
+/// power loss can leave any part of the log that had not reached the disk. A log damaged once
+/// it was whole (a flipped bit, a damaged byte) reads the same: every commit after the damage
+/// is dropped, silently, and the store opens as it was before them.
+///
+/// What tells damage apart is its shape. A crash or a power loss leaves a frame unwritten or
+/// half written: old bytes, zeros. Damage changes a few bits of a whole frame, and a change
+/// confined to one 4-byte word can be found and undone from the frame's own checksum (the
+/// checksum is a sum, so the word and its change are solved for, not searched). A damaged
+/// frame is one that one such change makes valid, and after which the log goes on, in the same
+/// checksum chain, to commits of its own.
+///
+/// Related SQLite documentation: https://www.sqlite.org/fileformat2.html#walformat
+enum WriteAheadLog {
+    /// Damage in a log that drops commits SQLite would otherwise read.
+    struct Damage: Equatable {
+        /// The first damaged frame, counted from 1 (0 for the log's header).
+        let frame: Int
+        /// The damaged frame's byte offset in the log.
+        let offset: Int
+        /// The number of whole frames in the log.
+        let frames: Int
+        /// The commits SQLite reads from the log as it is.
+        let readCommits: Int
+        /// The commits after the damage, which SQLite drops.
+        let lostCommits: Int
+
+        /// What is damaged and what SQLite would read, for the log at `log`.
+        func reason(log: String) -> String {
+            let place =
+                frame == 0
+                ? "its header no longer matches its checksum, so SQLite would read none of it"
+                : "frame \(frame) of \(frames) (at byte \(offset)) no longer matches its checksum, so "
+                    + "SQLite would read only the \(readCommits) commits before it"
+            return """
+                its write-ahead log (\(log)) is damaged: \(place) and drop the \(lostCommits) after it. \
+                KeepsakeStore.salvage(from:to:) saves its values as of the damage; moving the log away \
+                (with its -shm) opens the store as of the same commit. Keep the log: it holds the \
+                commits after the damage
+                """
+        }
+    }
+
+    private static let magic: UInt32 = 0x377f_0682
+    private static let version: UInt32 = 3_007_000
+    private static let headerSize = 32
+    private static let frameHeaderSize = 24
+
+    /// The damage of the log beside the file at `path` (`<path>-wal`), or `nil` when it has
+    /// none that loses a commit. The log is read twice when damage is found, and the damage
+    /// counts only if both reads find it: a writer's frame read while it was written looks
+    /// damaged once, never twice.
+    static func damage(ofLogBeside path: String) -> Damage? {
+        guard let first = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal")),
+            let damage = damage(in: first)
+        else { return nil }
+        guard let second = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal")),
+            second.prefix(headerSize) == first.prefix(headerSize), Self.damage(in: second) == damage
+        else { return nil }
+        return damage
+    }
+
+    /// The damage of the log `bytes`, or `nil` when it has none that loses a commit.
+    ///
+    /// Damage counts when the commits it drops are more than the log's last one: a crash in
+    /// the middle of a commit can leave a frame of that commit one word away from valid (SQLite
+    /// rewrites frames of a commit in place, then their checksums) with the commit's last frame
+    /// already written after it, but a commit after that one was begun only once it was whole.
+    static func damage(in bytes: Data) -> Damage? {
+        bytes.withUnsafeBytes { damage(in: $0) }
+    }
+
+    private static func damage(in log: UnsafeRawBufferPointer) -> Damage? {
+        guard log.count >= headerSize + frameHeaderSize else { return nil }
+        var walk: Walk
+        let header: Header
+        if let read = Header(Array(log[0..<headerSize])) {
+            header = read
+            walk = Walk(frame: 1, sum: header.sum, commits: 0).recover(log, header: header)
+            // Two commits lost leave one undamaged commit frame after the first bad one.
+            guard let bad = walk.stoppedAt, hasCommit(log, after: bad, header: header) else { return nil }
+        } else {
+            guard let repaired = repairHeader(log) else { return nil }
+            header = repaired
+            walk = Walk(frame: 1, sum: header.sum, commits: 0)
+        }
+        let asRead = walk
+        walk = walk.recover(log, header: header)
+        // A frame that no one word makes valid ends the walk, as a frame left unwritten would.
+        var repairs = 0
+        while let bad = walk.stoppedAt, repairs < 16,
+            let (sum, isCommit) = repair(log, frame: bad, header: header, seed: walk.sum)
+        {
+            repairs += 1
+            walk = Walk(frame: bad + 1, sum: sum, commits: walk.commits + (isCommit ? 1 : 0))
+                .recover(log, header: header)
+        }
+        let lost = walk.commits - asRead.commits
+        guard lost >= 2 else { return nil }
+        let first = asRead.stoppedAt ?? 0
+        return Damage(
+            frame: first, offset: first == 0 ? 0 : header.offset(ofFrame: first),
+            frames: (log.count - headerSize) / header.frameSize, readCommits: asRead.commits,
+            lostCommits: lost)
+    }
+
+    /// The log's header, as SQLite's recovery accepts it.
+    private struct Header {
+        let bigEndianSums: Bool
+        let pageSize: Int
+        let salts: (UInt32, UInt32)
+        /// The checksum the first frame's chains from.
+        let sum: (UInt32, UInt32)
+
+        var frameSize: Int { frameHeaderSize + pageSize }
+
+        /// The byte offset of `frame`, counted from 1.
+        func offset(ofFrame frame: Int) -> Int { headerSize + (frame - 1) * frameSize }
+
+        /// The header whose 32 bytes are `bytes`, or `nil` when SQLite would read no frame
+        /// after it.
+        init?(_ bytes: [UInt8]) {
+            let (magic, pageSize) = bytes.withUnsafeBytes { (word($0, 0), Int(word($0, 8))) }
+            guard magic & ~1 == WriteAheadLog.magic,
+                bytes.withUnsafeBytes({ word($0, 4) }) == WriteAheadLog.version,
+                pageSize >= 512, pageSize <= 65_536, pageSize & (pageSize - 1) == 0
+            else { return nil }
+            let bigEndian = magic & 1 == 1
+            let (computed, stored, salts) = bytes.withUnsafeBytes { raw in
+                (
+                    checksum(raw, 0..<24, seed: (0, 0), bigEndian: bigEndian), (word(raw, 24), word(raw, 28)),
+                    (word(raw, 16), word(raw, 20))
+                )
+            }
+            guard computed == stored else { return nil }
+            bigEndianSums = bigEndian
+            self.pageSize = pageSize
+            self.salts = salts
+            sum = computed
+        }
+    }
+
+    /// SQLite's recovery walking the log's frames: the frame it reads next, the checksum that
+    /// frame must chain from, and the commits read so far.
+    private struct Walk {
+        var frame: Int
+        var sum: (UInt32, UInt32)
+        var commits: Int
+        /// The frame that was not valid, if a whole one stopped the walk.
+        var stoppedAt: Int?
+
+        /// The walk carried on up to the first frame that is not valid, or the log's end.
+        func recover(_ log: UnsafeRawBufferPointer, header: Header) -> Walk {
+            var walk = self
+            walk.stoppedAt = nil
+            while header.offset(ofFrame: walk.frame) + header.frameSize <= log.count {
+                let start = header.offset(ofFrame: walk.frame)
+                guard let sum = validSum(log, at: start, header: header, seed: walk.sum) else {
+                    walk.stoppedAt = walk.frame
+                    return walk
+                }
+                walk.sum = sum
+                if word(log, start + 4) != 0 { walk.commits += 1 }
+                walk.frame += 1
+            }
+            return walk
+        }
+    }
+
+    /// Whether a whole frame after `frame` carries the header's salts and ends a commit.
+    private static func hasCommit(_ log: UnsafeRawBufferPointer, after frame: Int, header: Header) -> Bool {
+        var next = frame + 1
+        while header.offset(ofFrame: next) + header.frameSize <= log.count {
+            let start = header.offset(ofFrame: next)
+            if word(log, start + 4) != 0, (word(log, start + 8), word(log, start + 12)) == header.salts {
+                return true
+            }
+            next += 1
+        }
+        return false
+    }
+
+    /// The checksum of the frame at byte `start` when it is valid chained from `seed`, else
+    /// `nil`: SQLite's `walDecodeFrame`.
+    private static func validSum(
+        _ log: UnsafeRawBufferPointer, at start: Int, header: Header, seed: (UInt32, UInt32)
+    ) -> (UInt32, UInt32)? {
+        guard (word(log, start + 8), word(log, start + 12)) == header.salts, word(log, start) != 0 else {
+            return nil
+        }
+        let sum = frameSum(log, at: start, header: header, seed: seed)
+        return sum == (word(log, start + 16), word(log, start + 20)) ? sum : nil
+    }
+
+    /// The checksum of the page number, commit size and page of the frame at byte `start`,
+    /// chained from `seed`.
+    private static func frameSum(
+        _ log: UnsafeRawBufferPointer, at start: Int, header: Header, seed: (UInt32, UInt32)
+    ) -> (UInt32, UInt32) {
+        let head = checksum(log, start..<(start + 8), seed: seed, bigEndian: header.bigEndianSums)
+        return checksum(
+            log, (start + frameHeaderSize)..<(start + header.frameSize), seed: head,
+            bigEndian: header.bigEndianSums)
+    }
+
+    /// The checksum and commit flag `frame` has once a damaged word of it is put back, chained
+    /// from `seed` (the checksum the frame before it ends with), if one word makes it valid.
+    private static func repair(
+        _ log: UnsafeRawBufferPointer, frame: Int, header: Header, seed: (UInt32, UInt32)
+    )
+        -> (sum: (UInt32, UInt32), isCommit: Bool)?
+    {
+        let start = header.offset(ofFrame: frame)
+        var bytes = Array(log[start..<start + header.frameSize])
+        return bytes.withUnsafeMutableBytes { raw in
+            let computed = frameSum(UnsafeRawBufferPointer(raw), at: 0, header: header, seed: seed)
+            let stored = (word(UnsafeRawBufferPointer(raw), 16), word(UnsafeRawBufferPointer(raw), 20))
+            let salts = (word(UnsafeRawBufferPointer(raw), 8), word(UnsafeRawBufferPointer(raw), 12))
+            /// The frame with `words` (offset, value) written into it, if it is valid then.
+            func fitted(_ words: [(Int, UInt32)]) -> (sum: (UInt32, UInt32), isCommit: Bool)? {
+                let before = words.map { (offset, _) in (offset, word(UnsafeRawBufferPointer(raw), offset)) }
+                for (offset, value) in words { setWord(raw, offset, value) }
+                let frame = UnsafeRawBufferPointer(raw)
+                if let sum = validSum(frame, at: 0, header: header, seed: seed) {
+                    return (sum, word(frame, 4) != 0)
+                }
+                for (offset, value) in before { setWord(raw, offset, value) }
+                return nil
+            }
+            if salts != header.salts {
+                // The salts are not summed: one of them damaged leaves the sum right.
+                guard computed == stored, salts.0 == header.salts.0 || salts.1 == header.salts.1 else {
+                    return nil
+                }
+                return fitted([(8, header.salts.0), (12, header.salts.1)])
+            }
+            if computed.0 == stored.0 || computed.1 == stored.1 {
+                // One word of the stored checksum damaged.
+                return fitted([(16, computed.0), (20, computed.1)])
+            }
+            // Any word that fits makes the frame valid, which is all that tells damage from a
+            // frame left unwritten: the chain after it goes on from the frame's stored checksum.
+            let words = [0, 4] + Array(stride(from: frameHeaderSize, to: header.frameSize, by: 4))
+            for (index, change) in damagedWords(sum: computed, stored: stored, pairs: words.count / 2) {
+                let value =
+                    sumWord(UnsafeRawBufferPointer(raw), words[index], bigEndian: header.bigEndianSums)
+                    &+ change
+                if let valid = fitted([(words[index], header.bigEndianSums ? value : value.byteSwapped)]) {
+                    return valid
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The header once a damaged word of it is put back, with either byte order of sums (the
+    /// damaged word may be the one that says which), if one word makes it valid and the first
+    /// frame valid after it.
+    private static func repairHeader(_ log: UnsafeRawBufferPointer) -> Header? {
+        let bytes = Array(log[0..<headerSize])
+        let stored = (word(log, 24), word(log, 28))
+        for bigEndian in [false, true] {
+            let computed = checksum(log, 0..<24, seed: (0, 0), bigEndian: bigEndian)
+            var candidates: [[(Int, UInt32)]] = []
+            if computed.0 == stored.0 || computed.1 == stored.1 {
+                candidates.append([(24, computed.0), (28, computed.1)])
+            }
+            for (index, change) in damagedWords(sum: computed, stored: stored, pairs: 3) {
+                let value = sumWord(log, index * 4, bigEndian: bigEndian) &+ change
+                candidates.append([(index * 4, bigEndian ? value : value.byteSwapped)])
+            }
+            for words in candidates {
+                var candidate = bytes
+                candidate.withUnsafeMutableBytes { raw in
+                    for (offset, value) in words { setWord(raw, offset, value) }
+                }
+                guard let header = Header(candidate), header.bigEndianSums == bigEndian,
+                    header.offset(ofFrame: 1) + header.frameSize <= log.count,
+                    validSum(log, at: header.offset(ofFrame: 1), header: header, seed: header.sum) != nil
+                else { continue }
+                return header
+            }
+        }
+        return nil
+    }
+
+    /// The words (each an index among the summed words) and the change to each that turns
+    /// `sum` into `stored`, last word first.
+    ///
+    /// A pair of words `(x0, x1)` updates the sum as `s1 += x0 + s2; s2 += x1 + s1`: a change
+    /// `d` to `x0` changes the pair's sum by `(d, d)`, to `x1` by `(0, d)`, and each later pair
+    /// carries a change `(u, v)` on as `(u + v, u + 2v)`. Walking back from the end, the
+    /// inverse `(2u - v, v - u)` gives the change each pair would have made. More than one word
+    /// can fit: a flipped high bit fits every pair whose multipliers agree in their low bits.
+    private static func damagedWords(sum: (UInt32, UInt32), stored: (UInt32, UInt32), pairs: Int)
+        -> [(index: Int, change: UInt32)]
+    {
+        var (u, v) = (stored.0 &- sum.0, stored.1 &- sum.1)
+        var words: [(index: Int, change: UInt32)] = []
+        for pair in stride(from: pairs - 1, through: 0, by: -1) {
+            if u == v, u != 0 { words.append((pair * 2, u)) }
+            if u == 0, v != 0 { words.append((pair * 2 + 1, v)) }
+            (u, v) = (2 &* u &- v, v &- u)
+        }
+        return words
+    }
+
+    /// SQLite's WAL checksum of `range` of `log`, chained from `seed`.
+    private static func checksum(
+        _ log: UnsafeRawBufferPointer, _ range: Range<Int>, seed: (UInt32, UInt32), bigEndian: Bool
+    ) -> (UInt32, UInt32) {
+        var (s1, s2) = seed
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            var x0 = log.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            var x1 = log.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+            if bigEndian {
+                x0 = UInt32(bigEndian: x0)
+                x1 = UInt32(bigEndian: x1)
+            } else {
+                x0 = UInt32(littleEndian: x0)
+                x1 = UInt32(littleEndian: x1)
+            }
+            s1 = s1 &+ x0 &+ s2
+            s2 = s2 &+ x1 &+ s1
+            offset += 8
+        }
+        return (s1, s2)
+    }
+}
+
+/// The big-endian 32-bit word at `offset`: every field of the log's headers.
+private func word(_ log: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
+    UInt32(bigEndian: log.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+}
+
+private func setWord(_ log: UnsafeMutableRawBufferPointer, _ offset: Int, _ value: UInt32) {
+    log.storeBytes(of: value.bigEndian, toByteOffset: offset, as: UInt32.self)
+}
+
+/// The word at `offset` as the checksum reads it.
+private func sumWord(_ log: UnsafeRawBufferPointer, _ offset: Int, bigEndian: Bool) -> UInt32 {
+    bigEndian ? word(log, offset) : word(log, offset).byteSwapped
+}

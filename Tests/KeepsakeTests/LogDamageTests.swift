@@ -1,0 +1,210 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// Damaged bytes in the write-ahead log a killed writer left: SQLite reads a log up to the
+/// first frame that does not match its checksum and drops every commit after it, silently, as
+/// it must for a frame a crash or a power loss left unwritten. A bit flipped in a whole log
+/// read the same, and the store opened versions back, `verify()` passing.
+@MainActor @Suite struct LogDamageTests {
+    let directory = TemporaryDirectory()
+
+    /// SQLite's frame layout for the stores of these tests (4 KiB pages).
+    static let frameSize = 24 + 4096
+
+    /// A store whose first 30 versions are in its file and the next 30 in the log of the
+    /// writer killed after them, with the log's bytes and its commit frames (counted from 1).
+    func killedWriterStore() async throws -> (path: String, log: Data, commitFrames: [Int]) {
+        let path = directory.path("doc.keepsake")
+        try StoreCopyTests.appendTitles(path: path, 1...30, thenDie: false)
+        await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String] in
+            try await MainActor.run { try StoreCopyTests.appendTitles(path: path, 31...60, thenDie: true) }
+        }
+        let log = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+        let frames = (log.count - 32) / Self.frameSize
+        let commitFrames = (1...frames).filter { frame in
+            let start = 32 + (frame - 1) * Self.frameSize + 4
+            return log[start..<start + 4].contains { $0 != 0 }
+        }
+        // One commit an append; its value is the title its version carries.
+        #expect(commitFrames.count == 30)
+        return (path, log, commitFrames)
+    }
+
+    /// A copy of the killed writer's store at a new path, its log replaced by `log`.
+    func copy(of path: String, log: Data, named name: String) throws -> String {
+        let copy = directory.path(name)
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        try log.write(to: URL(fileURLWithPath: copy + "-wal"))
+        return copy
+    }
+
+    /// The title and version count the store at `path` opens with.
+    func opened(_ path: String, readOnly: Bool = false) throws(KeepsakeError) -> (
+        title: String, versions: Int
+    ) {
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: readOnly))
+        defer { store.close() }
+        let history = try store.history("doc", initialValue: Doc.empty)
+        #expect(try store.integrityCheck() == ["ok"])
+        #expect(try store.verify().isOK)
+        if !readOnly { try history.close() }
+        return (history.value.title, history.versionCount)
+    }
+
+    /// The files in the test's folder with their bytes.
+    func contents() throws -> [String: Data] {
+        var contents: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.url.path) {
+            contents[name] = try Data(contentsOf: directory.url.appendingPathComponent(name))
+        }
+        return contents
+    }
+
+    /// What opening the log flipped at `offset` must give. A flip before the log's last two
+    /// commits drops commits that were whole before a later one began: damage, refused. One in
+    /// the last commit's frames reads as a crash in the middle of that commit (SQLite rewrites
+    /// a commit's frames in place before it returns; a kill in between leaves a frame a word
+    /// away from valid), and the store opens without that one commit. After the last commit,
+    /// or past the last whole frame, nothing is read that a commit needs.
+    enum Expected: Equatable {
+        case refused
+        case opens(title: String, versions: Int)
+    }
+
+    func expected(flippedAt offset: Int, commitFrames: [Int]) -> Expected {
+        guard offset >= 32 else { return .refused }
+        let frame = (offset - 32) / Self.frameSize + 1
+        if frame <= commitFrames[commitFrames.count - 2] { return .refused }
+        if frame <= commitFrames[commitFrames.count - 1] { return .opens(title: "v59", versions: 59) }
+        return .opens(title: "v60", versions: 60)
+    }
+
+    @Test(arguments: Array(Soak.batches(usually: 3)))
+    func aBitFlippedInTheLogIsRefusedOrReadWhole(batch: UInt64) async throws {
+        let (path, log, commitFrames) = try await killedWriterStore()
+        #expect(try opened(try copy(of: path, log: log, named: "whole.keepsake")) == ("v60", 60))
+        var generator = SeededGenerator(seed: 0x10D_0000 + batch)
+        // The header's words, then anywhere.
+        let offsets =
+            [3, 7, 11, 15, 19, 23, 27, 31]
+            + (0..<32).map { _ in Int.random(in: 32..<log.count, using: &generator) }
+        var outcomes: [String: Int] = [:]
+        for (variant, offset) in offsets.enumerated() {
+            var damaged = log
+            damaged[offset] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            let copy = try copy(of: path, log: damaged, named: "flip-\(variant).keepsake")
+            let context = "batch \(batch), byte \(offset) of \(log.count)"
+            switch expected(flippedAt: offset, commitFrames: commitFrames) {
+            case .refused:
+                let before = try contents()
+                for readOnly in [true, false] {
+                    do throws(KeepsakeError) {
+                        let result = try opened(copy, readOnly: readOnly)
+                        Issue.record("\(context): opened at \(result)")
+                    } catch .notAStore(copy, let reason) {
+                        #expect(
+                            reason.hasPrefix("its write-ahead log (\(copy)-wal) is damaged"), "\(context)")
+                    } catch {
+                        Issue.record("\(context): \(error)")
+                    }
+                }
+                #expect(try contents() == before, "\(context): a refused open wrote")
+                outcomes["refused", default: 0] += 1
+            case .opens(let title, let versions):
+                let result = try opened(copy)
+                #expect(result == (title, versions), "\(context)")
+                outcomes[title, default: 0] += 1
+            }
+        }
+        print("flipped log bits, batch \(batch): \(outcomes)")
+    }
+
+    /// What a power loss leaves: a part of the log that never reached the disk, while a later
+    /// part did. SQLite reads up to the commit before it, as it must (with `synchronous=NORMAL`
+    /// those commits had not been synced), and so does Keepsake: the store opens there, not
+    /// refused. Three shapes of a frame left unwritten: zeros (a block of a file that grew), an
+    /// older frame's bytes (a log reused since), and a frame whose header was written but not
+    /// the second half of its page.
+    @Test(arguments: ["zeros", "older frame", "half written"])
+    func aFrameLeftUnwrittenOpensAtTheCommitBeforeIt(shape: String) async throws {
+        let (path, log, commitFrames) = try await killedWriterStore()
+        // The first frame of the eleventh commit.
+        let start = 32 + commitFrames[9] * Self.frameSize
+        var damaged = log
+        switch shape {
+        case "zeros":
+            damaged.replaceSubrange(start..<start + Self.frameSize, with: Data(count: Self.frameSize))
+        case "older frame":
+            damaged.replaceSubrange(start..<start + Self.frameSize, with: log[32..<32 + Self.frameSize])
+        default:
+            let half = start + 24 + 2048
+            damaged.replaceSubrange(half..<start + Self.frameSize, with: Data(count: 2048))
+        }
+        #expect(WriteAheadLog.damage(in: damaged) == nil)
+        let copy = try copy(of: path, log: damaged, named: "unwritten.keepsake")
+        #expect(try opened(copy, readOnly: true) == ("v40", 40))
+        #expect(try opened(copy) == ("v40", 40))
+    }
+
+    /// Salvage reads a store whose log is damaged as of the damage, says what it lost, and
+    /// writes nothing to the store or its log.
+    @Test func aStoreWithADamagedLogIsSalvagedAsOfTheDamage() async throws {
+        let (path, log, commitFrames) = try await killedWriterStore()
+        var damaged = log
+        // A byte of the page of the eleventh commit's first frame.
+        damaged[32 + commitFrames[9] * Self.frameSize + 100] ^= 0x04
+        let copy = try copy(of: path, log: damaged, named: "damaged.keepsake")
+        let (file, wal) = (try Data(contentsOf: URL(fileURLWithPath: copy)), damaged)
+        let damage = try #require(WriteAheadLog.damage(ofLogBeside: copy))
+        #expect(
+            damage
+                == .init(
+                    frame: commitFrames[9] + 1, offset: 32 + commitFrames[9] * Self.frameSize,
+                    frames: (log.count - 32) / Self.frameSize, readCommits: 10, lostCommits: 20))
+
+        let output = directory.path("salvaged.keepsake")
+        let report = try KeepsakeStore.salvage(from: copy, to: output)
+        #expect(
+            report.lost == [
+                .init(
+                    what: "20 commits of the write-ahead log (\(copy)-wal)",
+                    reason: damage.reason(log: copy + "-wal"))
+            ])
+        #expect(report.histories.map { [$0.name, "\($0.version)"] } == [["doc", "40"]])
+        #expect(try opened(output).title == "v40")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == file)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "-wal")) == wal)
+    }
+
+    /// A live log is never damage: another process appends 2,000 versions (its log restarted
+    /// and reused by its checkpoints, frames of older cycles after the newest ones) while this
+    /// one checks the log and opens the store, over and over.
+    @Test func aLogReadWhileItIsWrittenIsNeverDamage() async throws {
+        let path = directory.path("live.keepsake")
+        try StoreCopyTests.appendTitles(path: path, 1...1, thenDie: false)
+        let done = directory.path("done")
+        async let writer = #expect(processExitsWith: .success) {
+            [path = path as String, done = done as String] in
+            try await MainActor.run { try StoreCopyTests.appendTitles(path: path, 2...2_000, thenDie: false) }
+            _ = FileManager.default.createFile(atPath: done, contents: nil)
+        }
+        var (checks, opens, logsRead) = (0, 0, 0)
+        while !FileManager.default.fileExists(atPath: done) {
+            if FileState.logHoldsFrames(of: path) { logsRead += 1 }
+            #expect(WriteAheadLog.damage(ofLogBeside: path) == nil)
+            checks += 1
+            if checks % 10 == 0 {
+                let title = try opened(path, readOnly: true).title
+                #expect(title.hasPrefix("v"))
+                opens += 1
+            }
+        }
+        _ = await writer
+        #expect(try opened(path).title == "v2000")
+        print("checked a live log \(checks) times (\(logsRead) with frames), opened \(opens) times")
+        #expect(logsRead > 10)
+    }
+}
