@@ -63,23 +63,12 @@ import Testing
         return contents
     }
 
-    /// What opening the log flipped at `offset` must give. A flip before the log's last two
-    /// commits drops commits that were whole before a later one began: damage, refused. One in
-    /// the last commit's frames reads as a crash in the middle of that commit (SQLite rewrites
-    /// a commit's frames in place before it returns; a kill in between leaves a frame a word
-    /// away from valid), and the store opens without that one commit. After the last commit,
-    /// or past the last whole frame, nothing is read that a commit needs.
-    enum Expected: Equatable {
-        case refused
-        case opens(title: String, versions: Int)
-    }
-
-    func expected(flippedAt offset: Int, commitFrames: [Int]) -> Expected {
-        guard offset >= 32 else { return .refused }
-        let frame = (offset - 32) / Self.frameSize + 1
-        if frame <= commitFrames[commitFrames.count - 2] { return .refused }
-        if frame <= commitFrames[commitFrames.count - 1] { return .opens(title: "v59", versions: 59) }
-        return .opens(title: "v60", versions: 60)
+    /// What opening the log flipped at `offset` must give: a flip in a frame of a commit is
+    /// damage, refused (the last commit's frames too: it is an append of two frames, which
+    /// cannot have rewritten any in place); after the last commit, or past the last whole
+    /// frame, nothing a commit needs is read.
+    func isRefused(flippedAt offset: Int, commitFrames: [Int]) -> Bool {
+        offset < 32 + commitFrames[commitFrames.count - 1] * Self.frameSize
     }
 
     @Test(arguments: Array(Soak.batches(usually: 3)))
@@ -97,8 +86,7 @@ import Testing
             damaged[offset] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
             let copy = try copy(of: path, log: damaged, named: "flip-\(variant).keepsake")
             let context = "batch \(batch), byte \(offset) of \(log.count)"
-            switch expected(flippedAt: offset, commitFrames: commitFrames) {
-            case .refused:
+            if isRefused(flippedAt: offset, commitFrames: commitFrames) {
                 let before = try contents()
                 for readOnly in [true, false] {
                     do throws(KeepsakeError) {
@@ -113,13 +101,75 @@ import Testing
                 }
                 #expect(try contents() == before, "\(context): a refused open wrote")
                 outcomes["refused", default: 0] += 1
-            case .opens(let title, let versions):
-                let result = try opened(copy)
-                #expect(result == (title, versions), "\(context)")
-                outcomes[title, default: 0] += 1
+            } else {
+                #expect(try opened(copy) == ("v60", 60), "\(context)")
+                outcomes["v60", default: 0] += 1
             }
         }
         print("flipped log bits, batch \(batch): \(outcomes)")
+    }
+
+    /// A commit long enough to have spilled pages to the log before it ended rewrites some of
+    /// them in place at its end, then the checksums after them, its last frame already
+    /// written: a crash in between leaves a frame one word away from valid, the shape of
+    /// damage. A flipped bit in such a commit, the log's last, is read as SQLite reads it,
+    /// without that commit; one in the commit before it is refused.
+    @Test func aBitFlippedInALongLastCommitOpensWithoutIt() async throws {
+        let path = directory.path("doc.keepsake")
+        try StoreCopyTests.appendTitles(path: path, 1...30, thenDie: false)
+        await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String] in
+            try await MainActor.run {
+                let store = try KeepsakeStore(path: path)
+                let history = try store.history("doc", initialValue: Doc.empty)
+                for index in 31...40 {
+                    var doc = history.value
+                    doc.title = "v\(index)"
+                    try history.append(doc)
+                }
+                var big = Doc.empty
+                big.items = (0..<4_000).map {
+                    .init(id: $0, title: String(repeating: "x", count: 100), done: false)
+                }
+                try Caretaker(store: store).save(big, as: "big")
+                kill(getpid(), SIGKILL)
+            }
+        }
+        let log = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+        let commitFrames = (1...(log.count - 32) / Self.frameSize).filter { frame in
+            let start = 32 + (frame - 1) * Self.frameSize + 4
+            return log[start..<start + 4].contains { $0 != 0 }
+        }
+        let (before, last) = (commitFrames[commitFrames.count - 2], commitFrames[commitFrames.count - 1])
+        try #require(last - before >= WriteAheadLog.spillFrames)
+
+        /// The number of items of the snapshot "big" in the store at `path`, if it has one.
+        func bigItems(_ path: String) throws -> Int? {
+            let store = try KeepsakeStore(path: path)
+            defer { store.close() }
+            return try Caretaker(store: store).restore("big", as: Doc.self)?.items.count
+        }
+        let whole = try copy(of: path, log: log, named: "whole.keepsake")
+        #expect(try opened(whole) == ("v40", 40))
+        #expect(try bigItems(whole) == 4_000)
+
+        var damaged = log
+        damaged[32 + (before + (last - before) / 2) * Self.frameSize + 1_000] ^= 0x08
+        let copy = try copy(of: path, log: damaged, named: "last.keepsake")
+        #expect(try opened(copy) == ("v40", 40))
+        #expect(try bigItems(copy) == nil)
+
+        damaged = log
+        damaged[32 + (before - 1) * Self.frameSize + 1_000] ^= 0x08
+        let refused = try self.copy(of: path, log: damaged, named: "before.keepsake")
+        do throws(KeepsakeError) {
+            Issue.record("opened at \(try opened(refused))")
+        } catch .notAStore(refused, let reason) {
+            #expect(
+                reason.contains("frame \(before) of \(last) (at byte \(32 + (before - 1) * Self.frameSize))"))
+            #expect(reason.contains("read only the 9 commits before it and drop the 2 after it"))
+        } catch {
+            Issue.record("\(error)")
+        }
     }
 
     /// What a power loss leaves: a part of the log that never reached the disk, while a later

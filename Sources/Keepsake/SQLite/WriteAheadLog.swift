@@ -48,6 +48,12 @@ enum WriteAheadLog {
 
     private static let magic: UInt32 = 0x377f_0682
     private static let version: UInt32 = 3_007_000
+    /// The fewest frames a commit that spilled pages can have: SQLite writes a transaction's
+    /// pages to the log before its commit only once they fill the page cache (2,000 KiB by
+    /// default, some 470 pages of 4 KiB; Keepsake keeps the default).
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_cache_spill
+    static let spillFrames = 64
     private static let headerSize = 32
     private static let frameHeaderSize = 24
 
@@ -67,10 +73,11 @@ enum WriteAheadLog {
 
     /// The damage of the log `bytes`, or `nil` when it has none that loses a commit.
     ///
-    /// Damage counts when the commits it drops are more than the log's last one: a crash in
-    /// the middle of a commit can leave a frame of that commit one word away from valid (SQLite
-    /// rewrites frames of a commit in place, then their checksums) with the commit's last frame
-    /// already written after it, but a commit after that one was begun only once it was whole.
+    /// Damage in the frames of the log's last commit counts only when that commit is shorter
+    /// than ``spillFrames``: a commit that spilled pages to the log before it ended rewrites
+    /// some of them in place at its end, then the checksums after them, with its last frame
+    /// already written, and a crash in between leaves a frame one word away from valid. A
+    /// commit after it was begun only once it was whole.
     static func damage(in bytes: Data) -> Damage? {
         bytes.withUnsafeBytes { damage(in: $0) }
     }
@@ -82,8 +89,7 @@ enum WriteAheadLog {
         if let read = Header(Array(log[0..<headerSize])) {
             header = read
             walk = Walk(frame: 1, sum: header.sum, commits: 0).recover(log, header: header)
-            // Two commits lost leave one undamaged commit frame after the first bad one.
-            guard let bad = walk.stoppedAt, hasCommit(log, after: bad, header: header) else { return nil }
+            guard walk.stoppedAt != nil else { return nil }
         } else {
             guard let repaired = repairHeader(log) else { return nil }
             header = repaired
@@ -97,12 +103,15 @@ enum WriteAheadLog {
             let (sum, isCommit) = repair(log, frame: bad, header: header, seed: walk.sum)
         {
             repairs += 1
-            walk = Walk(frame: bad + 1, sum: sum, commits: walk.commits + (isCommit ? 1 : 0))
-                .recover(log, header: header)
+            walk = Walk(
+                frame: bad + 1, sum: sum, commits: walk.commits + (isCommit ? 1 : 0),
+                lastCommit: isCommit ? bad : walk.lastCommit
+            ).recover(log, header: header)
         }
         let lost = walk.commits - asRead.commits
-        guard lost >= 2 else { return nil }
         let first = asRead.stoppedAt ?? 0
+        guard lost >= 2 || lost == 1 && (first == 0 || walk.lastCommit - asRead.lastCommit < spillFrames)
+        else { return nil }
         return Damage(
             frame: first, offset: first == 0 ? 0 : header.offset(ofFrame: first),
             frames: (log.count - headerSize) / header.frameSize, readCommits: asRead.commits,
@@ -151,6 +160,8 @@ enum WriteAheadLog {
         var frame: Int
         var sum: (UInt32, UInt32)
         var commits: Int
+        /// The last frame that ended a commit, 0 before the first.
+        var lastCommit = 0
         /// The frame that was not valid, if a whole one stopped the walk.
         var stoppedAt: Int?
 
@@ -165,24 +176,14 @@ enum WriteAheadLog {
                     return walk
                 }
                 walk.sum = sum
-                if word(log, start + 4) != 0 { walk.commits += 1 }
+                if word(log, start + 4) != 0 {
+                    walk.commits += 1
+                    walk.lastCommit = walk.frame
+                }
                 walk.frame += 1
             }
             return walk
         }
-    }
-
-    /// Whether a whole frame after `frame` carries the header's salts and ends a commit.
-    private static func hasCommit(_ log: UnsafeRawBufferPointer, after frame: Int, header: Header) -> Bool {
-        var next = frame + 1
-        while header.offset(ofFrame: next) + header.frameSize <= log.count {
-            let start = header.offset(ofFrame: next)
-            if word(log, start + 4) != 0, (word(log, start + 8), word(log, start + 12)) == header.salts {
-                return true
-            }
-            next += 1
-        }
-        return false
     }
 
     /// The checksum of the frame at byte `start` when it is valid chained from `seed`, else
