@@ -95,6 +95,12 @@ import Testing
                     } catch .notAStore(copy, let reason) {
                         #expect(
                             reason.hasPrefix("its write-ahead log (\(copy)-wal) is damaged"), "\(context)")
+                        if offset < 32 {
+                            #expect(
+                                reason.contains(
+                                    "damaged: its header no longer matches its checksum, so SQLite would read none of "
+                                        + "its 30 commits."), "\(context)")
+                        }
                     } catch {
                         Issue.record("\(context): \(error)")
                     }
@@ -166,7 +172,7 @@ import Testing
         } catch .notAStore(refused, let reason) {
             #expect(
                 reason.contains("frame \(before) of \(last) (at byte \(32 + (before - 1) * Self.frameSize))"))
-            #expect(reason.contains("read only the 9 commits before it and drop the 2 after it"))
+            #expect(reason.contains("SQLite would read the 9 commits before it and drop the 2 after it"))
         } catch {
             Issue.record("\(error)")
         }
@@ -221,7 +227,10 @@ import Testing
             report.lost == [
                 .init(
                     what: "20 commits of the write-ahead log (\(copy)-wal)",
-                    reason: damage.reason(log: copy + "-wal"))
+                    reason:
+                        "the log is damaged: frame \(damage.frame) of 62 (at byte \(damage.offset)) no longer "
+                        + "matches its checksum, so SQLite would read the 10 commits before it and drop the 20 after it"
+                )
             ])
         #expect(report.histories.map { [$0.name, "\($0.version)"] } == [["doc", "40"]])
         #expect(try opened(output).title == "v40")

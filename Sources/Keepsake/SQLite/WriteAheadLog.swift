@@ -30,19 +30,26 @@ enum WriteAheadLog {
         /// The commits after the damage, which SQLite drops.
         let lostCommits: Int
 
-        /// What is damaged and what SQLite would read, for the log at `log`.
-        func reason(log: String) -> String {
-            let place =
+        /// What is damaged, and what SQLite would read of the log.
+        var summary: String {
+            let damaged =
                 frame == 0
-                ? "its header no longer matches its checksum, so SQLite would read none of it"
-                : "frame \(frame) of \(frames) (at byte \(offset)) no longer matches its checksum, so "
-                    + "SQLite would read only the \(readCommits) commits before it"
-            return """
-                its write-ahead log (\(log)) is damaged: \(place) and drop the \(lostCommits) after it. \
-                KeepsakeStore.salvage(from:to:) saves its values as of the damage; moving the log away \
-                (with its -shm) opens the store as of the same commit. Keep the log: it holds the \
-                commits after the damage
-                """
+                ? "its header no longer matches its checksum"
+                : "frame \(frame) of \(frames) (at byte \(offset)) no longer matches its checksum"
+            let read =
+                readCommits == 0
+                ? "SQLite would read none of its \(lostCommits) commits"
+                : "SQLite would read the \(readCommits) commits before it and drop the \(lostCommits) after it"
+            return "\(damaged), so \(read)"
+        }
+
+        /// Why a store whose log at `log` has this damage is refused, and what to do.
+        func reason(log: String) -> String {
+            """
+            its write-ahead log (\(log)) is damaged: \(summary). KeepsakeStore.salvage(from:to:) \
+            saves its values as of the damage; moving the log away (with its -shm) opens the store \
+            as of the same commit. Keep the log: it holds the commits after the damage
+            """
         }
     }
 

@@ -53,7 +53,7 @@ extension KeepsakeStore {
             report.lost.append(
                 .init(
                     what: "\(damage.lostCommits) commits of the write-ahead log (\(source.file)-wal)",
-                    reason: damage.reason(log: source.file + "-wal")))
+                    reason: "the log is damaged: \(damage.summary)"))
         }
         var histories: [(row: HistoryRow, json: String)] = []
         var snapshots: [(row: SnapshotRow, properties: [(path: String, json: String)])] = []
