@@ -238,6 +238,45 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "-wal")) == wal)
     }
 
+    /// Asked to, a store whose log is damaged opens as SQLite reads it, as of the damage, with
+    /// its history: read-only, nothing is written; for writing, the log is first copied aside,
+    /// since the store's next commits overwrite the frames after the damage.
+    @Test func aStoreWithADamagedLogOpensAsOfTheDamageWhenAsked() async throws {
+        let (path, log, commitFrames) = try await killedWriterStore()
+        let whole = try copy(of: path, log: log, named: "whole.keepsake")
+        #expect(
+            try KeepsakeStore(path: whole, options: .init(readsDamagedLog: true)).history(
+                "doc", initialValue: Doc.empty
+            ).value.title == "v60")
+        var damaged = log
+        damaged[32 + commitFrames[9] * Self.frameSize + 100] ^= 0x04
+        let copy = try copy(of: path, log: damaged, named: "damaged.keepsake")
+
+        let reader = try KeepsakeStore(path: copy, options: .init(readOnly: true, readsDamagedLog: true))
+        let read = try reader.history("doc", initialValue: Doc.empty)
+        #expect((read.value.title, read.versionCount) == ("v40", 40))
+        reader.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "-wal")) == damaged)
+        #expect(try contents().keys.filter { $0.contains(".damaged-") }.isEmpty)
+
+        let store = try KeepsakeStore(path: copy, options: .init(readsDamagedLog: true))
+        let history = try store.history("doc", initialValue: Doc.empty)
+        #expect((history.value.title, history.versionCount) == ("v40", 40))
+        var doc = history.value
+        doc.title = "v41"
+        try history.append(doc)
+        try history.undo()
+        try history.redo()
+        try history.checkInvariants()
+        #expect(try store.integrityCheck() == ["ok"])
+        #expect(try store.verify().isOK)
+        try history.close()
+        store.close()
+        let asides = try contents().filter { $0.key.hasPrefix("damaged.keepsake-wal.damaged-") }
+        #expect(asides.count == 1 && asides.first?.value == damaged)
+        #expect(try opened(copy) == ("v41", 41))
+    }
+
     /// A live log is never damage: another process appends 2,000 versions (its log restarted
     /// and reused by its checkpoints, frames of older cycles after the newest ones) while this
     /// one checks the log and opens the store, over and over.

@@ -46,9 +46,10 @@ enum WriteAheadLog {
         /// Why a store whose log at `log` has this damage is refused, and what to do.
         func reason(log: String) -> String {
             """
-            its write-ahead log (\(log)) is damaged: \(summary). KeepsakeStore.salvage(from:to:) \
-            saves its values as of the damage; moving the log away (with its -shm) opens the store \
-            as of the same commit. Keep the log: it holds the commits after the damage
+            its write-ahead log (\(log)) is damaged: \(summary). Open it with \
+            KeepsakeStore.Options(readsDamagedLog: true) to read it as SQLite does, as of the \
+            damage (opened for writing, the log is copied aside first), or salvage its values as \
+            of the damage with KeepsakeStore.salvage(from:to:)
             """
         }
     }
@@ -76,6 +77,34 @@ enum WriteAheadLog {
             second.prefix(headerSize) == first.prefix(headerSize), Self.damage(in: second) == damage
         else { return nil }
         return damage
+    }
+
+    /// Copies the log beside the file at `path` aside, to `<path>-wal.damaged-<seconds since
+    /// 1970>` (with `-2`, `-3`… when that name is taken): a writer's next commits overwrite the
+    /// frames after the damage, which that copy keeps.
+    ///
+    /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when the copy cannot be made
+    ///   (nothing is left of it then).
+    static func keepCopy(ofLogBeside path: String) throws(KeepsakeError) {
+        let log = path + "-wal"
+        let name = log + ".damaged-\(Int(Date().timeIntervalSince1970))"
+        var copy = name
+        var suffix = 1
+        while FileManager.default.fileExists(atPath: copy) {
+            suffix += 1
+            copy = name + "-\(suffix)"
+        }
+        do {
+            try FileManager.default.copyItem(atPath: log, toPath: copy)
+        } catch {
+            try? FileManager.default.removeItem(atPath: copy)
+            throw .cannotOpen(
+                path: path,
+                reason: """
+                    its write-ahead log (\(log)) is damaged, and it could not be copied aside before \
+                    the store is written (\(error.localizedDescription)); nothing was written
+                    """)
+        }
     }
 
     /// The damage of the log `bytes`, or `nil` when it has none that loses a commit.

@@ -19,11 +19,12 @@ enum Schema {
 
     /// Opens a store file: checks that it is one (or a new, empty database), then enables WAL
     /// and runs the missing migrations, each in its own transaction. A file that fails a check
-    /// is closed without being written. Unless `checkingLog` is `false`, a store whose
-    /// write-ahead log is damaged (``WriteAheadLog``) is refused before SQLite reads it.
+    /// is closed without being written. A store whose write-ahead log is damaged
+    /// (``WriteAheadLog``) is refused before SQLite reads it, unless `readsDamagedLog`; opened
+    /// for writing then, its log is copied aside first.
     static func open(
         path: String, readOnly: Bool, synchronous: SQLiteConnection.Synchronous, busyTimeout: Duration,
-        checkingLog: Bool = true
+        readsDamagedLog: Bool = false
     ) throws(KeepsakeError) -> SQLiteConnection {
         try checkFile(path: path, readOnly: readOnly)
         if !readOnly, path != ":memory:" {
@@ -33,10 +34,13 @@ enum Schema {
             }
             try checkOneName(path)
         }
-        if checkingLog, path != ":memory:", FileState.logHoldsFrames(of: path),
+        if path != ":memory:", FileState.logHoldsFrames(of: path),
             let damage = WriteAheadLog.damage(ofLogBeside: path)
         {
-            throw .notAStore(path: path, reason: damage.reason(log: path + "-wal"))
+            guard readsDamagedLog else {
+                throw .notAStore(path: path, reason: damage.reason(log: path + "-wal"))
+            }
+            if !readOnly { try WriteAheadLog.keepCopy(ofLogBeside: path) }
         }
         // A store with no write-ahead log beside it, or an empty one, holds every commit in
         // its file (a connection in WAL mode keeps the log while it is open, and writes to it

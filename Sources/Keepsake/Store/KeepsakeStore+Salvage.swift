@@ -44,9 +44,7 @@ extension KeepsakeStore {
         guard !FileManager.default.fileExists(atPath: output) else {
             throw outputExists(output, "salvage writes a new store")
         }
-        var options = Options(readOnly: true)
-        options.readsDamagedLog = true
-        let source = try KeepsakeStore(path: damaged, options: options)
+        let source = try KeepsakeStore(path: damaged, options: .init(readOnly: true, readsDamagedLog: true))
         defer { source.close() }
         var report = SalvageReport(histories: [], snapshots: [], lost: [])
         if let damage = WriteAheadLog.damage(ofLogBeside: source.file) {

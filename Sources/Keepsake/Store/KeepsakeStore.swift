@@ -25,9 +25,15 @@ public final class KeepsakeStore: Sendable {
         public var busyTimeout: Duration
         /// Open without write access; nothing is created, migrated or written.
         public var readOnly: Bool
-        /// Open a store whose write-ahead log is damaged, reading the commits before the damage
-        /// (salvage does, and reports the ones after it as lost).
-        var readsDamagedLog = false
+        /// Open a store whose write-ahead log is damaged as SQLite reads it: with the log's
+        /// commits before the damage, without those after it. Off by default: such a store is
+        /// refused with ``KeepsakeError/notAStore(path:reason:)``, whose reason names the damage.
+        ///
+        /// Opened for writing, the store's next commits overwrite the frames SQLite could not
+        /// read, so the log is first copied aside, to `<path>-wal.damaged-<seconds since
+        /// 1970>`: it keeps them. A store whose log is not damaged opens as it would without
+        /// this option.
+        public var readsDamagedLog: Bool
 
         /// Options for opening a store.
         ///
@@ -35,13 +41,16 @@ public final class KeepsakeStore: Sendable {
         ///   - synchronous: `.normal` (the default) or `.full`.
         ///   - busyTimeout: How long to wait for a lock; 5 seconds by default.
         ///   - readOnly: Open without write access.
+        ///   - readsDamagedLog: Open a store whose write-ahead log is damaged, as of the
+        ///     damage (see ``readsDamagedLog``).
         public init(
             synchronous: SQLiteConnection.Synchronous = .normal, busyTimeout: Duration = .seconds(5),
-            readOnly: Bool = false
+            readOnly: Bool = false, readsDamagedLog: Bool = false
         ) {
             self.synchronous = synchronous
             self.busyTimeout = busyTimeout
             self.readOnly = readOnly
+            self.readsDamagedLog = readsDamagedLog
         }
     }
 
@@ -69,7 +78,9 @@ public final class KeepsakeStore: Sendable {
     /// - Throws: ``KeepsakeError``: `.cannotOpen`, `.notAStore` or `.newerSchema` when the file
     ///   is refused (it is then left untouched), `.sqlite` for other failures. A store whose
     ///   write-ahead log is damaged, so that SQLite would silently drop the commits after the
-    ///   damage, is `.notAStore`; ``salvage(from:to:)`` reads it as of the damage. Opened for
+    ///   damage, is `.notAStore`: ``Options/readsDamagedLog`` opens it as of the damage, and
+    ///   ``salvage(from:to:)`` saves its values as of the damage. With that option, a log
+    ///   that cannot be copied aside is `.cannotOpen`. Opened for
     ///   writing, a file that cannot be written (locked, on read-only media, not permitted),
     ///   whose folder cannot be, or that has another name (a hard link) is `.cannotOpen`, whose
     ///   reason says to open it with ``Options/readOnly`` to read it.
@@ -84,7 +95,7 @@ public final class KeepsakeStore: Sendable {
         let open: @Sendable (String) throws -> SQLiteConnection = { path in
             try Schema.open(
                 path: path, readOnly: options.readOnly, synchronous: options.synchronous,
-                busyTimeout: options.busyTimeout, checkingLog: !options.readsDamagedLog)
+                busyTimeout: options.busyTimeout, readsDamagedLog: options.readsDamagedLog)
         }
         // A store read as immutable is opened again, through its log, once a writer appears:
         // the same file, even after the process has changed its working directory.
