@@ -277,6 +277,46 @@ import Testing
         #expect(try opened(copy) == ("v41", 41))
     }
 
+    /// A disk too full to copy the damaged log aside refuses the writable open that would
+    /// overwrite its frames, typed, leaving no partial copy and nothing written; with room
+    /// again, it opens.
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))
+    func aDamagedLogThatCannotBeCopiedAsideIsNotWritten() async throws {
+        let (path, log, commitFrames) = try await killedWriterStore()
+        let mount = try #require(TemporaryMount(size: "1m"))
+        let copy = mount.path + "/doc.keepsake"
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        var damaged = log
+        damaged[32 + commitFrames[9] * Self.frameSize + 100] ^= 0x04
+        try damaged.write(to: URL(fileURLWithPath: copy + "-wal"))
+        let free = try #require(
+            try FileManager.default.attributesOfFileSystem(forPath: mount.path)[.systemFreeSize] as? Int)
+        try Data(count: free - 64 * 1024).write(to: URL(fileURLWithPath: mount.path + "/filler"))
+        let file = try Data(contentsOf: URL(fileURLWithPath: copy))
+
+        do throws(KeepsakeError) {
+            _ = try KeepsakeStore(path: copy, options: .init(readsDamagedLog: true))
+            Issue.record("opened with no room to copy its log aside")
+        } catch .cannotOpen(copy, let reason) {
+            #expect(
+                reason.hasPrefix(
+                    "its write-ahead log (\(copy)-wal) is damaged, and it could not be copied aside"))
+            #expect(reason.hasSuffix("; nothing was written"))
+        } catch {
+            Issue.record("\(error)")
+        }
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: mount.path).sorted()
+                == ["doc.keepsake", "doc.keepsake-wal", "filler"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == file)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "-wal")) == damaged)
+
+        try FileManager.default.removeItem(atPath: mount.path + "/filler")
+        let store = try KeepsakeStore(path: copy, options: .init(readsDamagedLog: true))
+        #expect(try store.history("doc", initialValue: Doc.empty).value.title == "v40")
+        store.close()
+    }
+
     /// A live log is never damage: another process appends 2,000 versions (its log restarted
     /// and reused by its checkpoints, frames of older cycles after the newest ones) while this
     /// one checks the log and opens the store, over and over.
