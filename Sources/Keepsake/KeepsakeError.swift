@@ -54,6 +54,44 @@ public enum KeepsakeError: Error, Hashable, Sendable {
 }
 
 extension KeepsakeError {
+    /// A way to open a store that an error refused, by an option of ``KeepsakeStore/Options``.
+    public enum Remedy: Sendable, Hashable {
+        /// The file, or its folder, cannot be written (it is locked, on read-only media, not
+        /// permitted, or the file has a second name): ``KeepsakeStore/Options/readOnly`` opens
+        /// it to read.
+        case openReadOnly
+        /// Its write-ahead log is damaged: ``KeepsakeStore/Options/readsDamagedLog`` opens it
+        /// as SQLite reads it, as of the damage.
+        case readDamagedLog
+    }
+
+    /// The option that opens the store this error refused, when one does, so that an app can
+    /// offer it without reading the reason.
+    ///
+    /// ```swift
+    /// let store: KeepsakeStore
+    /// do {
+    ///     store = try KeepsakeStore(path: path)
+    /// } catch {
+    ///     switch error.remedy {
+    ///     case .readDamagedLog?:
+    ///         // Tell the user that the newest edits cannot be read, then:
+    ///         store = try KeepsakeStore(path: path, options: .init(readsDamagedLog: true))
+    ///     case .openReadOnly?:
+    ///         store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+    ///     case nil:
+    ///         throw error
+    ///     }
+    /// }
+    /// ```
+    public var remedy: Remedy? {
+        switch self {
+        case .cannotOpen(_, let reason) where reason.contains(Schema.readOnlyAdvice): .openReadOnly
+        case .notAStore(_, let reason) where reason.contains(WriteAheadLog.Damage.advice): .readDamagedLog
+        default: nil
+        }
+    }
+
     /// This error with the history's name filled in where the rows that raised it did not
     /// know it.
     func naming(history name: String) -> KeepsakeError {

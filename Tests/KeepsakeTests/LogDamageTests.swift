@@ -95,6 +95,7 @@ import Testing
                     } catch .notAStore(copy, let reason) {
                         #expect(
                             reason.hasPrefix("its write-ahead log (\(copy)-wal) is damaged"), "\(context)")
+                        #expect(KeepsakeError.notAStore(path: copy, reason: reason).remedy == .readDamagedLog)
                         if offset < 32 {
                             #expect(
                                 reason.contains(
@@ -302,6 +303,8 @@ import Testing
                 reason.hasPrefix(
                     "its write-ahead log (\(copy)-wal) is damaged, and it could not be copied aside"))
             #expect(reason.hasSuffix("; nothing was written"))
+            let remedy = KeepsakeError.cannotOpen(path: copy, reason: reason).remedy
+            #expect(remedy == nil)
         } catch {
             Issue.record("\(error)")
         }
@@ -315,6 +318,42 @@ import Testing
         let store = try KeepsakeStore(path: copy, options: .init(readsDamagedLog: true))
         #expect(try store.history("doc", initialValue: Doc.empty).value.title == "v40")
         store.close()
+    }
+
+    /// An app opens a refused store by the option its error names, without reading the
+    /// reason; errors no option mends name none.
+    @Test func anAppOpensARefusedStoreByTheRemedyItsErrorNames() async throws {
+        let (path, log, commitFrames) = try await killedWriterStore()
+        var damaged = log
+        damaged[32 + commitFrames[9] * Self.frameSize + 100] ^= 0x04
+        let copy = try copy(of: path, log: damaged, named: "damaged.keepsake")
+
+        // As ``KeepsakeError/remedy``'s documentation shows it.
+        let store: KeepsakeStore
+        do {
+            store = try KeepsakeStore(path: copy)
+        } catch {
+            switch error.remedy {
+            case .readDamagedLog?:
+                store = try KeepsakeStore(path: copy, options: .init(readsDamagedLog: true))
+            case .openReadOnly?:
+                store = try KeepsakeStore(path: copy, options: .init(readOnly: true))
+            case nil:
+                throw error
+            }
+        }
+        #expect(try store.history("doc", initialValue: Doc.empty).value.title == "v40")
+        #expect(store.options.readsDamagedLog)
+        store.close()
+
+        let text = directory.path("notes.txt")
+        try Data("not a store".utf8).write(to: URL(fileURLWithPath: text))
+        do throws(KeepsakeError) {
+            _ = try KeepsakeStore(path: text)
+            Issue.record("a text file opened")
+        } catch {
+            #expect(error.remedy == nil)
+        }
     }
 
     /// A live log is never damage: another process appends 2,000 versions (its log restarted

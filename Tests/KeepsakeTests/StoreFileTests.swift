@@ -244,6 +244,12 @@ enum FileLock {
                         (copy(to:)) and write the copy
                         """)
             ) { try KeepsakeStore(path: name) }
+            #expect(throws: KeepsakeError.self) {
+                do throws(KeepsakeError) { _ = try KeepsakeStore(path: name) } catch {
+                    #expect(error.remedy == .openReadOnly)
+                    throw error
+                }
+            }
         }
         let viewer = try KeepsakeStore(path: other, options: .init(readOnly: true))
         #expect(try viewer.history("doc", initialValue: Doc.empty).value.title == "written")

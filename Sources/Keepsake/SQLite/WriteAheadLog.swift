@@ -46,12 +46,15 @@ enum WriteAheadLog {
         /// Why a store whose log at `log` has this damage is refused, and what to do.
         func reason(log: String) -> String {
             """
-            its write-ahead log (\(log)) is damaged: \(summary). Open it with \
-            KeepsakeStore.Options(readsDamagedLog: true) to read it as SQLite does, as of the \
-            damage (opened for writing, the log is copied aside first), or salvage its values as \
-            of the damage with KeepsakeStore.salvage(from:to:)
+            its write-ahead log (\(log)) is damaged: \(summary). \(Self.advice) to read it as \
+            SQLite does, as of the damage (opened for writing, the log is copied aside first), or \
+            salvage its values as of the damage with KeepsakeStore.salvage(from:to:)
             """
         }
+
+        /// The advice in the reason a store with a damaged log is refused, which
+        /// ``KeepsakeError/remedy`` reads.
+        static let advice = "Open it with KeepsakeStore.Options(readsDamagedLog: true)"
     }
 
     private static let magic: UInt32 = 0x377f_0682

@@ -123,8 +123,12 @@ enum Schema {
     /// a file it can only read without saying so (a locked file, read-only media,
     /// permissions), and every write would fail later, at the app's first edit.
     private static func unwritable(_ what: String) -> String {
-        "\(what); open it with KeepsakeStore.Options(readOnly: true) to read it"
+        "\(what); \(readOnlyAdvice)"
     }
+
+    /// The advice ending the reason a store opened for writing cannot be written, which
+    /// ``KeepsakeError/remedy`` reads.
+    static let readOnlyAdvice = "open it with KeepsakeStore.Options(readOnly: true) to read it"
 
     /// `error` with a hint when a corrupt store has a write-ahead log with frames beside it:
     /// SQLite reads any log at `<path>-wal` as the file's own, so a file restored from a backup
