@@ -30,6 +30,9 @@ public final class SQLiteConnection {
     /// The Keepsake schema version of the store this connection reads: older than the current
     /// one only for a store opened read-only, whose readers then leave out what it lacks.
     var schemaVersion = Int.max
+    /// The damage of the write-ahead log the store was opened with, read as of it (see
+    /// ``KeepsakeStore/Options/readsDamagedLog``); `nil` for a log with none.
+    var logDamage: WriteAheadLog.Damage?
     private var statements: [StatementKey: SQLiteStatement] = [:]
     /// The statements prepared last, found by where their SQL text lies in memory (the same
     /// literal always lies at the same address) before the dictionary above is searched;

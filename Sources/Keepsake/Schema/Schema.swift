@@ -34,9 +34,10 @@ enum Schema {
             }
             try checkOneName(path)
         }
-        if path != ":memory:", FileState.logHoldsFrames(of: path),
-            let damage = WriteAheadLog.damage(ofLogBeside: path)
-        {
+        let damage =
+            path == ":memory:" || !FileState.logHoldsFrames(of: path)
+            ? nil : WriteAheadLog.damage(ofLogBeside: path)
+        if let damage {
             guard readsDamagedLog else {
                 throw .notAStore(path: path, reason: damage.reason(log: path + "-wal"))
             }
@@ -67,6 +68,7 @@ enum Schema {
         do {
             let version = try checkIdentity(connection, path: path, readOnly: readOnly)
             connection.schemaVersion = readOnly ? version : currentVersion
+            connection.logDamage = damage
             if !readOnly {
                 try connection.enableWAL(synchronous: synchronous)
                 try migrate(connection, from: version)

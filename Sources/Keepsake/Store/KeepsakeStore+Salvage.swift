@@ -47,7 +47,7 @@ extension KeepsakeStore {
         let source = try KeepsakeStore(path: damaged, options: .init(readOnly: true, readsDamagedLog: true))
         defer { source.close() }
         var report = SalvageReport(histories: [], snapshots: [], lost: [])
-        if let damage = WriteAheadLog.damage(ofLogBeside: source.file) {
+        if let damage = source.database.read({ $0.logDamage }) {
             report.lost.append(
                 .init(
                     what: "\(damage.lostCommits) commits of the write-ahead log (\(source.file)-wal)",
