@@ -84,12 +84,24 @@ enum WriteAheadLog {
 
     /// Copies the log beside the file at `path` aside, to `<path>-wal.damaged-<seconds since
     /// 1970>` (with `-2`, `-3`… when that name is taken): a writer's next commits overwrite the
-    /// frames after the damage, which that copy keeps.
+    /// frames after the damage, which that copy keeps. A copy made before of the same bytes
+    /// (an open that wrote nothing, then another) is kept instead of a second one.
     ///
     /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when the copy cannot be made
     ///   (nothing is left of it then).
     static func keepCopy(ofLogBeside path: String) throws(KeepsakeError) {
         let log = path + "-wal"
+        let folder = NewStoreFile.folder(of: log)
+        let prefix = (log as NSString).lastPathComponent + ".damaged-"
+        if let bytes = try? Data(contentsOf: URL(fileURLWithPath: log)),
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder),
+            names.contains(where: { name in
+                name.hasPrefix(prefix)
+                    && (try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))) == bytes
+            })
+        {
+            return
+        }
         let name = log + ".damaged-\(Int(Date().timeIntervalSince1970))"
         var copy = name
         var suffix = 1

@@ -143,7 +143,7 @@ enum NewStoreFile {
     }
 
     /// The folder `path` is in: `.` for a bare file name.
-    private static func folder(of path: String) -> String {
+    static func folder(of path: String) -> String {
         let folder = (path as NSString).deletingLastPathComponent
         return folder.isEmpty ? "." : folder
     }

@@ -31,8 +31,8 @@ public final class KeepsakeStore: Sendable {
         ///
         /// Opened for writing, the store's next commits overwrite the frames SQLite could not
         /// read, so the log is first copied aside, to `<path>-wal.damaged-<seconds since
-        /// 1970>`: it keeps them. A store whose log is not damaged opens as it would without
-        /// this option.
+        /// 1970>`: it keeps them (once: another open before the store has written keeps that
+        /// copy). A store whose log is not damaged opens as it would without this option.
         public var readsDamagedLog: Bool
 
         /// Options for opening a store.
