@@ -135,19 +135,22 @@ enum WriteAheadLog {
 
     private static func damage(in log: UnsafeRawBufferPointer) -> Damage? {
         guard log.count >= headerSize + frameHeaderSize else { return nil }
-        var walk: Walk
         let header: Header
+        // What SQLite reads, and the walk on from where it stops.
+        let asRead: Walk
+        var walk: Walk
         if let read = Header(Array(log[0..<headerSize])) {
             header = read
-            walk = Walk(frame: 1, sum: header.sum, commits: 0).recover(log, header: header)
-            guard walk.stoppedAt != nil else { return nil }
+            asRead = Walk(frame: 1, sum: header.sum, commits: 0).recover(log, header: header)
+            guard asRead.stoppedAt != nil else { return nil }
+            walk = asRead
         } else {
             guard let repaired = repairHeader(log) else { return nil }
             header = repaired
-            walk = Walk(frame: 1, sum: header.sum, commits: 0)
+            // A header that does not match its checksum: SQLite reads no frame.
+            asRead = Walk(frame: 1, sum: header.sum, commits: 0)
+            walk = asRead.recover(log, header: header)
         }
-        let asRead = walk
-        walk = walk.recover(log, header: header)
         // A frame that no one word makes valid ends the walk, as a frame left unwritten would.
         var repairs = 0
         while let bad = walk.stoppedAt, repairs < 16,
