@@ -3,9 +3,11 @@ public import Foundation
 /// Decodes JSON stored by an earlier version of a model into today's type.
 ///
 /// Stored data is merged over what the app provides: a key missing from the stored JSON (a
-/// property added since) takes its value from the app's `template` at the same place; an
-/// extra key (a property removed since) is ignored; a property declared renamed or converted
-/// in ``Versionable/propertyEvolution`` is read from its old name or old type.
+/// property added since) takes its value from the app's `template` at the same place — except
+/// an optional's, which is `nil`, as the standard decoder reads it (a `nil` optional is left out
+/// of the JSON, so its absence says nothing of a property added); an extra key (a property
+/// removed since) is ignored; a property declared renamed or converted in
+/// ``Versionable/propertyEvolution`` is read from its old name or old type.
 ///
 /// Stored JSON that decodes as it is takes the standard decoder alone: the tree walk below only
 /// runs for data that needs it.
@@ -188,6 +190,33 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
             }
             return converted
         }
+    }
+
+    // An optional the stored JSON leaves out is `nil`, as the standard decoder reads it, never
+    // the app's value: synthesized `Codable` leaves out every `nil` optional, so the absence
+    // cannot tell a property added since from one stored as `nil`, and the app's value in its
+    // place would change what the user stored.
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try optional(type, key)
+    }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optional(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optional(type, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optional(type, key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try optional(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optional(type, key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optional(type, key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optional(type, key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optional(type, key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optional(type, key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optional(type, key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optional(type, key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optional(type, key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optional(type, key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optional(type, key) }
+
+    private func optional<T: Decodable>(_: T.Type, _ key: Key) throws -> T? {
+        guard let node = stored(key), !(node is NSNull) else { return nil }
+        return try decode(T.self, forKey: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

@@ -18,7 +18,8 @@ import Foundation
 /// ```
 ///
 /// Changes that need no declaration: a new property with a default value (the stored value is
-/// used where there is one, the app's value where not), a removed property (its stored changes
+/// used where there is one, the app's value where not; `nil` for an optional, as `Codable`
+/// reads a missing key), a removed property (its stored changes
 /// are skipped), a new enum case, a property made optional.
 public struct PropertyEvolution: @unchecked Sendable {
     enum Kind {

@@ -217,6 +217,58 @@ enum OldApp {
         try expectHistory(at: path, initialValue: expected[0], expected: expected)
     }
 
+    enum WithOptional {
+        struct Old: Versionable, Equatable, Codable {
+            var title: String
+            var subtitle: String?
+        }
+
+        /// An update that added a property: stored JSON is read property by property.
+        struct New: Versionable, Equatable, Codable {
+            var title: String
+            var subtitle: String?
+            var pinned = false
+        }
+
+        static let versions = [
+            Old(title: "", subtitle: nil), Old(title: "", subtitle: "first"),
+            Old(title: "Final", subtitle: nil),
+        ]
+    }
+
+    /// An optional stored as `nil` is left out of the JSON, as synthesized `Codable` writes it,
+    /// and reads as `nil` again: the app's value in its place (a new document's default
+    /// subtitle) would change what the user stored. Before, a closed history opened with the
+    /// app's "Untitled" in place of the stored `nil`, and the base value and the snapshot read
+    /// "Untitled" whether it was closed or not.
+    @Test(arguments: [true, false])
+    func anOptionalStoredAsNilStaysNilWhenTheModelChanges(closing: Bool) async throws {
+        let path = directory.path("optional-\(closing).keepsake")
+        await #expect(processExitsWith: .success) { [path = path as String, closing = closing as Bool] in
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: WithOptional.versions[0])
+            for version in WithOptional.versions.dropFirst() { try history.append(version) }
+            try Caretaker(store: store).save(WithOptional.versions[2], as: "final")
+            if closing { try history.close() }
+        }
+        let expected = WithOptional.versions.map { WithOptional.New(title: $0.title, subtitle: $0.subtitle) }
+        let appDefault = WithOptional.New(title: "", subtitle: "Untitled")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: appDefault)
+        #expect(history.value == expected[2])
+        #expect(try history.undo() == expected[1])
+        #expect(try history.undo() == expected[0])
+        #expect(try history.redo() == expected[1])
+        #expect(try history.redo() == expected[2])
+        try history.checkInvariants()
+        #expect(
+            try store.value(ofHistory: "doc", atVersion: 0, fillingMissingFrom: appDefault) == expected[0])
+        try moveSnapshots(at: path, to: WithOptional.New.self)
+        #expect(
+            try Caretaker(store: KeepsakeStore(path: path)).restore(
+                "final", as: WithOptional.New.self, fillingMissingFrom: appDefault) == expected[2])
+    }
+
     // MARK: One declaration
 
     enum Renamed {
