@@ -573,13 +573,19 @@ struct HistoryRows {
     /// its blobs' bytes inlined in base64 as `JSONEncoder` writes `Data`, with `versions` redone
     /// on it in order: the value they reach, without the app's type.
     ///
+    /// A property is found under its JSON key: its name, or the key `keys` give it (the app's
+    /// model's `CodingKeys`).
+    ///
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` when `json` is not JSON;
     ///   ``KeepsakeError/reversion(history:version:error:)`` naming the first version whose
     ///   changes do not apply.
-    func storedForm(_ json: String, redoing versions: [Version], history name: String) throws -> StoredForm {
+    func storedForm(
+        _ json: String, redoing versions: [Version], history name: String,
+        keys: CodingKeyTree = CodingKeyTree()
+    ) throws -> StoredForm {
         var form: StoredForm
         do {
-            form = try StoredForm(json: json, decoder: blobs.decoder)
+            form = try StoredForm(json: json, decoder: blobs.decoder, keys: keys)
         } catch {
             throw KeepsakeError.damaged(history: name, reason: "its stored value is not JSON")
         }

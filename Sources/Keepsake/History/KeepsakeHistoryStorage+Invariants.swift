@@ -56,7 +56,9 @@ extension KeepsakeHistoryStorage {
                 // A version today's model cannot read: every one redone on the base value's
                 // stored form instead, as opening and undo do, must reach the current value.
                 guard case .reversion = error else { throw error }
-                let form = try rows.storedForm(base, redoing: applied, history: name)
+                let form = try rows.storedForm(
+                    base, redoing: applied, history: name,
+                    keys: CodingKeyTree(for: Value.self))
                 let reached: Value = try rows.decodeStored(form.json, history: name) { current }
                 guard reached.reversion(to: current) == nil else {
                     throw fail("redoing every version on the stored form does not reach the current value")

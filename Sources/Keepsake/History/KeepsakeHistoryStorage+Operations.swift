@@ -577,7 +577,9 @@ extension KeepsakeHistoryStorage {
         let redone =
             try rows.appliedVersions(after: checkpoint.position, upTo: lowest - 1)
             + (undo ? [] : versions.sorted { $0.position < $1.position })
-        let form = try rows.storedForm(checkpoint.json, redoing: redone, history: name)
+        let form = try rows.storedForm(
+            checkpoint.json, redoing: redone, history: name,
+            keys: CodingKeyTree(for: Value.self))
         return try rows.decodeStored(form.json, history: name) { [current] in current }
     }
 

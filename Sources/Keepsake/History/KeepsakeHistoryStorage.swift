@@ -196,7 +196,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             } catch let error as KeepsakeError {
                 // Failing that too, the error of today's model says which change and where.
                 guard case .reversion = error,
-                    let replayed = try? rows.storedForm(checkpoint.json, redoing: replay, history: name),
+                    let replayed = try? rows.storedForm(
+                        checkpoint.json, redoing: replay, history: name,
+                        keys: CodingKeyTree(for: Value.self)),
                     let decoded = try? rows.decodeStored(replayed.json, history: name, template: initialValue)
                 else { throw error }
                 (form, value) = (replayed, decoded)
@@ -215,7 +217,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 } catch {
                     guard
                         var heldForm = try? form
-                            ?? rows.storedForm(checkpoint.json, redoing: replay, history: name),
+                            ?? rows.storedForm(
+                                checkpoint.json, redoing: replay, history: name,
+                                keys: CodingKeyTree(for: Value.self)),
                         (try? heldForm.revert(blobs.inliningBlobs(in: held), inverted: true)) != nil,
                         let heldValue = try? rows.decodeStored(
                             heldForm.json, history: name, template: initialValue)

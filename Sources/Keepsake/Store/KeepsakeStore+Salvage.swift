@@ -28,7 +28,8 @@ extension KeepsakeStore {
     /// with a row lost or damaged, are left out, and the report says why. A store whose
     /// write-ahead log is damaged is read as of the damage, and the report lists the commits
     /// after it as lost. Salvage a store no process is writing: a commit while it reads can
-    /// read as damage.
+    /// read as damage. Salvage reads no app type: for a model whose `CodingKeys` store
+    /// properties under other keys, see ``valueJSON(ofHistory:atVersion:)``.
     ///
     /// - Parameters:
     ///   - damaged: The store to read.

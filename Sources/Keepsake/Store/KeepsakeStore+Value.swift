@@ -14,6 +14,12 @@ extension KeepsakeStore {
     /// value that redoing up to it would give. `Data` is written as base64, as `JSONEncoder`
     /// writes it.
     ///
+    /// Without the app's types, a property is looked up under its own name. For a model whose
+    /// `CodingKeys` store properties under other keys, a change that sets an optional from
+    /// `nil` (left out of the JSON) is written under the property's name, which that model does
+    /// not read: ``value(ofHistory:atVersion:as:fillingMissingFrom:)`` reads the keys from the
+    /// type, and is exact.
+    ///
     /// - Parameters:
     ///   - name: The history's name.
     ///   - version: A version number as ``timeline(of:)`` lists it; the current version when `nil`.
@@ -84,7 +90,9 @@ extension KeepsakeStore {
             } catch let error as KeepsakeError {
                 // A change the model cannot read: the versions redone on the stored JSON.
                 guard case .reversion = error,
-                    let form = try? rows.storedForm(route.json, redoing: route.redoing, history: name),
+                    let form = try? rows.storedForm(
+                        route.json, redoing: route.redoing, history: name,
+                        keys: CodingKeyTree(for: Value.self)),
                     let value = try? rows.decodeStored(form.json, history: name, template: { template })
                 else { throw error }
                 return value

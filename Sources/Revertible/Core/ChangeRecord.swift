@@ -128,9 +128,8 @@ extension Reversion {
         var changes: [Change] = []
         changes.reserveCapacity(records.count)
         for record in records {
-            var resolver = ResolvingReverter<Root>(
+            let resolver = ResolvingReverter<Root>.resolved(
                 value: value, remaining: record.path.components[...], record: record, decoder: decoder)
-            value.addReversions(into: &resolver)
             switch resolver.result {
             case .success(let node)?: changes.append(Change(path: record.path, node: node))
             case .failure(let error)?: throw error

@@ -7,7 +7,8 @@ public import Foundation
 /// an optional's, which is `nil`, as the standard decoder reads it (a `nil` optional is left out
 /// of the JSON, so its absence says nothing of a property added); an extra key (a property
 /// removed since) is ignored; a property declared renamed or converted in
-/// ``Versionable/propertyEvolution`` is read from its old name or old type.
+/// ``Versionable/propertyEvolution`` (by its name, whatever its JSON key) is read from its old
+/// name or old type.
 ///
 /// Stored JSON that decodes as it is takes the standard decoder alone: the tree walk below only
 /// runs for data that needs it.
@@ -150,8 +151,14 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The stored node for `key`, under its current name or the one it was stored under.
     func stored(_ key: Key) -> Any? {
         if let node = object[key.stringValue] { return node }
-        return evolution.storedName(of: key.stringValue).flatMap { object[$0] }
+        let storedName =
+            evolution.storedName(of: Self.property(key)) ?? evolution.storedName(of: key.stringValue)
+        return storedName.flatMap { object[$0] }
     }
+
+    /// The property `key` decodes: its `CodingKeys` case's name (the JSON key may differ), as
+    /// ``PropertyEvolution`` names properties.
+    static func property(_ key: Key) -> String { CodingKeyTree.caseName(of: key) ?? key.stringValue }
 
     func contains(_ key: Key) -> Bool { stored(key) != nil || template?[key.stringValue] != nil }
 
@@ -179,7 +186,10 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
         do {
             return try TypeBeingDecoded.with(T.self) { try child.decode(T.self) }
         } catch {
-            guard let conversion = evolution.conversion(for: key.stringValue) else { throw error }
+            guard
+                let conversion = evolution.conversion(for: Self.property(key))
+                    ?? evolution.conversion(for: key.stringValue)
+            else { throw error }
             guard let converted = try conversion.convert(child) as? T else {
                 throw DecodingError.typeMismatch(
                     T.self,

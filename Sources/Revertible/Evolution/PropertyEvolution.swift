@@ -17,10 +17,14 @@ import Foundation
 /// }
 /// ```
 ///
+/// Declarations name properties, as Swift declares them, whatever JSON keys their type's
+/// `CodingKeys` store them under.
+///
 /// Changes that need no declaration: a new property with a default value (the stored value is
 /// used where there is one, the app's value where not; `nil` for an optional, as `Codable`
-/// reads a missing key), a removed property (its stored changes
-/// are skipped), a new enum case, a property made optional.
+/// reads a missing key), a removed property (its stored changes are skipped), a new enum case,
+/// a property made optional, a property renamed with its old name kept as its JSON key in
+/// `CodingKeys` (`case name = "title"`: its stored changes are read as that property's).
 public struct PropertyEvolution: @unchecked Sendable {
     enum Kind {
         case renamed(old: String, new: String)

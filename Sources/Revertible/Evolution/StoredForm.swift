@@ -12,9 +12,12 @@ package import Foundation
 /// checked against the tree first — the side it expects is there, counts and identities agree —
 /// and nothing changes unless all of them match.
 ///
-/// This assumes what the rest of the library assumes: a property's name is its JSON key.
+/// A property is found under its JSON key: its own name, or the key the model's `CodingKeys`
+/// give it, as `keys` holds them (see ``CodingKeyTree``).
 package struct StoredForm: Equatable {
     private var root: CodedNode
+    /// The model's JSON keys, where they are not its properties' names.
+    private let keys: CodingKeyTree
     /// Reads `Data` and the range patches of `String` and `Data` values, as the records' writer
     /// encoded them.
     private let decoder: JSONDecoder
@@ -24,12 +27,19 @@ package struct StoredForm: Equatable {
 
     /// Parses `json`.
     ///
+    /// - Parameters:
+    ///   - json: A stored whole value.
+    ///   - decoder: Reads the records' patches.
+    ///   - keys: The model's JSON keys where they are not its properties' names; without them
+    ///     (read with no model, as `keepsake value` does) every property is its own key.
     /// - Throws: ``ReversionError/undecodable(path:type:reason:)`` when it is not JSON.
-    package init(json: String, decoder: JSONDecoder = RecordCoding.decoder) throws(ReversionError) {
+    package init(
+        json: String, decoder: JSONDecoder = RecordCoding.decoder, keys: CodingKeyTree = CodingKeyTree()
+    ) throws(ReversionError) {
         guard let root = CodedNode.parsing(Data(json.utf8)) else {
             throw .undecodable(path: [], type: "JSON", reason: "the stored value is not JSON")
         }
-        (self.root, self.decoder) = (root, decoder)
+        (self.root, self.decoder, self.keys) = (root, decoder, keys)
     }
 
     /// Whether both hold the same JSON value (numbers compared by value, keys in any order).
@@ -220,7 +230,8 @@ package struct StoredForm: Equatable {
     }
 
     private func mismatch(_ edit: Edit, expecting side: PatchSide) throws(ReversionError) -> String? {
-        let node = try locate(edit.path, in: root).node ?? .null
+        let place = try locate(edit.path, in: root)
+        let node = place.node ?? .null
         switch edit.patch {
         case .replace(let old, let new):
             let expected = (side == .old ? old : new) ?? .null
@@ -236,7 +247,8 @@ package struct StoredForm: Equatable {
             let (count, entries) =
                 side == .new ? (patch.newCount, patch.insertions) : (patch.oldCount, patch.removals)
             guard array.count == count else { return "expected \(count) elements, found \(array.count)" }
-            for entry in entries where !Self.sameIdentity(array[entry.offset], entry.element) {
+            let idKey = place.keys[.element].key(of: "id")
+            for entry in entries where !Self.sameIdentity(array[entry.offset], entry.element, idKey: idKey) {
                 return "the element at \(entry.offset) differs"
             }
             return nil
@@ -255,7 +267,7 @@ package struct StoredForm: Equatable {
 
     private func apply(_ edit: Edit, toward side: PatchSide, to tree: inout CodedNode) throws(ReversionError)
     {
-        let (steps, found) = try locate(edit.path, in: tree)
+        let (steps, found, _) = try locate(edit.path, in: tree)
         let node = found ?? .null
         let changed: CodedNode?
         switch edit.patch {
@@ -307,37 +319,41 @@ package struct StoredForm: Equatable {
     // MARK: - Places
 
     /// The steps `path` takes through `tree` — an object's key or an array's position each, as
-    /// ``CodedNode/replace(at:with:)`` takes them — and the node there (`nil`: the last step
-    /// names a key its object lacks, as an optional left out of the JSON).
+    /// ``CodedNode/replace(at:with:)`` takes them — the node there (`nil`: the last step
+    /// names a key its object lacks, as an optional left out of the JSON), and the model's keys
+    /// there.
     private func locate(_ path: PathDescriptor, in tree: CodedNode) throws(ReversionError)
-        -> (steps: [PathComponent], node: CodedNode?)
+        -> (steps: [PathComponent], node: CodedNode?, keys: CodingKeyTree)
     {
-        switch Self.place(path.components[...], in: tree, positions: positions) {
+        switch Self.place(path.components[...], in: tree, keys: keys, positions: positions) {
         case .success(let place): return place
         case .failure: throw .pathNotFound(path: path, type: "JSON")
         }
     }
 
-    /// The steps `path` takes through `tree` and the node there (`nil`: absent), or why it
-    /// names no place.
+    /// The steps `path` takes through `tree`, the node there (`nil`: absent) and the model's
+    /// keys there, or why it names no place. A property is looked up under its key in `keys`.
     private static func place(
-        _ path: ArraySlice<PathComponent>, in tree: CodedNode, positions: ElementPositions? = nil
+        _ path: ArraySlice<PathComponent>, in tree: CodedNode, keys: CodingKeyTree,
+        positions: ElementPositions? = nil
     ) -> Result<
-        (steps: [PathComponent], node: CodedNode?), Unplaced
+        (steps: [PathComponent], node: CodedNode?, keys: CodingKeyTree), Unplaced
     > {
         var steps: [PathComponent] = []
         var node = tree
+        var keys = keys
         for (offset, component) in zip(path.indices, path) {
             let step: PathComponent
             switch (node, component) {
             case (.object(let object), .property(let name)):
-                guard object[name] != nil else {
+                let key = keys.key(of: name)
+                guard object[key] != nil else {
                     guard offset == path.indices.last else {
-                        return .failure(Unplaced(reason: "the object has no \(PathText.quoted(name))"))
+                        return .failure(Unplaced(reason: "the object has no \(PathText.quoted(key))"))
                     }
-                    return .success((steps + [.property(name)], nil))
+                    return .success((steps + [.property(key)], nil, keys[component]))
                 }
-                step = .property(name)
+                step = .property(key)
             case (.object(let object), .key(let json)):
                 guard let key = CodedNode.parsing(Data(json.utf8)).flatMap(objectKey), object[key] != nil
                 else {
@@ -350,9 +366,10 @@ package struct StoredForm: Equatable {
                 }
                 step = .index(index)
             case (.array(let array), .id(let json)):
+                let idKey = keys[.element].key(of: "id")
                 guard let id = CodedNode.parsing(Data(json.utf8)),
-                    let index = positions?.position(of: id, in: array, at: steps)
-                        ?? array.firstIndex(where: { Self.id(of: $0) == id })
+                    let index = positions?.position(of: id, in: array, at: steps, idKey: idKey)
+                        ?? array.firstIndex(where: { Self.id(of: $0, key: idKey) == id })
                 else { return .failure(Unplaced(reason: "the array has no element with id \(json)")) }
                 step = .index(index)
             case (.array(let array), .key(let json)):
@@ -366,13 +383,14 @@ package struct StoredForm: Equatable {
                 return .failure(Unplaced(reason: "\(component) does not name a place in the stored value"))
             }
             steps.append(step)
+            keys = keys[component]
             switch (node, step) {
             case (.object(let object), .property(let key)): node = object[key]!
             case (.array(let array), .index(let index)): node = array[index]
             default: break
             }
         }
-        return .success((steps, node))
+        return .success((steps, node, keys))
     }
 
     /// The positions of an array's elements by id, remembered per array: a hint, checked
@@ -382,15 +400,17 @@ package struct StoredForm: Equatable {
         private var byArray: [[PathComponent]: [CodedNode: Int]] = [:]
 
         /// Where the element with `id` is in `array`, which lies at `path`; `nil` when none has it.
-        func position(of id: CodedNode, in array: [CodedNode], at path: [PathComponent]) -> Int? {
+        func position(of id: CodedNode, in array: [CodedNode], at path: [PathComponent], idKey: String)
+            -> Int?
+        {
             if let position = byArray[path]?[id], array.indices.contains(position),
-                StoredForm.id(of: array[position]) == id
+                StoredForm.id(of: array[position], key: idKey) == id
             {
                 return position
             }
             var positions: [CodedNode: Int] = [:]
             for (position, element) in zip(array.indices, array) {
-                if let elementID = StoredForm.id(of: element), positions[elementID] == nil {
+                if let elementID = StoredForm.id(of: element, key: idKey), positions[elementID] == nil {
                     positions[elementID] = position
                 }
             }
@@ -419,8 +439,8 @@ package struct StoredForm: Equatable {
     ///
     /// - Parameter path: The components from the root.
     package func lookup(_ path: ArraySlice<PathComponent>) -> Lookup {
-        switch Self.place(path, in: root) {
-        case .success((_, let node?)):
+        switch Self.place(path, in: root, keys: keys) {
+        case .success((_, let node?, _)):
             var text = ""
             node.write(into: &text)
             return .found(text)
@@ -441,16 +461,17 @@ package struct StoredForm: Equatable {
     }
 
     /// Whether two array elements are the same one, as reverting an array's change asks: by
-    /// their `"id"` when both have one (`Identifiable` elements), else by equality.
-    private static func sameIdentity(_ a: CodedNode, _ b: CodedNode) -> Bool {
-        if let first = id(of: a), let second = id(of: b) { return first == second }
+    /// their id (`idKey`, `"id"` unless the model's keys say otherwise) when both have one
+    /// (`Identifiable` elements), else by equality.
+    private static func sameIdentity(_ a: CodedNode, _ b: CodedNode, idKey: String) -> Bool {
+        if let first = id(of: a, key: idKey), let second = id(of: b, key: idKey) { return first == second }
         return a == b
     }
 
-    /// An element's `"id"`, when it is an object with one.
-    private static func id(of element: CodedNode) -> CodedNode? {
+    /// An element's id, under `key`, when it is an object with one.
+    private static func id(of element: CodedNode, key: String) -> CodedNode? {
         guard case .object(let object) = element else { return nil }
-        return object["id"]
+        return object[key]
     }
 
     /// The bytes a `Data` node holds (base64, or a storage's own form such as a blob reference),

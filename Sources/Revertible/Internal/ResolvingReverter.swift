@@ -33,6 +33,26 @@ struct ResolvingReverter<Root>: Reverter {
         }
     }
 
+    /// `remaining` resolved against `value` by its registrations. A property the path names
+    /// that `Root` does not have, but whose name is the JSON key of one it has — renamed, its
+    /// key kept by `CodingKeys` — is read as that property: its stored changes are the ones
+    /// its JSON holds.
+    static func resolved(
+        value: Root, remaining: ArraySlice<PathComponent>, record: ChangeRecord, decoder: JSONDecoder
+    ) -> Self where Root: Versionable {
+        var resolver = Self(value: value, remaining: remaining, record: record, decoder: decoder)
+        value.addReversions(into: &resolver)
+        guard resolver.result == nil, !resolver.reachedRemovedProperty, resolver.namesRemovedProperty,
+            case .property(let name)? = resolver.remaining.first,
+            let property = CodingKeyTree.ownKeys(of: value).first(where: { $0.value == name })?.key
+        else { return resolver }
+        var renamed = Self(
+            value: value, remaining: [.property(property)] + resolver.remaining.dropFirst(), record: record,
+            decoder: decoder)
+        value.addReversions(into: &renamed)
+        return renamed
+    }
+
     /// A registration of `keyPath` (under `name`, when one is given) is passed over when it
     /// certainly cannot take the path's next component — the path is resolved already, names
     /// another property, or names a stored property that lies elsewhere — before its name is
@@ -84,10 +104,8 @@ struct ResolvingReverter<Root>: Reverter {
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {
         guard let rest = rest(after: component) else { return }
-        let childValue = value[keyPath: keyPath]
-        var child = ResolvingReverter<Value>(
-            value: childValue, remaining: rest, record: record, decoder: decoder)
-        childValue.addReversions(into: &child)
+        let child = ResolvingReverter<Value>.resolved(
+            value: value[keyPath: keyPath], remaining: rest, record: record, decoder: decoder)
         if let found = child.result {
             result = found.map { lift($0, through: keyPath) }
         } else if child.namesRemovedProperty {
@@ -142,9 +160,8 @@ struct ResolvingReverter<Root>: Reverter {
         // Found once here; the change looks at the same position first when it is applied.
         let position = collection.versionedPosition(of: key)
         guard let element = collection.versionedElement(at: key, position: position) else { return }
-        var child = ResolvingReverter<Value.VersionedElement>(
+        let child = ResolvingReverter<Value.VersionedElement>.resolved(
             value: element, remaining: rest.dropFirst(), record: record, decoder: decoder)
-        element.addReversions(into: &child)
         if let found = child.result {
             result = found.map {
                 lift(

@@ -33,6 +33,83 @@ import Testing
         }
     }
 
+    /// ``Doc`` with a JSON key of its own for every property and for its items' ids, as a
+    /// model shared with a server might have.
+    struct KeyedDoc: Versionable, Equatable, Codable {
+        struct Item: Identifiable, Versionable, Equatable, Codable {
+            let id: Int
+            var title: String
+            var done: Bool
+            var shape: Shape
+
+            enum CodingKeys: String, CodingKey {
+                case id = "item_id"
+                case title = "item_title"
+                case done = "is_done"
+                case shape = "form"
+            }
+        }
+
+        var title: String
+        var status: Doc.Status
+        var items: [Item]
+        var blob: Data
+        var scores: [String: Int]
+        var note: String?
+
+        enum CodingKeys: String, CodingKey {
+            case title = "doc_title"
+            case status = "doc_status"
+            case items = "entries"
+            case blob = "bytes"
+            case scores = "score_table"
+            case note = "remark"
+        }
+
+        init(_ doc: Doc) {
+            (title, status, blob, scores, note) = (doc.title, doc.status, doc.blob, doc.scores, doc.note)
+            items = doc.items.map { Item(id: $0.id, title: $0.title, done: $0.done, shape: $0.shape) }
+        }
+    }
+
+    /// ``KeyedDoc`` after the same update as ``UpdatedDoc``, its keys kept.
+    struct UpdatedKeyedDoc: Versionable, Equatable, Codable {
+        struct Item: Versionable, Equatable, Codable {
+            var id: Int
+            var title: String
+            var done: Bool
+            var shape: Shape
+
+            enum CodingKeys: String, CodingKey {
+                case id = "item_id"
+                case title = "item_title"
+                case done = "is_done"
+                case shape = "form"
+            }
+        }
+
+        var title: String
+        var status: Doc.Status
+        var items: [Item]
+        var blob: Data
+        var scores: [String: Int]
+        var note: String?
+
+        enum CodingKeys: String, CodingKey {
+            case title = "doc_title"
+            case status = "doc_status"
+            case items = "entries"
+            case blob = "bytes"
+            case scores = "score_table"
+            case note = "remark"
+        }
+
+        init(_ doc: Doc) {
+            (title, status, blob, scores, note) = (doc.title, doc.status, doc.blob, doc.scores, doc.note)
+            items = doc.items.map { Item(id: $0.id, title: $0.title, done: $0.done, shape: $0.shape) }
+        }
+    }
+
     /// The steps of the walk of `seed` — random edits appended, now and then an undo (whose
     /// version a later append discards) — and the values the history holds after it: the
     /// applied ones oldest first, and how many wait to be redone.
@@ -68,14 +145,25 @@ import Testing
         return (steps, applied, redo)
     }
 
-    /// The old app: the walk of `seed`, then it stops without closing the history.
-    nonisolated static func writeOldHistory(path: String, seed: UInt64) throws {
-        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+    /// The old app: the walk of `seed`, each value as a ``KeyedDoc`` when `keyed`, then it
+    /// stops without closing the history.
+    nonisolated static func writeOldHistory(path: String, seed: UInt64, keyed: Bool) throws {
+        if keyed {
+            try writeOldHistory(path: path, seed: seed, as: KeyedDoc.init)
+        } else {
+            try writeOldHistory(path: path, seed: seed) { $0 }
+        }
+    }
+
+    nonisolated static func writeOldHistory<Old: Versionable & Codable & Equatable & SendableMetatype>(
+        path: String, seed: UInt64, as old: (Doc) -> Old
+    ) throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: old(Doc.empty))
         for step in walk(seed: seed).steps {
             if step.undo {
-                #expect(try history.undo() == step.value)
+                #expect(try history.undo() == old(step.value))
             } else {
-                try history.append(step.value)
+                try history.append(old(step.value))
             }
         }
     }
@@ -83,15 +171,34 @@ import Testing
     /// Whatever the old app did, the new model opens its value exactly, stores it whole, undoes
     /// and redoes every version exactly, and goes on: its own change reopens through the new
     /// model alone.
-    @Test(arguments: Soak.batches(usually: 2))
-    func aRandomHistoryTheNewModelCannotReplayOpensAtItsExactValue(batch: UInt64) async throws {
+    /// With `keyed`, the models give every property and the items' ids JSON keys of their own
+    /// (``KeyedDoc``): the changes replayed on the stored JSON are found under those keys.
+    @Test(arguments: Soak.batches(usually: 2), [false, true])
+    func aRandomHistoryTheNewModelCannotReplayOpensAtItsExactValue(batch: UInt64, keyed: Bool) async throws {
         let seed = 0x5703_ED10 + batch
-        let path = directory.path("old-\(batch).keepsake")
-        await #expect(processExitsWith: .success) { [path = path as String, seed = seed as UInt64] in
-            try Self.writeOldHistory(path: path, seed: seed)
+        let path = directory.path("old-\(batch)-\(keyed).keepsake")
+        await #expect(processExitsWith: .success) {
+            [path = path as String, seed = seed as UInt64, keyed = keyed as Bool] in
+            try Self.writeOldHistory(path: path, seed: seed, keyed: keyed)
         }
+        if keyed {
+            try expectExactValues(at: path, seed: seed, as: UpdatedKeyedDoc.init) {
+                $0.items.append(.init(id: 100, title: "new", done: true, shape: .dot))
+            }
+        } else {
+            try expectExactValues(at: path, seed: seed, as: UpdatedDoc.init) {
+                $0.items.append(.init(id: 100, title: "new", done: true, shape: .dot))
+            }
+        }
+    }
+
+    /// Opens the old app's history at `path` with the model `new` makes values of, and checks
+    /// every value against the walk of `seed`; then `edit`s it, closes and reopens it.
+    func expectExactValues<New: Versionable & Codable & Equatable & SendableMetatype>(
+        at path: String, seed: UInt64, as new: (Doc) -> New, edit: (inout New) -> Void
+    ) throws {
         let (_, applied, redo) = Self.walk(seed: seed)
-        let initial = UpdatedDoc(.empty)
+        let initial = new(.empty)
         let store = try KeepsakeStore(path: path)
         // Whether the newest applied version has a checkpoint: only the replay on the stored
         // form writes one when opening.
@@ -113,25 +220,25 @@ import Testing
         #expect(try !checkpointedAtTop(), "seed \(seed)")
         let history = try store.history("doc", initialValue: initial)
         #expect(try checkpointedAtTop(), "seed \(seed)")
-        #expect(history.value == UpdatedDoc(applied.last!), "seed \(seed)")
+        #expect(history.value == new(applied.last!), "seed \(seed)")
         #expect(history.versionCount == applied.count - 1 + redo, "seed \(seed)")
         // Every version undoes and redoes exactly, on the stored form where the model cannot
         // read it.
         for (offset, value) in applied.enumerated().dropLast().reversed() {
-            try #require(try history.undo() == UpdatedDoc(value), "seed \(seed): undo to \(offset)")
+            try #require(try history.undo() == new(value), "seed \(seed): undo to \(offset)")
         }
         for (offset, value) in applied.enumerated().dropFirst() {
-            try #require(try history.redo() == UpdatedDoc(value), "seed \(seed): redo to \(offset)")
+            try #require(try history.redo() == new(value), "seed \(seed): redo to \(offset)")
         }
         try history.checkInvariants()
 
         var next = history.value
-        next.items.append(.init(id: 100, title: "new", done: true, shape: .dot))
+        edit(&next)
         try history.append(next)
         try history.close()
         let reopened = try KeepsakeStore(path: path).history("doc", initialValue: initial)
         #expect(reopened.value == next, "seed \(seed)")
-        #expect(try reopened.undo() == UpdatedDoc(applied.last!), "seed \(seed)")
+        #expect(try reopened.undo() == new(applied.last!), "seed \(seed)")
         let report = try store.verify()
         #expect(report.integrity == ["ok"] && report.problems == [], "seed \(seed)")
     }
