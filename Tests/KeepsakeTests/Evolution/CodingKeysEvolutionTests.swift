@@ -89,23 +89,11 @@ enum KeyedApp {
         return path
     }
 
-    /// Opens history "doc" with today's `Value`, then checks the value, every undo back to the
-    /// start, every redo to the end, and each version read without opening it, against
-    /// `expected` (oldest first).
+    /// ``ModelEvolutionTests/expectHistory(at:initialValue:expected:)``, from the first value.
     func expectHistory<Value: Versionable & Codable & Equatable & SendableMetatype>(
         at path: String, expected: [Value]
     ) throws {
-        let store = try KeepsakeStore(path: path)
-        for (version, value) in expected.enumerated() {
-            #expect(try store.value(ofHistory: "doc", atVersion: version, as: Value.self) == value)
-        }
-        let history = try store.history("doc", initialValue: expected[0])
-        #expect(history.value == expected.last)
-        #expect(history.versionCount == expected.count - 1)
-        for value in expected.dropLast().reversed() { #expect(try history.undo() == value) }
-        #expect(!history.hasUndo)
-        for value in expected.dropFirst() { #expect(try history.redo() == value) }
-        try history.checkInvariants()
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: expected[0], expected: expected)
     }
 
     @Test(arguments: [true, false])

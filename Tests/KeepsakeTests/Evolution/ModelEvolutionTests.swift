@@ -99,12 +99,19 @@ enum OldApp {
         }
     }
 
-    /// Opens history "doc" with today's `Value`, then checks the value, every undo back to the
-    /// start and every redo to the end against `expected` (oldest first).
-    func expectHistory<Value: Versionable & Codable & Equatable & SendableMetatype>(
+    /// Opens history "doc" with today's `Value`, then checks each version read without opening
+    /// the history (what it lacks filled from `initialValue`), the value, every undo back to the
+    /// start and every redo to the end against `expected` (oldest first), and the invariants.
+    static func expectHistory<Value: Versionable & Codable & Equatable & SendableMetatype>(
         at path: String, initialValue: Value, expected: [Value]
     ) throws {
-        let history = try KeepsakeStore(path: path).history("doc", initialValue: initialValue)
+        let store = try KeepsakeStore(path: path)
+        for (version, value) in expected.enumerated() {
+            #expect(
+                try store.value(ofHistory: "doc", atVersion: version, fillingMissingFrom: initialValue)
+                    == value)
+        }
+        let history = try store.history("doc", initialValue: initialValue)
         #expect(history.value == expected.last)
         #expect(history.versionCount == expected.count - 1)
         for value in expected.dropLast().reversed() { #expect(try history.undo() == value) }
@@ -134,7 +141,7 @@ enum OldApp {
             Added.Doc(
                 title: $0.title, count: $0.count, tags: $0.tags, note: $0.note, kind: $0.kind, pinned: true)
         }
-        try expectHistory(at: path, initialValue: initial, expected: expected)
+        try Self.expectHistory(at: path, initialValue: initial, expected: expected)
         try moveSnapshots(at: path, to: Added.Doc.self)
         let store = try KeepsakeStore(path: path)
         #expect(
@@ -164,7 +171,7 @@ enum OldApp {
         let expected = OldApp.versions.map {
             Removed.Doc(title: $0.title, tags: $0.tags, note: $0.note, kind: $0.kind)
         }
-        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        try Self.expectHistory(at: path, initialValue: expected[0], expected: expected)
         try moveSnapshots(at: path, to: Removed.Doc.self)
         #expect(
             try Caretaker(store: KeepsakeStore(path: path)).restore("v4", as: Removed.Doc.self) == expected[4]
@@ -190,7 +197,7 @@ enum OldApp {
                 title: $0.title, count: $0.count, tags: $0.tags, note: $0.note,
                 kind: .init(rawValue: $0.kind.rawValue)!)
         }
-        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        try Self.expectHistory(at: path, initialValue: expected[0], expected: expected)
         let history = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
         var doc = history.value
         doc.kind = .c
@@ -214,7 +221,7 @@ enum OldApp {
         let expected = OldApp.versions.map {
             MadeOptional.Doc(title: $0.title, count: $0.count, tags: $0.tags, note: $0.note, kind: $0.kind)
         }
-        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        try Self.expectHistory(at: path, initialValue: expected[0], expected: expected)
     }
 
     enum WithOptional {
@@ -308,7 +315,7 @@ enum OldApp {
         let expected = OldApp.versions.map {
             Renamed.Doc(name: $0.title, count: $0.count, tags: $0.tags, note: $0.note, kind: $0.kind)
         }
-        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        try Self.expectHistory(at: path, initialValue: expected[0], expected: expected)
         try moveSnapshots(at: path, to: Renamed.Doc.self)
         #expect(
             try Caretaker(store: KeepsakeStore(path: path)).restore("v4", as: Renamed.Doc.self) == expected[4]
@@ -332,7 +339,7 @@ enum OldApp {
             Renamed.RegisteredDoc(
                 name: $0.title, count: $0.count, tags: $0.tags, note: $0.note, kind: $0.kind)
         }
-        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        try Self.expectHistory(at: path, initialValue: expected[0], expected: expected)
     }
 
     enum Converted {
@@ -356,7 +363,7 @@ enum OldApp {
             Converted.Doc(
                 title: $0.title, count: "\($0.count) items", tags: $0.tags, note: $0.note, kind: $0.kind)
         }
-        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        try Self.expectHistory(at: path, initialValue: expected[0], expected: expected)
         try moveSnapshots(at: path, to: Converted.Doc.self)
         #expect(
             try Caretaker(store: KeepsakeStore(path: path)).restore("v4", as: Converted.Doc.self)
@@ -387,7 +394,7 @@ enum OldApp {
     @Test func anUndeclaredChangeIsUndoneAndRedoneOnTheStoredForm() async throws {
         let path = try await oldStore(closing: true)
         let expected = Incompatible.versions
-        try expectHistory(at: path, initialValue: expected[0], expected: expected)
+        try Self.expectHistory(at: path, initialValue: expected[0], expected: expected)
         // Every other history and snapshot keep working.
         try moveSnapshots(at: path, to: Incompatible.Doc.self)
         let store = try KeepsakeStore(path: path)

@@ -34,22 +34,9 @@ import Testing
     }
 
     /// ``Doc`` with a JSON key of its own for every property and for its items' ids, as a
-    /// model shared with a server might have.
-    struct KeyedDoc: Versionable, Equatable, Codable {
-        struct Item: Identifiable, Versionable, Equatable, Codable {
-            let id: Int
-            var title: String
-            var done: Bool
-            var shape: Shape
-
-            enum CodingKeys: String, CodingKey {
-                case id = "item_id"
-                case title = "item_title"
-                case done = "is_done"
-                case shape = "form"
-            }
-        }
-
+    /// model shared with a server might have: its items are ``KeyedItem``s for the old app, and
+    /// ``PlainKeyedItem``s (no longer `Identifiable`) after the same update as ``UpdatedDoc``.
+    struct KeyedDoc<Item: KeyedDocItem>: Versionable, Equatable, Codable {
         var title: String
         var status: Doc.Status
         var items: [Item]
@@ -72,42 +59,34 @@ import Testing
         }
     }
 
-    /// ``KeyedDoc`` after the same update as ``UpdatedDoc``, its keys kept.
-    struct UpdatedKeyedDoc: Versionable, Equatable, Codable {
-        struct Item: Versionable, Equatable, Codable {
-            var id: Int
-            var title: String
-            var done: Bool
-            var shape: Shape
+    protocol KeyedDocItem: Versionable, Equatable, Codable, SendableMetatype {
+        init(id: Int, title: String, done: Bool, shape: Shape)
+    }
 
-            enum CodingKeys: String, CodingKey {
-                case id = "item_id"
-                case title = "item_title"
-                case done = "is_done"
-                case shape = "form"
-            }
-        }
+    /// The keys both kinds of item are stored under.
+    enum ItemKeys: String, CodingKey {
+        case id = "item_id"
+        case title = "item_title"
+        case done = "is_done"
+        case shape = "form"
+    }
 
+    struct KeyedItem: Identifiable, KeyedDocItem {
+        let id: Int
         var title: String
-        var status: Doc.Status
-        var items: [Item]
-        var blob: Data
-        var scores: [String: Int]
-        var note: String?
+        var done: Bool
+        var shape: Shape
 
-        enum CodingKeys: String, CodingKey {
-            case title = "doc_title"
-            case status = "doc_status"
-            case items = "entries"
-            case blob = "bytes"
-            case scores = "score_table"
-            case note = "remark"
-        }
+        typealias CodingKeys = ItemKeys
+    }
 
-        init(_ doc: Doc) {
-            (title, status, blob, scores, note) = (doc.title, doc.status, doc.blob, doc.scores, doc.note)
-            items = doc.items.map { Item(id: $0.id, title: $0.title, done: $0.done, shape: $0.shape) }
-        }
+    struct PlainKeyedItem: KeyedDocItem {
+        var id: Int
+        var title: String
+        var done: Bool
+        var shape: Shape
+
+        typealias CodingKeys = ItemKeys
     }
 
     /// The steps of the walk of `seed` — random edits appended, now and then an undo (whose
@@ -149,7 +128,7 @@ import Testing
     /// stops without closing the history.
     nonisolated static func writeOldHistory(path: String, seed: UInt64, keyed: Bool) throws {
         if keyed {
-            try writeOldHistory(path: path, seed: seed, as: KeyedDoc.init)
+            try writeOldHistory(path: path, seed: seed, as: KeyedDoc<KeyedItem>.init)
         } else {
             try writeOldHistory(path: path, seed: seed) { $0 }
         }
@@ -182,7 +161,7 @@ import Testing
             try Self.writeOldHistory(path: path, seed: seed, keyed: keyed)
         }
         if keyed {
-            try expectExactValues(at: path, seed: seed, as: UpdatedKeyedDoc.init) {
+            try expectExactValues(at: path, seed: seed, as: KeyedDoc<PlainKeyedItem>.init) {
                 $0.items.append(.init(id: 100, title: "new", done: true, shape: .dot))
             }
         } else {
