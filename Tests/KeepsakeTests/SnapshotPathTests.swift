@@ -165,3 +165,20 @@ import Testing
         #expect(try caretaker.restore("v", as: [String: String].self) == value)
     }
 }
+
+extension SnapshotPathTests {
+    /// A model whose `CodingKeys` store properties under other keys: a path names properties,
+    /// as everywhere else, and finds them under their keys.
+    @Test func aPathNamesPropertiesWhateverTheirKeys() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: directory.path("keyed.keepsake")))
+        var doc = KeyedApp.versions.last!
+        doc.items[0].done = true
+        try caretaker.save(doc, as: "v")
+        #expect(try caretaker.value(at: "subtitle", in: "v", of: KeyedApp.Doc.self) == "second")
+        #expect(try caretaker.value(at: "items[id: 2].label", in: "v", of: KeyedApp.Doc.self) == "deux")
+        #expect(try caretaker.value(at: "items[id: 2].done", in: "v", of: KeyedApp.Doc.self) == true)
+        #expect(try caretaker.value(at: "items[0].id", in: "v", of: KeyedApp.Doc.self) == 2)
+        #expect(try caretaker.value(at: "count", in: "v", of: KeyedApp.Doc.self) == 2)
+        #expect(try caretaker.value(at: "items", in: "v", of: KeyedApp.Doc.self) == doc.items)
+    }
+}

@@ -178,6 +178,8 @@ public struct Caretaker: Sendable {
     /// ```
     ///
     /// A path into an enum's payload (`shape.circle.radius`) reads the payload's encoded form.
+    /// A path names properties, as Swift declares them: where `Value`'s `CodingKeys` store one
+    /// under another key (`case subtitle = "sub"`), it is read from there.
     ///
     /// - Parameters:
     ///   - path: Where the value is: a top-level property's name, or any path such as
@@ -203,12 +205,19 @@ public struct Caretaker: Sendable {
         if path.isRoot {
             return try restore(name, as: Property.self, namespaces: namespaces, template: { nil })
         }
+        // The path names properties; the rows and their JSON hold the keys `Value` stores them
+        // under (its `CodingKeys`).
+        let keys = CodingKeyTree(for: Value.self)
         let found: Result<Property, Missing>? = try store.read { connection, blobs in
             guard let (id, stored) = try Self.id(connection, namespaces, name) else { return nil }
             // A value stored as one row at the root (not an object) holds every path; otherwise
             // the first component names the row to read. One query reads whichever exists.
             let top: PathDescriptor? =
-                if case .property(let key)? = path.components.first { [.property(key)] } else { nil }
+                if case .property(let property)? = path.components.first {
+                    [.property(keys.key(of: property))]
+                } else {
+                    nil
+                }
             let rows = try connection.query(
                 "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property "
                     + "WHERE snapshot_id = ? AND path IN ('', ?) ORDER BY path",
@@ -221,11 +230,12 @@ public struct Caretaker: Sendable {
             }
             let lookup: StoredForm.Lookup
             if let root = rows.first(where: { $0.path.isEmpty }) {
-                lookup = try Self.parsed(root.json, name: name, path: []).lookup(path.components[...])
+                lookup = try Self.parsed(root.json, name: name, path: [], keys: keys).lookup(
+                    path.components[...])
             } else if let top {
                 if let row = rows.first {
-                    lookup = try Self.parsed(row.json, name: name, path: top).lookup(
-                        path.components.dropFirst())
+                    lookup = try Self.parsed(row.json, name: name, path: top, keys: keys[path.components[0]])
+                        .lookup(path.components.dropFirst())
                 } else {
                     // No such row: a property the snapshot was saved without, or a row lost.
                     try Self.checkPropertyCount(connection, id: id, read: nil, name: name)
@@ -276,9 +286,11 @@ public struct Caretaker: Sendable {
         case invalid(String)
     }
 
-    private static func parsed(_ json: String, name: String, path: PathDescriptor) throws -> StoredForm {
+    private static func parsed(_ json: String, name: String, path: PathDescriptor, keys: CodingKeyTree)
+        throws -> StoredForm
+    {
         do {
-            return try StoredForm(json: json)
+            return try StoredForm(json: json, keys: keys)
         } catch {
             throw KeepsakeError.undecodableSnapshot(
                 name: name, path: path, reason: "the stored JSON does not parse")
