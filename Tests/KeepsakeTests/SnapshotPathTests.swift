@@ -182,3 +182,33 @@ extension SnapshotPathTests {
         #expect(try caretaker.value(at: "items", in: "v", of: KeyedApp.Doc.self) == doc.items)
     }
 }
+
+/// A model whose `init(from:)` traps on a value it does not expect, as force-unwrapping code
+/// does: reading a snapshot's property never decodes it from placeholders.
+struct StrictDoc: Codable, Equatable {
+    var title: String
+    var note: String
+
+    init(title: String, note: String) { (self.title, self.note) = (title, note) }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try container.decode(String.self, forKey: .title)
+        precondition(!title.isEmpty, "a title is never empty")
+        note = try container.decode(String.self, forKey: .note)
+    }
+}
+
+extension SnapshotPathTests {
+    @Test func readingAPropertyNeverDecodesTheModelFromPlaceholders() async throws {
+        let path = directory.path("strict.keepsake")
+        try Caretaker(store: KeepsakeStore(path: path)).save(StrictDoc(title: "T", note: "n"), as: "v")
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+            #expect(try caretaker.value(at: "note", in: "v", of: StrictDoc.self) == "n")
+            #expect(throws: KeepsakeError.self) {
+                try caretaker.value(at: "missing.deeper", in: "v", of: StrictDoc.self, as: String.self)
+            }
+        }
+    }
+}

@@ -3,17 +3,12 @@ import Testing
 
 @testable import Revertible
 
-/// How the JSON keys a model's `CodingKeys` give its properties are read from the type alone.
+/// How the JSON keys a model's `CodingKeys` give its properties are found: types by
+/// reflection, keys from real values.
 @Suite struct CodingKeyTreeTests {
-    typealias Step = CodingKeyTree.Step
+    enum Status: String, Codable { case draft, done }
 
-    enum Status: String, Codable { case draft, done }  // no raw value for a placeholder
-    enum Level: Int, Codable {
-        case low = 1
-        case high
-    }  // nor here: 0 is no case
-
-    struct Item: Identifiable, Codable {
+    struct Item: Identifiable, Codable, Equatable {
         var id: Int
         var label: String
         var status: Status
@@ -25,77 +20,115 @@ import Testing
         }
     }
 
-    struct Meta: Codable {
+    struct Meta: Codable, Equatable {
         var author: String
         enum CodingKeys: String, CodingKey { case author = "by" }
     }
 
-    struct Doc: Codable {
-        var status: Status  // decoded before the keys after it
-        var level: Level
+    enum Shape: Codable, Equatable {
+        case dot
+        case line(length: Int)
+    }
+
+    struct Doc: Codable, Equatable {
+        var shape: Shape  // an enum with payloads, before the keys after it
         var subtitle: String?
         var items: [Item]
         var byName: [String: Item]
         var meta: Meta?
-        var created: Date
-        var bytes: Data
+        var tags: Set<String>
 
         enum CodingKeys: String, CodingKey {
-            case status
-            case level = "lvl"
+            case shape
             case subtitle = "sub"
             case items = "entries"
             case byName = "by_name"
             case meta
-            case created = "created_at"
-            case bytes
+            case tags
         }
     }
 
-    @Test func eachPlaceHasItsTypesKeysWhereTheyDifferFromTheNames() {
-        let tree = CodingKeyTree(for: Doc.self)
+    static let doc = Doc(
+        shape: .line(length: 2), subtitle: nil, items: [Item(id: 1, label: "one", status: .done)],
+        byName: ["a": Item(id: 2, label: "two", status: .draft)], meta: Meta(author: "me"), tags: ["x"])
+
+    /// `value`'s JSON, as a stored form holds it.
+    static func node(_ value: some Encodable) throws -> CodedNode {
+        try #require(CodedNode.parsing(ChangeRecord.makeEncoder().encode(value)))
+    }
+
+    static let decoder = ChangeRecord.makeDecoder()
+
+    @Test func eachPlacesKeysAreReadFromTheStoredValueThere() throws {
+        let root = CodingKeyTree(for: Doc.self)
+        let json = try Self.node(Self.doc)
+        #expect(root.key(of: "subtitle", in: json, decoder: Self.decoder) == "sub")
+        #expect(root.key(of: "items", in: json, decoder: Self.decoder) == "entries")
+        #expect(root.key(of: "shape", in: json, decoder: Self.decoder) == "shape")
+        #expect(root.key(of: "nothing", in: json, decoder: Self.decoder) == "nothing")
+        let item = try Self.node(Self.doc.items[0])
         #expect(
-            tree.keys == [
-                "level": "lvl", "subtitle": "sub", "items": "entries", "byName": "by_name",
-                "created": "created_at",
-            ])
-        let itemKeys = ["id": "item_id", "status": "state"]
-        #expect(tree[Step.property("items")][Step.element].keys == itemKeys)
-        #expect(tree[Step.property("byName")][Step.element].keys == itemKeys)
-        #expect(tree[Step.property("meta")].keys == ["author": "by"])
-        #expect(tree[Step.property("status")].isEmpty)
-        #expect(tree[Step.property("bytes")].isEmpty)
-        // A stored path's components lead to the same places.
-        #expect(tree[PathComponent.property("items")][PathComponent.id("3")].key(of: "status") == "state")
-        #expect(tree[PathComponent.property("byName")][PathComponent.key("\"a\"")].key(of: "id") == "item_id")
-        #expect(tree.key(of: "items") == "entries")
-        #expect(tree.key(of: "status") == "status")
+            root[.property("items")][.id("1")].key(of: "id", in: item, decoder: Self.decoder) == "item_id")
+        #expect(
+            root[.property("items")][.index(0)].key(of: "status", in: item, decoder: Self.decoder) == "state")
+        #expect(
+            root[.property("byName")][.key("\"a\"")].key(of: "id", in: item, decoder: Self.decoder)
+                == "item_id")
+        let meta = try Self.node(Meta(author: "me"))
+        #expect(root[.property("meta")].key(of: "author", in: meta, decoder: Self.decoder) == "by")
     }
 
-    struct Plain: Codable {
-        var title: String
-        var items: [Meta?]
-        var counts: [String: Int]
+    /// Without a type, or where the JSON does not decode as the type, a property is its own key.
+    @Test func anUnknownPlaceOrUndecodableJSONMapsNothing() throws {
+        let json = try Self.node(Self.doc)
+        #expect(CodingKeyTree().key(of: "subtitle", in: json, decoder: Self.decoder) == "subtitle")
+        #expect(CodingKeyTree()[.property("items")].key(of: "id", in: json, decoder: Self.decoder) == "id")
+        struct Other: Codable { var x: Int }
+        struct Signed: Codable {  // keys of its own, read from no value of it
+            var author: String
+            enum CodingKeys: String, CodingKey { case author = "by" }
+        }
+        let other = try Self.node(Other(x: 1))
+        #expect(
+            CodingKeyTree(for: Signed.self).key(of: "author", in: other, decoder: Self.decoder) == "author")
+        // An enum's payload is not followed: its places map nothing.
+        #expect(
+            CodingKeyTree(for: Doc.self)[.property("shape")][.property("line")].key(
+                of: "length", in: json, decoder: Self.decoder) == "length")
     }
 
-    struct Unkeyed: Codable {
-        var title: String
-        var tags: Set<String>
+    final class Board: Codable {
+        var title = ""
+        var cards: [Item]? = []
     }
 
-    @Test func aTypeWhoseKeysAreItsNamesMapsNothing() {
-        #expect(CodingKeyTree(for: Unkeyed.self).isEmpty)
-        #expect(CodingKeyTree(for: [String: Int].self).isEmpty)
-        // Only the place that differs is kept: an optional element's own keys.
-        let plain = CodingKeyTree(for: Plain.self)
-        #expect(plain.keys.isEmpty)
-        #expect(plain[Step.property("items")][Step.element].keys == ["author": "by"])
+    struct Wrapped: Codable {
+        @Plain var items: [Item]
+    }
+
+    @propertyWrapper struct Plain<Value: Codable>: Codable {
+        var wrappedValue: Value
+        init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
+        init(from decoder: any Decoder) throws { wrappedValue = try Value(from: decoder) }
+        func encode(to encoder: any Encoder) throws { try wrappedValue.encode(to: encoder) }
+    }
+
+    @Test func typesAreFoundByReflection() {
+        #expect(CodingKeyTree.propertyType("items", of: Doc.self) == [Item].self)
+        #expect(CodingKeyTree.propertyType("meta", of: Doc?.self) == Meta.self)
+        #expect(CodingKeyTree.propertyType("cards", of: Board.self) == [Item].self)
+        #expect(CodingKeyTree.propertyType("items", of: Wrapped.self) == Plain<[Item]>.self)
+        #expect(CodingKeyTree.propertyType("nothing", of: Doc.self) == nil)
+        #expect(CodingKeyTree.elementType(of: [Item]?.self) == Item.self)
+        #expect(CodingKeyTree.elementType(of: Set<String>.self) == String.self)
+        #expect(CodingKeyTree.elementType(of: [String: Meta?].self) == Meta.self)
+        #expect(CodingKeyTree.elementType(of: Meta.self) == nil)
     }
 
     struct Node: Codable {
         var name: String
         var children: [Node]
-        var note: String
+        var note: String?
 
         enum CodingKeys: String, CodingKey {
             case name = "n"
@@ -104,86 +137,47 @@ import Testing
         }
     }
 
-    /// A type inside itself is not entered again: probing a tree ends, with its first level's
-    /// keys (its children stand in as an empty array).
-    @Test func aRecursiveTypeIsProbedOnce() {
-        let tree = CodingKeyTree(for: Node.self)
-        #expect(tree.keys == ["name": "n", "children": "kids", "note": "txt"])
-        #expect(tree[Step.property("children")].isEmpty)
-    }
-
-    enum Shape: Codable {
-        case dot
-        case line(length: Int)
-    }
-
-    struct Drawing: Codable {
-        var shape: Shape
-        var shapes: [Shape]
-        var caption: String?
-
-        enum CodingKeys: String, CodingKey {
-            case shape
-            case shapes
-            case caption = "text"
-        }
-    }
-
-    /// An enum with payloads is decoded from its first case's key; a value's own keys are read
-    /// by encoding it, every optional's included.
-    @Test func enumsWithPayloadsAreProbedAndValuesGiveTheirOwnKeys() {
-        #expect(CodingKeyTree(for: Drawing.self).keys == ["caption": "text"])
-        #expect(CodingKeyTree(for: [Drawing].self)[Step.element].keys == ["caption": "text"])
-        let drawing = Drawing(shape: .line(length: 2), shapes: [.dot], caption: nil)
-        #expect(CodingKeyTree.ownKeys(of: drawing) == ["caption": "text"])
+    /// A value gives every key of its type, a `nil` optional's included, whatever its
+    /// properties hold.
+    @Test func aValueGivesItsTypesOwnKeys() throws {
         #expect(
-            CodingKeyTree.ownKeys(of: Item(id: 1, label: "", status: .done)) == [
-                "id": "item_id", "status": "state",
+            CodingKeyTree.ownKeys(of: Self.doc) == [
+                "subtitle": "sub", "items": "entries", "byName": "by_name",
             ])
         #expect(
-            CodingKeyTree.ownKeys(of: Node(name: "", children: [], note: "")) == [
+            CodingKeyTree.ownKeys(of: Node(name: "", children: [], note: nil)) == [
                 "name": "n", "children": "kids", "note": "txt",
             ])
-        #expect(CodingKeyTree.ownKeys(of: Unkeyed(title: "", tags: [])).isEmpty)
+        struct Unkeyed: Codable { var title: String }
+        #expect(CodingKeyTree.ownKeys(of: Unkeyed(title: "")).isEmpty)
+        // A tree's places below are its own type again: keys at every depth.
+        let tree = Node(name: "a", children: [Node(name: "b", children: [], note: "x")], note: nil)
+        let child = try Self.node(tree.children[0])
+        let place = CodingKeyTree(for: Node.self)[.property("children")][.index(0)][.property("children")][
+            .index(3)]
+        #expect(place.key(of: "note", in: child, decoder: Self.decoder) == "txt")
     }
 
-    struct Checked: Codable {
-        var count: Int
-        var label: String
-
-        enum CodingKeys: String, CodingKey {
-            case count = "n"
-            case label = "l"
-        }
-
+    /// Counts its decodes, and never decodes.
+    struct Refusing: Codable {
+        static let decodes = Locked(0)
+        var x: Int
         init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            count = try container.decode(Int.self, forKey: .count)
-            guard count > 0 else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .count, in: container, debugDescription: "empty")
-            }
-            label = try container.decode(String.self, forKey: .label)
+            Self.decodes.withLock { $0 += 1 }
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "never"))
         }
     }
 
-    /// A type that checks a placeholder and throws keeps the keys it asked for before.
-    @Test func aTypeThatRefusesAPlaceholderKeepsTheKeysBeforeIt() {
-        #expect(CodingKeyTree(for: Checked.self).keys == ["count": "n"])
-    }
-
-    enum Only: String { case only }
-    enum Plenty: String, CaseIterable { case first, second }
-
-    @Test func enumsWithRawValuesTakeTheirFirstCase() {
-        #expect(CodingKeyTree.firstCase(of: Status.self) == .draft)
-        #expect(CodingKeyTree.firstCase(of: Level.self) == .low)
-        #expect(CodingKeyTree.firstCase(of: Only.self) == .only)
-        #expect(CodingKeyTree.firstCase(of: Plenty.self) == .first)
-        #expect(CodingKeyTree.firstCase(of: UInt8.self) == nil)
-        #expect(CodingKeyTree.firstCase(of: Bool.self) == nil)
-        #expect(CodingKeyTree.firstCase(of: Doc.CodingKeys.self) == .status)
-        #expect(CodingKeyTree.firstCase(of: String.self) == nil)
+    /// Stored JSON that does not decode as the type there is tried once for every change a
+    /// replay reads through one root, not once per change; another root tries again.
+    @Test func jsonThatDoesNotDecodeIsTriedOncePerRoot() throws {
+        let json = try Self.node(["x": 1])
+        let root = CodingKeyTree(for: Refusing.self)
+        for _ in 0..<3 { #expect(root.key(of: "x", in: json, decoder: Self.decoder) == "x") }
+        #expect(root[.property("x")].key(of: "y", in: json, decoder: Self.decoder) == "y")
+        #expect(Refusing.decodes.withLock { $0 } == 1)
+        #expect(CodingKeyTree(for: Refusing.self).key(of: "x", in: json, decoder: Self.decoder) == "x")
+        #expect(Refusing.decodes.withLock { $0 } == 2)
     }
 
     struct StructKey: CodingKey {
@@ -193,10 +187,10 @@ import Testing
         init?(intValue: Int) { nil }
     }
 
-    /// The runtime entry point the tree reads case names through, pinned.
+    /// The runtime entry point keys are read through, pinned.
     @Test func aKeysPropertyIsItsCaseName() {
         #expect(CodingKeyTree.caseName(of: Doc.CodingKeys.subtitle) == "subtitle")
-        #expect(CodingKeyTree.caseName(of: Doc.CodingKeys.status) == "status")
+        #expect(CodingKeyTree.caseName(of: Doc.CodingKeys.shape) == "shape")
         #expect(CodingKeyTree.caseName(of: StructKey(stringValue: "subtitle")) == nil)
     }
 }

@@ -178,8 +178,8 @@ public struct Caretaker: Sendable {
     /// ```
     ///
     /// A path into an enum's payload (`shape.circle.radius`) reads the payload's encoded form.
-    /// A path names properties, as Swift declares them: where `Value`'s `CodingKeys` store one
-    /// under another key (`case subtitle = "sub"`), it is read from there.
+    /// A path names properties, as Swift declares them; one that the stored JSON lacks (a
+    /// property `Value`'s `CodingKeys` store under another key) is read from the whole snapshot.
     ///
     /// - Parameters:
     ///   - path: Where the value is: a top-level property's name, or any path such as
@@ -205,19 +205,12 @@ public struct Caretaker: Sendable {
         if path.isRoot {
             return try restore(name, as: Property.self, namespaces: namespaces, template: { nil })
         }
-        // The path names properties; the rows and their JSON hold the keys `Value` stores them
-        // under (its `CodingKeys`).
-        let keys = CodingKeyTree(for: Value.self)
         let found: Result<Property, Missing>? = try store.read { connection, blobs in
             guard let (id, stored) = try Self.id(connection, namespaces, name) else { return nil }
             // A value stored as one row at the root (not an object) holds every path; otherwise
             // the first component names the row to read. One query reads whichever exists.
             let top: PathDescriptor? =
-                if case .property(let property)? = path.components.first {
-                    [.property(keys.key(of: property))]
-                } else {
-                    nil
-                }
+                if case .property(let key)? = path.components.first { [.property(key)] } else { nil }
             let rows = try connection.query(
                 "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property "
                     + "WHERE snapshot_id = ? AND path IN ('', ?) ORDER BY path",
@@ -230,12 +223,11 @@ public struct Caretaker: Sendable {
             }
             let lookup: StoredForm.Lookup
             if let root = rows.first(where: { $0.path.isEmpty }) {
-                lookup = try Self.parsed(root.json, name: name, path: [], keys: keys).lookup(
-                    path.components[...])
+                lookup = try Self.parsed(root.json, name: name, path: []).lookup(path.components[...])
             } else if let top {
                 if let row = rows.first {
-                    lookup = try Self.parsed(row.json, name: name, path: top, keys: keys[path.components[0]])
-                        .lookup(path.components.dropFirst())
+                    lookup = try Self.parsed(row.json, name: name, path: top).lookup(
+                        path.components.dropFirst())
                 } else {
                     // No such row: a property the snapshot was saved without, or a row lost.
                     try Self.checkPropertyCount(connection, id: id, read: nil, name: name)
@@ -259,16 +251,18 @@ public struct Caretaker: Sendable {
         switch found {
         case nil: return nil
         case .success(let value)?: return value
-        case .failure(.invalid(let reason))?:
-            throw .snapshotPathNotFound(name: name, path: path, reason: reason)
-        case .failure(.absent)?:
-            // Not in the stored JSON: an optional that was nil, a property stored under the
-            // name it had before a rename, or no such property at all. The whole snapshot, read
-            // as today's type, tells which.
+        case .failure(let missing)?:
+            // Not in the stored JSON as the path names it: an optional that was nil, a property
+            // stored under the name it had before a rename or under a key of its own
+            // (`CodingKeys`), or no such property at all. The whole snapshot, read as today's
+            // type, tells which.
             guard let whole = try restore(name, as: Value.self) else { return nil }
             guard let value = MirrorProbe.value(at: path.components[...], in: whole) else {
-                throw .snapshotPathNotFound(
-                    name: name, path: path, reason: "\(Value.self) has no property there")
+                let reason =
+                    if case .invalid(let reason) = missing { reason } else {
+                        "\(Value.self) has no property there"
+                    }
+                throw .snapshotPathNotFound(name: name, path: path, reason: reason)
             }
             if MirrorProbe.isNil(value) { return nil }
             guard let property = MirrorProbe.unwrapped(value) as? Property else {
@@ -286,11 +280,9 @@ public struct Caretaker: Sendable {
         case invalid(String)
     }
 
-    private static func parsed(_ json: String, name: String, path: PathDescriptor, keys: CodingKeyTree)
-        throws -> StoredForm
-    {
+    private static func parsed(_ json: String, name: String, path: PathDescriptor) throws -> StoredForm {
         do {
-            return try StoredForm(json: json, keys: keys)
+            return try StoredForm(json: json)
         } catch {
             throw KeepsakeError.undecodableSnapshot(
                 name: name, path: path, reason: "the stored JSON does not parse")

@@ -13,10 +13,10 @@ package import Foundation
 /// and nothing changes unless all of them match.
 ///
 /// A property is found under its JSON key: its own name, or the key the model's `CodingKeys`
-/// give it, as `keys` holds them (see ``CodingKeyTree``).
+/// give it, as `keys` finds them (see ``CodingKeyTree``).
 package struct StoredForm: Equatable {
     private var root: CodedNode
-    /// The model's JSON keys, where they are not its properties' names.
+    /// Where the model's properties lie in the JSON.
     private let keys: CodingKeyTree
     /// Reads `Data` and the range patches of `String` and `Data` values, as the records' writer
     /// encoded them.
@@ -30,7 +30,8 @@ package struct StoredForm: Equatable {
     /// - Parameters:
     ///   - json: A stored whole value.
     ///   - decoder: Reads the records' patches.
-    ///   - keys: The model's JSON keys where they are not its properties' names; without them
+    ///   - keys: The model's type, whose keys are read where its properties' names are not;
+    ///     without it
     ///     (read with no model, as `keepsake value` does) every property is its own key.
     /// - Throws: ``ReversionError/undecodable(path:type:reason:)`` when it is not JSON.
     package init(
@@ -247,7 +248,8 @@ package struct StoredForm: Equatable {
             let (count, entries) =
                 side == .new ? (patch.newCount, patch.insertions) : (patch.oldCount, patch.removals)
             guard array.count == count else { return "expected \(count) elements, found \(array.count)" }
-            let idKey = place.keys[.element].key(of: "id")
+            let idKey =
+                array.first.map { place.keys[.index(0)].key(of: "id", in: $0, decoder: decoder) } ?? "id"
             for entry in entries where !Self.sameIdentity(array[entry.offset], entry.element, idKey: idKey) {
                 return "the element at \(entry.offset) differs"
             }
@@ -325,7 +327,8 @@ package struct StoredForm: Equatable {
     private func locate(_ path: PathDescriptor, in tree: CodedNode) throws(ReversionError)
         -> (steps: [PathComponent], node: CodedNode?, keys: CodingKeyTree)
     {
-        switch Self.place(path.components[...], in: tree, keys: keys, positions: positions) {
+        switch Self.place(path.components[...], in: tree, keys: keys, decoder: decoder, positions: positions)
+        {
         case .success(let place): return place
         case .failure: throw .pathNotFound(path: path, type: "JSON")
         }
@@ -334,7 +337,7 @@ package struct StoredForm: Equatable {
     /// The steps `path` takes through `tree`, the node there (`nil`: absent) and the model's
     /// keys there, or why it names no place. A property is looked up under its key in `keys`.
     private static func place(
-        _ path: ArraySlice<PathComponent>, in tree: CodedNode, keys: CodingKeyTree,
+        _ path: ArraySlice<PathComponent>, in tree: CodedNode, keys: CodingKeyTree, decoder: JSONDecoder,
         positions: ElementPositions? = nil
     ) -> Result<
         (steps: [PathComponent], node: CodedNode?, keys: CodingKeyTree), Unplaced
@@ -346,7 +349,7 @@ package struct StoredForm: Equatable {
             let step: PathComponent
             switch (node, component) {
             case (.object(let object), .property(let name)):
-                let key = keys.key(of: name)
+                let key = keys.key(of: name, in: node, decoder: decoder)
                 guard object[key] != nil else {
                     guard offset == path.indices.last else {
                         return .failure(Unplaced(reason: "the object has no \(PathText.quoted(key))"))
@@ -366,7 +369,8 @@ package struct StoredForm: Equatable {
                 }
                 step = .index(index)
             case (.array(let array), .id(let json)):
-                let idKey = keys[.element].key(of: "id")
+                let idKey =
+                    array.first.map { keys[component].key(of: "id", in: $0, decoder: decoder) } ?? "id"
                 guard let id = CodedNode.parsing(Data(json.utf8)),
                     let index = positions?.position(of: id, in: array, at: steps, idKey: idKey)
                         ?? array.firstIndex(where: { Self.id(of: $0, key: idKey) == id })
@@ -439,7 +443,7 @@ package struct StoredForm: Equatable {
     ///
     /// - Parameter path: The components from the root.
     package func lookup(_ path: ArraySlice<PathComponent>) -> Lookup {
-        switch Self.place(path, in: root, keys: keys) {
+        switch Self.place(path, in: root, keys: keys, decoder: decoder) {
         case .success((_, let node?, _)):
             var text = ""
             node.write(into: &text)
