@@ -47,12 +47,7 @@ package struct CodingKeyTree: @unchecked Sendable {
     /// The JSON key of the property `name` here, where `object` is the stored JSON at this
     /// place (an object), read with `decoder`.
     func key(of name: String, in object: CodedNode, decoder: JSONDecoder) -> String {
-        guard let type else { return name }
-        if let keys = ownKeysByType.withLock({ $0[ObjectIdentifier(type)] }) { return keys[name] ?? name }
-        guard !misses.types.withLock({ $0.contains(ObjectIdentifier(type)) }),
-            let keys = Self.ownKeys(of: type, in: object, decoder: decoder)
-        else {
-            misses.types.withLock { _ = $0.insert(ObjectIdentifier(type)) }
+        guard let type, let keys = Self.ownKeys(of: type, in: object, decoder: decoder, misses: misses) else {
             return name
         }
         return keys[name] ?? name
@@ -108,11 +103,16 @@ package struct CodingKeyTree: @unchecked Sendable {
         return unwrapped(optional.wrappedType)
     }
 
-    /// `type`'s own keys, read from `object` decoded as it; `nil` when it does not decode.
-    private static func ownKeys(of type: Any.Type, in object: CodedNode, decoder: JSONDecoder)
+    /// `type`'s own keys: known already, or read from `object` decoded as it; `nil` when it does
+    /// not decode, or did not before for `misses`' root.
+    private static func ownKeys(of type: Any.Type, in object: CodedNode, decoder: JSONDecoder, misses: Misses)
         -> [String: String]?
     {
-        guard let decodable = type as? any Decodable.Type else { return nil }
+        let id = ObjectIdentifier(type)
+        if let keys = ownKeysByType.withLock({ $0[id] }) { return keys }
+        // Tried once per root: a success is kept for every root, below.
+        guard let decodable = type as? any Decodable.Type, misses.types.withLock({ $0.insert(id).inserted })
+        else { return nil }
         var text = ""
         object.write(into: &text)
         func read<T: Decodable>(_: T.Type) -> [String: String]? {

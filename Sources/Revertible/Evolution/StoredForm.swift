@@ -30,9 +30,9 @@ package struct StoredForm: Equatable {
     /// - Parameters:
     ///   - json: A stored whole value.
     ///   - decoder: Reads the records' patches.
-    ///   - keys: The model's type, whose keys are read where its properties' names are not;
-    ///     without it
-    ///     (read with no model, as `keepsake value` does) every property is its own key.
+    ///   - keys: The model's type, whose `CodingKeys` are read where they are not its
+    ///     properties' names; without it (read with no model, as `keepsake value` does), every
+    ///     property is its own key.
     /// - Throws: ``ReversionError/undecodable(path:type:reason:)`` when it is not JSON.
     package init(
         json: String, decoder: JSONDecoder = RecordCoding.decoder, keys: CodingKeyTree = CodingKeyTree()
