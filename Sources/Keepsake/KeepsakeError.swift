@@ -25,8 +25,9 @@ public enum KeepsakeError: Error, Hashable, Sendable {
     case newerSchema(path: String, version: Int, supported: Int)
     /// SQLite reported an error (busy, full disk, I/O, …).
     case sqlite(SQLiteError)
-    /// Another connection (another process, or another controller on the same history) changed
-    /// the history since this controller read it; nothing was written. Reopen the history.
+    /// The history was changed or deleted since this controller read it: by another process,
+    /// another controller on the same history, or ``KeepsakeStore/deleteHistory(_:)``. Nothing
+    /// was written. Reopen the history (a deleted one opens anew, with the initial value).
     case historyConflict(history: String)
     /// A change of `history` could not be stored or read back: its path no longer names a
     /// tracked property, its value no longer decodes, or the value is not `Encodable`.
@@ -100,6 +101,8 @@ extension KeepsakeError {
             .reversion(history: name, version: version, error: error)
         case .damaged(let history, let reason) where history.isEmpty:
             .damaged(history: name, reason: reason)
+        case .historyConflict(let history) where history.isEmpty:
+            .historyConflict(history: name)
         default:
             self
         }
@@ -122,7 +125,10 @@ extension KeepsakeError: CustomStringConvertible {
         case .sqlite(let error):
             error.description
         case .historyConflict(let history):
-            "The history \"\(history)\" was changed by another connection; reopen it. Nothing was written."
+            """
+            The history "\(history)" was changed or deleted since this controller read it (by another \
+            process, another controller, or deleteHistory); reopen it. Nothing was written.
+            """
         case .reversion(let history, let version, let error) where history.isEmpty:
             "\(version.map { "Version \($0): " } ?? "")\(error)"
         case .reversion(let history, let version, let error):

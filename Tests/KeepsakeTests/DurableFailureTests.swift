@@ -232,6 +232,62 @@ import Testing
         try second.checkInvariants()
     }
 
+    /// Who deletes a history while a controller is open on it.
+    enum Deleter: String, CaseIterable, Sendable {
+        case sameStore, anotherStore, anotherProcess
+    }
+
+    /// Deletes history "doc" and creates `name` with one version (whose title is "B", then
+    /// whose count is 7): the new history's revision is then the one the deleted history's
+    /// controller holds, and before schema 8 its id was the deleted one's.
+    nonisolated static func deleteAndCreate(_ name: String, in store: KeepsakeStore) throws {
+        #expect(try store.deleteHistory("doc"))
+        let created = try store.history(
+            name,
+            initialValue: Doc(title: "B", status: .draft, items: [], blob: Data(), scores: [:], note: nil))
+        var doc = created.value
+        doc.scores = ["count": 7]
+        try created.append(doc)
+    }
+
+    /// A controller left open on a deleted history writes nothing more, and never into a
+    /// history created after it, under another name or its own, by this store, another one or
+    /// another process (before schema 8 its next version went into the new history, whose
+    /// next open then failed).
+    @Test(arguments: Deleter.allCases, ["other", "doc"])
+    func aControllerOnADeletedHistoryGetsAConflictAndWritesNowhere(deleter: Deleter, name: String)
+        async throws
+    {
+        let store = try KeepsakeStore(path: path)
+        let deleted = try open(store)
+        var doc = deleted.value
+        doc.title = "before"
+        try deleted.append(doc)
+        switch deleter {
+        case .sameStore: try Self.deleteAndCreate(name, in: store)
+        case .anotherStore: try Self.deleteAndCreate(name, in: KeepsakeStore(path: path))
+        case .anotherProcess:
+            await #expect(processExitsWith: .success) { [path = path as String, name = name as String] in
+                try DurableFailureTests.deleteAndCreate(name, in: KeepsakeStore(path: path))
+            }
+        }
+        doc.title = "after"
+        #expect(throws: KeepsakeError.historyConflict(history: "doc")) { try deleted.append(doc) }
+        #expect(throws: KeepsakeError.historyConflict(history: "doc")) { try deleted.undo() }
+        #expect(deleted.value.title == "before")
+
+        let reopened = try KeepsakeStore(path: path).history(name, initialValue: Doc.empty)
+        let created = Doc(title: "B", status: .draft, items: [], blob: Data(), scores: [:], note: nil)
+        var edited = created
+        edited.scores = ["count": 7]
+        #expect(reopened.value == edited)
+        #expect(reopened.versionCount == 1)
+        #expect(try reopened.undo() == created)
+        try reopened.checkInvariants()
+        #expect(try store.historyNames() == [name])
+        #expect(try store.verify().problems == [])
+    }
+
     @Test func oneSmallEditToABigDocumentWritesWellUnderOneKilobyte() throws {
         let store = try KeepsakeStore(path: path)
         let history = try store.history("big", initialValue: Doc.big())

@@ -229,7 +229,7 @@ import Testing
                 .init(
                     what: "20 commits of the write-ahead log (\(copy)-wal)",
                     reason:
-                        "the log is damaged: frame \(damage.frame) of 62 (at byte \(damage.offset)) no longer "
+                        "the log is damaged: frame \(damage.frame) of \(damage.frames) (at byte \(damage.offset)) no longer "
                         + "matches its checksum, so SQLite would read the 10 commits before it and drop the 20 after it"
                 )
             ])

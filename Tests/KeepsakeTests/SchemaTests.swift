@@ -19,7 +19,7 @@ import Testing
         #expect(
             tables == [
                 "blob", "checkpoint", "history", "pending_change", "scope", "snapshot", "snapshot_property",
-                "version",
+                "sqlite_sequence", "version",
             ])
         #expect(try connection.scalarText("PRAGMA journal_mode") == "wal")
         #expect(try connection.query("PRAGMA integrity_check") { $0.text(0) } == ["ok"])
@@ -42,6 +42,42 @@ import Testing
         #expect(try connection.query("PRAGMA foreign_key_check") { $0.text(0) }.isEmpty)
         connection.close()
         _ = try open(path)  // opening again migrates nothing
+    }
+
+    /// A migration that runs with foreign keys off must not leave a row referring to a missing
+    /// one: one that does is rolled back whole, and the connection has them on again.
+    @Test func aMigrationWithForeignKeysOffThatLeavesDanglingRowsIsRolledBack() throws {
+        let path = directory.path("store.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "kept"
+        try history.append(doc)
+        store.close()
+        let next = Schema.currentVersion + 1
+        let connection = try open(path)
+        defer { connection.close() }
+        let deletesHistories = "DELETE FROM history; PRAGMA user_version = \(next + 1);"
+        let dangling = Schema.Migration(
+            version: next, name: "dangling", sql: "\(Schema.foreignKeysOffLine)\n\(deletesHistories)")
+        #expect(dangling.runsWithForeignKeysOff)
+        #expect {
+            try Schema.migrate(connection, from: Schema.currentVersion, through: next, using: [dangling])
+        } throws: { error in
+            (error as? SQLiteError)?.code == .constraint
+                && (error as? SQLiteError)?.message
+                    == "migration \(next) (dangling) left rows referring to missing ones; nothing was changed"
+        }
+        #expect(try connection.scalarInt("PRAGMA foreign_keys") == 1)
+        #expect(try connection.scalarInt("PRAGMA user_version") == Int64(Schema.currentVersion))
+        #expect(try connection.scalarInt("SELECT count(*) FROM history") == 1)
+        #expect(try connection.scalarInt("SELECT count(*) FROM version") == 1)
+        // The same migration with foreign keys on deletes what refers to the histories too.
+        let cascading = Schema.Migration(version: next, name: "cascading", sql: deletesHistories)
+        #expect(!cascading.runsWithForeignKeysOff)
+        try Schema.migrate(connection, from: Schema.currentVersion, through: next, using: [cascading])
+        #expect(try connection.scalarInt("SELECT count(*) FROM version") == 0)
+        #expect(try connection.scalarInt("PRAGMA user_version") == Int64(next))
     }
 
     @Test func theEmbeddedMigrationsMatchTheMigrationsFolder() throws {

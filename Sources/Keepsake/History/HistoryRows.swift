@@ -929,7 +929,9 @@ struct HistoryRows {
                 revision: try $0.requiredInt64(0), undo: Int($0.int64(1) ?? 0), redo: Int($0.int64(2) ?? 0),
                 total: Int($0.int64(3) ?? 0), held: $0.int64(4))
         }.first
-        guard let counters else { throw KeepsakeError.damaged(history: "", reason: "its row vanished") }
+        // No history row and no version: the history was deleted (with its versions) since
+        // this connection read it. Its id is never given to another history (schema 8).
+        guard let counters else { throw KeepsakeError.historyConflict(history: "") }
         return (newest?.position, counters)
     }
 

@@ -7,7 +7,17 @@ enum Schema {
         let version: Int
         let name: String
         let sql: String
+
+        /// Whether the migration runs with foreign keys off: one that rebuilds a table other
+        /// tables refer to says so on a line of its own (``foreignKeysOffLine``), since
+        /// dropping that table with them on would delete the rows that refer to it.
+        var runsWithForeignKeysOff: Bool {
+            sql.split(separator: "\n").contains { $0 == Schema.foreignKeysOffLine }
+        }
     }
+
+    /// The line of a migration that runs with foreign keys off (``Migration/runsWithForeignKeysOff``).
+    static let foreignKeysOffLine = "-- keepsake: foreign keys off"
 
     /// `PRAGMA application_id` of every Keepsake store: "Kpsk" in ASCII.
     ///
@@ -281,15 +291,16 @@ enum Schema {
     /// another's, and report nothing (a table read from an index's page finds no rows, and
     /// the history opens with none). Writing then would damage the other object too.
     private static func checkRootPages(_ connection: SQLiteConnection, path: String) throws {
-        let shared = try connection.query(
-            """
-            SELECT rootpage, group_concat(name, ' and ') FROM sqlite_schema
-            WHERE rootpage > 0 GROUP BY rootpage HAVING count(*) > 1 LIMIT 1
-            """
-        ) { (page: $0.int64(0) ?? 0, names: $0.text(1) ?? "") }.first
-        if let shared {
+        let objects = try connection.query(
+            "SELECT rootpage, name FROM sqlite_schema WHERE rootpage > 0 ORDER BY rootpage, name"
+        ) { (page: $0.int64(0) ?? 0, name: $0.text(1) ?? "") }
+        let shared = Dictionary(grouping: objects, by: \.page).filter { $0.value.count > 1 }.min {
+            $0.key < $1.key
+        }
+        if let (page, objects) = shared {
+            let names = objects.map(\.name).joined(separator: " and ")
             throw KeepsakeError.notAStore(
-                path: path, reason: "it is corrupt (\(shared.names) share the root page \(shared.page))")
+                path: path, reason: "it is corrupt (\(names) share the root page \(page))")
         }
     }
 
@@ -347,19 +358,51 @@ enum Schema {
     /// Runs the migrations after `version` through `last`, each in its own transaction,
     /// re-reading the version inside it in case another process migrated meanwhile. A crash
     /// between two of them leaves the store at the schema of the last one committed, and the
-    /// next open runs the rest (`last` below the current version makes that store in a test).
+    /// next open runs the rest (`last` below the current version makes that store in a test;
+    /// `list`, migrations of a test's own).
+    ///
+    /// A migration that ``Migration/runsWithForeignKeysOff`` is run as SQLite's documentation
+    /// says a table is rebuilt: foreign keys off around its transaction (a transaction cannot
+    /// turn them off), and checked before it commits: it must leave no row referring to a
+    /// missing one that did not before.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/lang_altertable.html#otheralter
     static func migrate(
-        _ connection: SQLiteConnection, from version: Int, through last: Int = currentVersion
+        _ connection: SQLiteConnection, from version: Int, through last: Int = currentVersion,
+        using list: [Migration] = migrations
     ) throws {
-        for migration in migrations where migration.version > version && migration.version <= last {
-            try connection.transaction {
-                let current = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
-                guard current < migration.version else { return }
-                try connection.execute(migration.sql)
-                try connection.execute("PRAGMA application_id = \(applicationID)")
-                try connection.execute("PRAGMA user_version = \(migration.version)")
+        for migration in list where migration.version > version && migration.version <= last {
+            let foreignKeysOff = migration.runsWithForeignKeysOff
+            if foreignKeysOff { try connection.execute("PRAGMA foreign_keys = OFF") }
+            do {
+                try connection.transaction {
+                    let current = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+                    guard current < migration.version else { return }
+                    let dangling = foreignKeysOff ? try danglingReferences(connection) : 0
+                    try connection.execute(migration.sql)
+                    if foreignKeysOff, try danglingReferences(connection) > dangling {
+                        throw SQLiteError(
+                            code: .constraint,
+                            message:
+                                "migration \(migration.version) (\(migration.name)) left rows referring to "
+                                + "missing ones; nothing was changed",
+                            sql: "PRAGMA foreign_key_check")
+                    }
+                    try connection.execute("PRAGMA application_id = \(applicationID)")
+                    try connection.execute("PRAGMA user_version = \(migration.version)")
+                }
+            } catch {
+                if foreignKeysOff { try? connection.execute("PRAGMA foreign_keys = ON") }
+                throw error
             }
+            if foreignKeysOff { try connection.execute("PRAGMA foreign_keys = ON") }
         }
+    }
+
+    /// The rows that refer to a missing row (a store written with foreign keys on has none,
+    /// unless damaged).
+    private static func danglingReferences(_ connection: SQLiteConnection) throws -> Int {
+        try connection.query("PRAGMA foreign_key_check") { _ in () }.count
     }
 
     static func classify(_ error: SQLiteError, path: String) -> KeepsakeError {

@@ -235,6 +235,11 @@ public final class KeepsakeStore: Sendable {
 
     /// Deletes a history with all its versions.
     ///
+    /// A controller still open on the history, in this process or another, writes nothing
+    /// more: its next operation throws ``KeepsakeError/historyConflict(history:)``. A history
+    /// created later, under any name, never takes over the deleted one's rows (its id is never
+    /// used again), so that controller cannot write into it.
+    ///
     /// - Parameter name: The history's name.
     /// - Returns: Whether there was such a history.
     /// - Throws: ``KeepsakeError``; ``KeepsakeError/damaged(history:reason:)`` when the index of

@@ -16,7 +16,7 @@ enum GoldenSchema2 {
     /// The title typed into history "typing" and left held.
     static let heldTitle = "Typed, and held when the app stopped"
 
-    /// Writes the golden store (and, by the same script, those of schemas 3 to 7): run once, with
+    /// Writes the golden store (and, by the same script, those of schemas 3 and later): run once, with
     /// `KEEPSAKE_WRITE_GOLDEN_2=/tmp/schema-2.keepsake swift test --filter writeGoldenStore2`.
     @MainActor static func write(to path: String) throws {
         try GoldenSchema1.write(to: path)
@@ -38,7 +38,8 @@ enum GoldenSchema2 {
 /// The golden stores of schemas 3 and later, `schema-N.keepsake`, each written once by the
 /// release that brought its schema, by the schema-2 script (``GoldenSchema2/write(to:)``); never
 /// regenerated. Schema 3 brought the views; 4, changes held in their version's row; 5, the held
-/// change's digest; 6, snapshots' property counts; 7, tags' digests.
+/// change's digest; 6, snapshots' property counts; 7, tags' digests; 8, history ids never used
+/// twice.
 enum GoldenStores {
     /// The golden store of `schema`.
     nonisolated static func url(schema: Int) -> URL {
