@@ -317,6 +317,55 @@ import Testing
         try history.checkInvariants()
     }
 
+    /// A checkpoint built off the committing thread refers to blobs committed before it is
+    /// stored: `compact()` may delete them in between (nothing stored refers to them yet), and
+    /// the next blob stored takes a deleted one's id. Such a checkpoint is not stored (before,
+    /// it was: the history then read the other blob's bytes, and failed to open).
+    @Test func aCheckpointWhoseBlobWasCompactedAwayIsNotStored() throws {
+        let store = try KeepsakeStore(path: path)
+        store.checkpointer?.stop()
+        var doc = Self.doc(titled: 3_000)
+        doc.blob = Data(repeating: 0, count: 4_096)
+        let history = try store.history("doc", initialValue: doc, maximumVersions: nil)
+        for index in 1...3 {
+            doc.blob[index] = UInt8(index)
+            try history.append(doc)
+        }
+        let id = try #require(history.durableStorage).id
+        let connection = try SQLiteConnection(path: path, create: false)
+        defer { connection.close() }
+        let builds = Storage.CheckpointBuilds()
+        var deferred: [@Sendable (SQLiteConnection) -> Void] = []
+        Storage.buildCheckpoint(
+            connection, historyID: id, name: "doc", position: 3, builds: builds, sizes: Handoff(),
+            waitForPause: true
+        ) { deferred.append($0) }
+        let waiting = try #require(builds.waiting)
+        #expect(waiting.blobs.map(\.size) == [4_096])
+        let blob = try #require(waiting.blobs.first)
+        func bytes(ofBlob id: Int64) throws -> Data? {
+            try connection.query("SELECT bytes FROM blob WHERE id = ?", [.integer(id)]) { $0.blob(0) }.first
+                ?? nil
+        }
+        #expect(try bytes(ofBlob: blob.id) == doc.blob)
+
+        try store.compact()
+        #expect(try bytes(ofBlob: blob.id) == nil)
+        var other = Doc.empty
+        other.blob = Data(repeating: 9, count: 4_096)
+        _ = try store.history("other", initialValue: other, maximumVersions: nil)
+        #expect(try bytes(ofBlob: blob.id) == other.blob)  // the deleted blob's id, other bytes
+        deferred[0](connection)
+        #expect(try Self.storedPositions(connection, history: id) == [])
+
+        let reopened = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(reopened.value == doc)
+        try reopened.checkInvariants()
+        #expect(try KeepsakeStore(path: path).history("other", initialValue: Doc.empty).value == other)
+        #expect(try store.verify().problems == [])
+    }
+
     /// A checkpoint is not built over a version row lost from the way to it: its change would
     /// be left out of a checkpoint stored with a sound digest, which every later open trusts.
     /// Version 4 changes the title and 5 and 6 the status, so no check of theirs sees the gap.

@@ -320,7 +320,7 @@ extension KeepsakeHistoryStorage {
             sizes.give(size)
             let checkpoint = CheckpointBuilds.Built(
                 position: position, version: read.version, json: json,
-                digest: HistoryRows.checkpointDigest(json, position: position))
+                digest: HistoryRows.checkpointDigest(json, position: position), blobs: rows.blobs.referenced)
             guard json.utf8.count > largeCheckpoint || waitForPause else {
                 store(checkpoint, connection, historyID: historyID)
                 return
@@ -373,7 +373,9 @@ extension KeepsakeHistoryStorage {
     }
 
     /// Stores a checkpoint built off the committing thread if its version is still the one it
-    /// was built from, and still has none.
+    /// was built from, and still has none, and every blob it refers to is still stored as it
+    /// was when encoded: the blobs were committed then, and ``KeepsakeStore/compact()`` may have
+    /// deleted them since (nothing stored referred to them), their ids gone to other bytes.
     private static func store(
         _ checkpoint: CheckpointBuilds.Built, _ connection: SQLiteConnection, historyID: Int64
     ) {
@@ -381,7 +383,8 @@ extension KeepsakeHistoryStorage {
         let key: [SQLiteValue] = [.integer(historyID), .integer(Int64(checkpoint.position))]
         try? connection.transaction {
             guard try AppliedVersion.read(connection, key) == checkpoint.version,
-                try connection.scalarInt(checkpointCountSQL, key) == 0
+                try connection.scalarInt(checkpointCountSQL, key) == 0,
+                try checkpoint.blobs.allSatisfy(rows.blobs.isStored)
             else { return }
             try rows.insertCheckpoint(
                 checkpoint.json, position: checkpoint.position, digest: checkpoint.digest)
@@ -399,12 +402,14 @@ extension KeepsakeHistoryStorage {
 
         /// A checkpoint built: the version's position, the version when built (it is stored only
         /// if that version is still there), the value's JSON and its digest (computed with the
-        /// JSON, not while the store's write lock is held).
+        /// JSON, not while the store's write lock is held), and the blobs the JSON refers to
+        /// (it is stored only if they are still there).
         struct Built {
             let position: Int
             let version: AppliedVersion
             let json: String
             let digest: Int64
+            let blobs: Set<BlobCoding.Reference>
         }
 
         /// The value of the version at `position`, built last, while it waits to be stored.

@@ -14,6 +14,16 @@ final class BlobCoding: @unchecked Sendable {
     /// Bytes of `Data` this coder has put in blobs (new or already stored): the real size of
     /// what it encoded, beyond the JSON text.
     private(set) var blobBytesEncoded = 0
+    /// The blobs this coder's JSON refers to (new or already stored), for JSON stored in a
+    /// later transaction than the one that wrote them (``isStored(_:)``).
+    private(set) var referenced: Set<Reference> = []
+
+    /// A blob as JSON refers to it, with what tells it from another blob given its id later.
+    struct Reference: Hashable {
+        let id: Int64
+        let digest: String
+        let size: Int
+    }
 
     init(_ connection: SQLiteConnection) {
         self.connection = connection
@@ -107,11 +117,27 @@ final class BlobCoding: @unchecked Sendable {
             "SELECT id, bytes FROM blob WHERE digest = ? AND size = ?",
             [.text(digest), .integer(Int64(data.count))]
         ) { (id: $0.int64(0) ?? 0, bytes: $0.blob(1)) }
-        if let match = candidates.first(where: { $0.bytes == data }) { return match.id }
-        try connection.execute(
-            "INSERT INTO blob (digest, size, bytes) VALUES (?, ?, ?)",
-            [.text(digest), .integer(Int64(data.count)), .blob(data)])
-        return connection.lastInsertRowID
+        let id: Int64
+        if let match = candidates.first(where: { $0.bytes == data }) {
+            id = match.id
+        } else {
+            try connection.execute(
+                "INSERT INTO blob (digest, size, bytes) VALUES (?, ?, ?)",
+                [.text(digest), .integer(Int64(data.count)), .blob(data)])
+            id = connection.lastInsertRowID
+        }
+        referenced.insert(Reference(id: id, digest: digest, size: data.count))
+        return id
+    }
+
+    /// Whether the blob `reference` names is still stored as it was. JSON encoded outside the
+    /// transaction that stores it refers to blobs committed before it: ``KeepsakeStore/compact()``
+    /// may delete them in between (nothing stored refers to them yet), and SQLite gives a
+    /// deleted blob's id to the next one stored, whose bytes the JSON would then read.
+    func isStored(_ reference: Reference) throws -> Bool {
+        try connection.scalarInt(
+            "SELECT count(*) FROM blob WHERE id = ? AND digest = ? AND size = ?",
+            [.integer(reference.id), .text(reference.digest), .integer(Int64(reference.size))]) == 1
     }
 
     /// The bytes of blob `id`, checked against the size and digest stored with them: damaged

@@ -197,6 +197,10 @@ public final class KeepsakeStore: Sendable {
     /// Deletes blobs nothing refers to any more, then rebuilds the file to its smallest size
     /// (`VACUUM`) and truncates the write-ahead log.
     ///
+    /// A checkpoint being built off the committing thread meanwhile may refer to a blob this
+    /// deletes (stored for it, and referred to by nothing stored yet): that checkpoint is then
+    /// not stored, and the next one is built at its turn.
+    ///
     /// - Throws: ``KeepsakeError``.
     public func compact() throws(KeepsakeError) {
         try write { connection, _ in
