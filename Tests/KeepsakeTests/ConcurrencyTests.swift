@@ -33,19 +33,17 @@ import Testing
         try KeepsakeStore(path: path).close()
         async let first = #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             [path = path as String] in
-            try ConcurrencyTests.append(150, to: "shared", at: path, label: "first")
+            ConcurrencyTests.reportingErrors {
+                try ConcurrencyTests.append(150, to: "shared", at: path, label: "first")
+            }
         }
         async let second = #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             [path = path as String] in
-            try ConcurrencyTests.append(150, to: "shared", at: path, label: "second")
-        }
-        for result in await [first, second] {
-            if let result, result.exitStatus != .exitCode(0) {
-                Issue.record(
-                    "child failed: \(String(decoding: result.standardErrorContent, as: UTF8.self).suffix(3000))"
-                )
+            ConcurrencyTests.reportingErrors {
+                try ConcurrencyTests.append(150, to: "shared", at: path, label: "second")
             }
         }
+        for result in await [first, second] { #expect(Self.errors(of: result) == "") }
         let store = try KeepsakeStore(path: path)
         let history = try store.history("shared", initialValue: Doc.empty, maximumVersions: nil)
         #expect(history.versionCount == 300)  // every append landed once: conflicts were retried
@@ -69,6 +67,69 @@ import Testing
             let history = try KeepsakeStore(path: path).history("new \(round)", initialValue: Doc.empty)
             #expect(history.versionCount == 40)
         }
+    }
+
+    /// Two processes open a history, edit and close it, over and over, while a third keeps
+    /// deleting it: each open finds it or creates it anew, even when one process creates it
+    /// and the third deletes it between the opener's two reads (that open used to fail with
+    /// `.undecodableValue`, "the history vanished while it was being opened"). An edit made
+    /// after a deletion gets `.historyConflict`.
+    @Test func openingAHistoryOthersKeepCreatingAndDeletingNeverFails() async throws {
+        let path = directory.path("deleted.keepsake")
+        try KeepsakeStore(path: path).close()
+        func race(_ role: String) async -> ExitTest.Result? {
+            await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                [path = path as String, role = role as String] in
+                ConcurrencyTests.reportingErrors {
+                    try ConcurrencyTests.openOrDelete(role, at: path, for: .seconds(4))
+                }
+            }
+        }
+        async let deleter = race("delete")
+        async let first = race("open")
+        async let second = race("open")
+        for result in await [deleter, first, second] { #expect(Self.errors(of: result) == "") }
+        let store = try KeepsakeStore(path: path)
+        try store.history("doc", initialValue: Doc.empty).checkInvariants()
+        #expect(try store.verify().problems == [])
+    }
+
+    /// Opens history "doc", edits and closes it (`role` "open"), or deletes it ("delete"), over
+    /// and over for `duration`. Any error but a conflict is thrown.
+    static func openOrDelete(_ role: String, at path: String, for duration: Duration) throws {
+        let store = try KeepsakeStore(path: path)
+        let end = ContinuousClock.now + duration
+        while ContinuousClock.now < end {
+            guard role == "open" else {
+                try store.deleteHistory("doc")
+                continue
+            }
+            let history = try store.history("doc", initialValue: Doc.empty)
+            var doc = history.value
+            doc.title += "."
+            do {
+                try history.append(doc)
+                try history.close()
+            } catch {
+                guard case .historyConflict("doc") = error else { throw error }
+            }
+        }
+    }
+
+    /// Runs `body` in a child process, writing what it throws to standard error (read with
+    /// ``errors(of:)``) rather than crashing with it: a failed exit test gives no result, so the
+    /// error would be lost and the failure say only that the child died of a signal.
+    static func reportingErrors(_ body: () throws -> Void) {
+        do {
+            try body()
+        } catch {
+            FileHandle.standardError.write(Data("\(error)".utf8))
+        }
+    }
+
+    /// What a child process run with ``reportingErrors(_:)`` threw: empty when nothing.
+    static func errors(of result: ExitTest.Result?) -> String? {
+        result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }
     }
 
     /// Appends `count` versions, reopening the history after a conflict with another writer and

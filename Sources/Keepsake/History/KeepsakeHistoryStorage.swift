@@ -69,20 +69,24 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         self.store = store
         self.name = name
         // Read first (no write lock); create under the write lock only if still missing, since
-        // another process may create the same history in between.
-        var state = try Self.load(name, from: store, initialValue: initialValue)
-        if state == nil,
-            let created = try Self.create(name, in: store, initialValue: initialValue, limit: maximumVersions)
-        {
-            (id, checkpointBytes, current, limit) = (
-                created.id, created.checkpointBytes, created.value, maximumVersions
-            )
-            return
+        // another process may create the same history in between — and another may delete it
+        // again before it is read: then start over.
+        var loaded = try Self.load(name, from: store, initialValue: initialValue)
+        var attempts = 0
+        while loaded == nil {
+            if let created = try Self.create(
+                name, in: store, initialValue: initialValue, limit: maximumVersions)
+            {
+                (id, checkpointBytes, current, limit) = (
+                    created.id, created.checkpointBytes, created.value, maximumVersions
+                )
+                return
+            }
+            attempts += 1
+            guard attempts < 8 else { throw .historyConflict(history: name) }
+            loaded = try Self.load(name, from: store, initialValue: initialValue)
         }
-        if state == nil { state = try Self.load(name, from: store, initialValue: initialValue) }
-        guard var state else {
-            throw .undecodableValue(history: name, reason: "the history vanished while it was being opened")
-        }
+        guard var state = loaded else { throw .historyConflict(history: name) }
         (id, current) = (state.id, state.value)
         adopt(state)
         // Opening writes only what it read: a value replayed on its stored form, a limit
