@@ -3,8 +3,15 @@ import Keepsake
 
 /// The read-only commands, and `salvage` and `copy`, which write a new file. Each opens the store with `readOnly: true`.
 enum Inspection {
-    static func open(_ path: String) throws -> KeepsakeStore {
-        try KeepsakeStore(path: path, options: .init(readOnly: true))
+    /// The flag that reads a store whose write-ahead log is damaged as of the damage
+    /// (``KeepsakeStore/Options/readsDamagedLog``), which every command that reads a store takes.
+    static let readDamagedLog = "--read-damaged-log"
+
+    /// Opens the store at `path` read-only, as of the damage of its log with ``readDamagedLog``.
+    static func open(_ path: String, _ arguments: Arguments) throws -> KeepsakeStore {
+        try KeepsakeStore(
+            path: path,
+            options: .init(readOnly: true, readsDamagedLog: arguments.flags.contains(readDamagedLog)))
     }
 
     static func printJSON(_ value: some Encodable) throws {
@@ -43,11 +50,11 @@ enum Inspection {
 
     static let inspect = Command(
         usage:
-            "usage: keepsake inspect PATH [--json]\n  Lists histories (versions, undo/redo depth, scope, tags), snapshots, schema version, file size.",
-        flags: ["--json"]
+            "usage: keepsake inspect PATH [--json] [--read-damaged-log]\n  Lists histories (versions, undo/redo depth, scope, tags), snapshots, schema version, file size.",
+        flags: ["--json", readDamagedLog]
     ) { arguments in
         let path = try arguments.expect("PATH")[0]
-        let summary = try open(path).summary()
+        let summary = try open(path, arguments).summary()
         if arguments.flags.contains("--json") {
             try printJSON(summary)
             return ExitStatus.success
@@ -72,11 +79,11 @@ enum Inspection {
 
     static let log = Command(
         usage:
-            "usage: keepsake log PATH HISTORY [--json]\n  The history's versions, oldest first: version, date, scope, state, tag, changed paths.\n  Version 0 is the base value, the one before every version kept, with its tag.",
-        flags: ["--json"]
+            "usage: keepsake log PATH HISTORY [--json] [--read-damaged-log]\n  The history's versions, oldest first: version, date, scope, state, tag, changed paths.\n  Version 0 is the base value, the one before every version kept, with its tag.",
+        flags: ["--json", readDamagedLog]
     ) { arguments in
         let positionals = try arguments.expect("PATH", "HISTORY")
-        let store = try open(positionals[0])
+        let store = try open(positionals[0], arguments)
         guard let timeline = try store.timeline(of: positionals[1]) else {
             throw try unknownHistory(positionals[1], in: store)
         }
@@ -105,14 +112,14 @@ enum Inspection {
 
     static let show = Command(
         usage:
-            "usage: keepsake show PATH HISTORY VERSION [--json]\n  Each change of the version: its path, kind and patch as JSON.",
-        flags: ["--json"]
+            "usage: keepsake show PATH HISTORY VERSION [--json] [--read-damaged-log]\n  Each change of the version: its path, kind and patch as JSON.",
+        flags: ["--json", readDamagedLog]
     ) { arguments in
         let positionals = try arguments.expect("PATH", "HISTORY", "VERSION")
         guard let version = Int(positionals[2]) else {
             throw UsageError("VERSION must be a number, not \(positionals[2])")
         }
-        let store = try open(positionals[0])
+        let store = try open(positionals[0], arguments)
         guard let changes = try store.changes(ofVersion: version, in: positionals[1]) else {
             guard let timeline = try store.timeline(of: positionals[1]) else {
                 throw try unknownHistory(positionals[1], in: store)
@@ -150,10 +157,11 @@ enum Inspection {
 
     static let value = Command(
         usage: """
-            usage: keepsake value PATH HISTORY [VERSION]
+            usage: keepsake value PATH HISTORY [VERSION] [--read-damaged-log]
               The history's value at VERSION (the current version when left out; 0 is the base),
               as JSON, computed from the stored base value and changes alone. Data is base64.
-            """
+            """,
+        flags: [readDamagedLog]
     ) { arguments in
         let positionals = arguments.positionals
         guard positionals.count == 2 || positionals.count == 3 else {
@@ -167,7 +175,7 @@ enum Inspection {
             }
             version = number
         }
-        let store = try open(positionals[0])
+        let store = try open(positionals[0], arguments)
         guard let json = try store.valueJSON(ofHistory: positionals[1], atVersion: version) else {
             guard let timeline = try store.timeline(of: positionals[1]) else {
                 throw try unknownHistory(positionals[1], in: store)
@@ -183,11 +191,11 @@ enum Inspection {
 
     static let snapshots = Command(
         usage:
-            "usage: keepsake snapshots PATH [--json]\n  The named snapshots: namespace, name, type, properties, date.",
-        flags: ["--json"]
+            "usage: keepsake snapshots PATH [--json] [--read-damaged-log]\n  The named snapshots: namespace, name, type, properties, date.",
+        flags: ["--json", readDamagedLog]
     ) { arguments in
         let path = try arguments.expect("PATH")[0]
-        let snapshots = try Caretaker(store: open(path)).snapshots()
+        let snapshots = try Caretaker(store: open(path, arguments)).snapshots()
         if arguments.flags.contains("--json") {
             try printJSON(snapshots)
             return ExitStatus.success
@@ -203,14 +211,14 @@ enum Inspection {
 
     static let verify = Command(
         usage: """
-            usage: keepsake verify PATH [--json]
+            usage: keepsake verify PATH [--json] [--read-damaged-log]
               Checks SQLite's integrity, the application id, the schema version and every history's
               invariants. Exit status 0 when all is well, 1 when something is wrong.
             """,
-        flags: ["--json"]
+        flags: ["--json", readDamagedLog]
     ) { arguments in
         let path = try arguments.expect("PATH")[0]
-        let result = try open(path).verify()
+        let result = try open(path, arguments).verify()
         if arguments.flags.contains("--json") {
             try printJSON(result)
         } else {
@@ -265,18 +273,20 @@ enum Inspection {
 
     static let copy = Command(
         usage: """
-            usage: keepsake copy STORE OUTPUT
+            usage: keepsake copy STORE OUTPUT [--read-damaged-log]
               Writes a copy of STORE to a new file at OUTPUT (no file may be there), complete on
               its own: every history with its undo and redo stacks, and every snapshot, including
               the commits still in STORE's write-ahead log, which a copy of the file alone lacks.
-              STORE is only read, and may be open in an app meanwhile.
-            """
+              STORE is only read, and may be open in an app meanwhile. With --read-damaged-log, a
+              STORE whose write-ahead log is damaged is copied as of the damage.
+            """,
+        flags: [readDamagedLog]
     ) { arguments in
         let positionals = try arguments.expect("STORE", "OUTPUT")
-        let store = try open(positionals[0])
+        let store = try open(positionals[0], arguments)
         defer { store.close() }
         try store.copy(to: positionals[1])
-        let summary = try open(positionals[1]).summary()
+        let summary = try KeepsakeStore(path: positionals[1], options: .init(readOnly: true)).summary()
         let histories = summary.histories.count == 1 ? "1 history" : "\(summary.histories.count) histories"
         let snapshots = summary.snapshots.count == 1 ? "1 snapshot" : "\(summary.snapshots.count) snapshots"
         print(

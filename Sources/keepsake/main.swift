@@ -19,7 +19,9 @@ let help = """
 
     Every command takes --help; inspect, log, show, snapshots, verify and salvage take --json.
     keepsake --version prints the version. Only demo, salvage and copy write (salvage and copy
-    a new file); the others open the store read-only.
+    a new file); the others open the store read-only. A store whose write-ahead log is damaged
+    is refused (SQLite would drop the commits after the damage); the commands that read a store,
+    copy too, read it as of the damage with --read-damaged-log, and salvage always does.
 
     exit status: 0 success · 1 verify found problems, or salvage left something out · 2 unknown
     history, version or snapshot · 64 usage error · 65 not a Keepsake store (or a newer schema,
@@ -82,6 +84,13 @@ do {
     fail(error.message, status: error.status)
 } catch let error as KeepsakeError {
     switch error {
+    case .notAStore
+    where error.remedy == .readDamagedLog && command.flags.contains(Inspection.readDamagedLog):
+        fail(
+            error.description,
+            then: "To read it as of the damage, add \(Inspection.readDamagedLog); to keep what it still "
+                + "proves, 'keepsake salvage'.",
+            status: ExitStatus.notAStore)
     case .cannotOpen: fail(error.description, status: ExitStatus.cannotOpen)
     case .notAStore, .newerSchema, .damaged: fail(error.description, status: ExitStatus.notAStore)
     case .snapshotNotFound: fail(error.description, status: ExitStatus.notFound)

@@ -327,6 +327,59 @@ import Testing
                 == "keepsake: Cannot open \(output): a file is already there; copy writes a new file.\n")
     }
 
+    /// A store whose write-ahead log is damaged — the file and log as a writer left them (copied
+    /// while it had them open, as a crash leaves them), a byte of an early commit's page flipped
+    /// — is refused, and the refusal names the flag that reads it. With the flag, every command
+    /// that reads a store reads it as of the damage, as the library does, and writes nothing to
+    /// it.
+    @Test func aStoreWithADamagedLogIsReadAsOfTheDamageWithTheFlag() throws {
+        let original = path("open.keepsake")
+        let writer = try KeepsakeStore(path: original)
+        let history = try writer.history("doc", initialValue: RaceDocument())
+        var document = history.value
+        for counter in 1...10 {
+            document.counter = counter
+            try history.append(document)
+        }
+        let damaged = path("damaged.keepsake")
+        try FileManager.default.copyItem(atPath: original, toPath: damaged)
+        var log = try Data(contentsOf: URL(fileURLWithPath: original + "-wal"))
+        writer.close()
+        let pageSize = log[8..<12].reduce(0) { $0 << 8 | Int($1) }
+        let middle = (log.count - 32) / (24 + pageSize) / 2
+        log[32 + middle * (24 + pageSize) + 24 + 100] ^= 0x04  // the page of the log's middle frame
+        try log.write(to: URL(fileURLWithPath: damaged + "-wal"))
+        let file = try Data(contentsOf: URL(fileURLWithPath: damaged))
+
+        for arguments in [["inspect", damaged], ["value", damaged, "doc"], ["copy", damaged, path("x")]] {
+            let refused = try run(arguments)
+            #expect(refused.status == 65, "\(arguments)")
+            #expect(
+                refused.error.hasSuffix(
+                    "To read it as of the damage, add --read-damaged-log; to keep what it still proves, "
+                        + "'keepsake salvage'.\n"), "\(arguments)")
+        }
+
+        let library = try KeepsakeStore(path: damaged, options: .init(readOnly: true, readsDamagedLog: true))
+        let expected = try #require(try library.valueJSON(ofHistory: "doc"))
+        let versions = try #require(try library.timeline(of: "doc")).count - 1
+        library.close()
+        #expect((1..<10).contains(versions))  // the commits after the damage are not read
+        let value = try run("value", damaged, "doc", "--read-damaged-log")
+        #expect(value.status == 0 && value.output == expected + "\n", "\(value.error)")
+        let timeline = try run("log", damaged, "doc", "--read-damaged-log")
+        #expect(timeline.status == 0 && timeline.output.split(separator: "\n").count == versions + 2)
+        for arguments in [["inspect", damaged], ["snapshots", damaged], ["verify", damaged, "--json"]] {
+            #expect(try run(arguments + ["--read-damaged-log"]).status == 0, "\(arguments)")
+        }
+        let copy = path("copy.keepsake")
+        #expect(try run("copy", damaged, copy, "--read-damaged-log").status == 0)
+        #expect(try run("value", copy, "doc").output == value.output)
+        #expect(try run("verify", copy).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: damaged)) == file)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: damaged + "-wal")) == log)
+    }
+
     @Test func versionIsPrinted() throws {
         let result = try run("--version")
         #expect(result.status == 0 && result.error.isEmpty)
