@@ -65,6 +65,34 @@ import Testing
         try history.checkInvariants()
     }
 
+    /// One commit longer than the log ever is in steady writing (a snapshot of 26 MiB) grows
+    /// the log file past that; once the log has been copied and starts over, the next commit
+    /// cuts the file back to ``SQLiteConnection/logSizeLimit``. SQLite otherwise keeps the file
+    /// at its largest until the store is closed.
+    @Test func theLogFileIsCutBackWhenItStartsOver() throws {
+        let path = directory.path("cut.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let checkpointer = try #require(store.checkpointer)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        func logSize() throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+        }
+        let big = (0..<26).map { String(repeating: String(UnicodeScalar(UInt8(65 + $0))), count: 1 << 20) }
+        try Caretaker(store: store).save(big, as: "big")
+        #expect(try logSize() > SQLiteConnection.logSizeLimit * 3 / 2)
+        checkpointer.waitUntilIdle()
+        var doc = history.value
+        doc.title = "after"
+        try history.append(doc)
+        #expect(try logSize() == SQLiteConnection.logSizeLimit)
+        #expect(try store.integrityCheck() == ["ok"])
+        try history.checkInvariants()
+        store.close()
+        let reopened = try KeepsakeStore(path: path)
+        #expect(try reopened.history("doc", initialValue: Doc.empty).value == doc)
+        #expect(try Caretaker(store: reopened).restore("big", as: [String].self) == big)
+    }
+
     /// A job that waits for a quiet moment runs at once when the writer is idle, waits while
     /// it commits, and runs anyway once its patience is out.
     @Test func aQuietJobWaitsForAPauseButNotForever() throws {
