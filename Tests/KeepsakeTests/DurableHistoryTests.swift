@@ -196,11 +196,48 @@ import Testing
     }
 
     /// The positions of history `id`'s stored checkpoints (its base value's left out).
-    static func storedPositions(_ connection: SQLiteConnection, history id: Int64) throws -> [Int64] {
+    nonisolated static func storedPositions(_ connection: SQLiteConnection, history id: Int64) throws
+        -> [Int64]
+    {
         try connection.query(
             "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position",
             [.integer(id)]
         ) { try $0.requiredInt64(0) }
+    }
+
+    /// A history's checkpoints built on a connection of the test's own, as the store's
+    /// background connection builds them; the stores they defer wait for the test to run them.
+    final class Builder {
+        let connection: SQLiteConnection
+        let id: Int64
+        let name: String
+        let builds = Storage.CheckpointBuilds()
+        /// The stores deferred so far, in order.
+        var deferred: [@Sendable (SQLiteConnection) -> Void] = []
+
+        init(_ history: KeepsakeHistory<Doc>, in path: String) throws {
+            let storage = try #require(history.durableStorage)
+            (id, name) = (storage.id, storage.name)
+            connection = try SQLiteConnection(path: path, create: false)
+        }
+
+        deinit { connection.close() }
+
+        /// Builds the checkpoint of the version at `position`.
+        func build(_ position: Int, waitForPause: Bool = false) {
+            Storage.buildCheckpoint(
+                connection, historyID: id, name: name, position: position, builds: builds, sizes: Handoff(),
+                waitForPause: waitForPause
+            ) { deferred.append($0) }
+        }
+
+        /// Runs the deferred store `index`.
+        func store(_ index: Int) { deferred[index](connection) }
+
+        /// The positions of the history's stored checkpoints (its base value's left out).
+        func storedPositions() throws -> [Int64] {
+            try CheckpointBuildTests.storedPositions(connection, history: id)
+        }
     }
 
     /// While a large checkpoint waits for a pause in the writing to be stored, the next build
@@ -220,32 +257,20 @@ import Testing
             doc.note = "n\(index)"
             try history.append(doc)
         }
-        let id = try #require(history.durableStorage).id
-        let connection = try SQLiteConnection(path: path, create: false)
-        defer { connection.close() }
-        let builds = Storage.CheckpointBuilds()
-        var deferred: [@Sendable (SQLiteConnection) -> Void] = []
-        func build(_ position: Int) {
-            Storage.buildCheckpoint(
-                connection, historyID: id, name: "big", position: position, builds: builds, sizes: Handoff()
-            ) {
-                deferred.append($0)
-            }
-        }
-        func storedPositions() throws -> [Int64] { try Self.storedPositions(connection, history: id) }
-        #expect(try storedPositions() == [1])
+        let builder = try Builder(history, in: path)
+        #expect(try builder.storedPositions() == [1])
 
-        build(6)
-        #expect(builds.replayed == 5)  // versions 2…6, from the checkpoint of version 1
-        build(21)
-        #expect(builds.replayed == 15)  // versions 7…21, from the value built for version 6
-        #expect(deferred.count == 1)  // one store waits, for the newest
-        #expect(builds.waiting?.position == 21 && builds.built?.position == 21)
-        #expect(try storedPositions() == [1])
-        deferred[0](connection)
-        #expect(try storedPositions() == [1, 21])
+        builder.build(6)
+        #expect(builder.builds.replayed == 5)  // versions 2…6, from the checkpoint of version 1
+        builder.build(21)
+        #expect(builder.builds.replayed == 15)  // versions 7…21, from the value built for version 6
+        #expect(builder.deferred.count == 1)  // one store waits, for the newest
+        #expect(builder.builds.waiting?.position == 21 && builder.builds.built?.position == 21)
+        #expect(try builder.storedPositions() == [1])
+        builder.store(0)
+        #expect(try builder.storedPositions() == [1, 21])
         // Once stored, the value goes: the next build starts from the stored checkpoint.
-        #expect(builds.built == nil && builds.waiting == nil && !builds.storeQueued)
+        #expect(builder.builds.built == nil && builder.builds.waiting == nil && !builder.builds.storeQueued)
         // The stored checkpoint is the value: reopening replays nothing and finds it.
         let reopened = try KeepsakeStore(path: path).history(
             "big", initialValue: Doc.empty, maximumVersions: nil)
@@ -253,29 +278,29 @@ import Testing
         #expect(try #require(reopened.durableStorage).stepsSinceCheckpoint == 0)
 
         // A value built for a version that was undone and replaced is not built on.
-        build(6)
-        #expect(builds.replayed == 5)  // from the checkpoint of version 1 (21's is above)
+        builder.build(6)
+        #expect(builder.builds.replayed == 5)  // from the checkpoint of version 1 (21's is above)
         for _ in 1...16 { _ = try history.undo() }
         doc = history.value
         doc.note = "replaced"
         try history.append(doc)  // takes position 6, with other changes
         doc.note = "after"
         try history.append(doc)
-        let positions = try connection.query(
-            "SELECT position FROM version WHERE history_id = ? ORDER BY position", [.integer(id)]
+        let positions = try builder.connection.query(
+            "SELECT position FROM version WHERE history_id = ? ORDER BY position", [.integer(builder.id)]
         ) { try $0.requiredInt64(0) }
         #expect(positions == Array(1...7))
-        build(7)
-        #expect(builds.replayed == 6)  // from the checkpoint of version 1 again
-        #expect(deferred.count == 2)
-        deferred[1](connection)
-        #expect(try storedPositions() == [1, 7])  // 21's went with its version
+        builder.build(7)
+        #expect(builder.builds.replayed == 6)  // from the checkpoint of version 1 again
+        #expect(builder.deferred.count == 2)
+        builder.store(1)
+        #expect(try builder.storedPositions() == [1, 7])  // 21's went with its version
         let again = try KeepsakeStore(path: path).history(
             "big", initialValue: Doc.empty, maximumVersions: nil)
         #expect(again.value == doc)
         #expect(try #require(again.durableStorage).stepsSinceCheckpoint == 0)
         try again.checkInvariants()
-        #expect(try connection.scalarText("PRAGMA integrity_check") == "ok")
+        #expect(try builder.connection.scalarText("PRAGMA integrity_check") == "ok")
     }
 
     /// While the write-ahead log is long, even a checkpoint under the large size waits to be
@@ -293,27 +318,15 @@ import Testing
             doc.note = "n\(index)"
             try history.append(doc)
         }
-        let id = try #require(history.durableStorage).id
-        let connection = try SQLiteConnection(path: path, create: false)
-        defer { connection.close() }
-        let builds = Storage.CheckpointBuilds()
-        var deferred: [@Sendable (SQLiteConnection) -> Void] = []
-        func stored() throws -> [Int64] { try Self.storedPositions(connection, history: id) }
-        Storage.buildCheckpoint(
-            connection, historyID: id, name: "mid", position: 2, builds: builds, sizes: Handoff(),
-            waitForPause: true
-        ) { deferred.append($0) }
-        #expect(try stored() == [])
-        #expect(deferred.count == 1 && builds.waiting?.position == 2)
-        deferred[0](connection)
-        #expect(try stored() == [2])
-        Storage.buildCheckpoint(
-            connection, historyID: id, name: "mid", position: 3, builds: builds, sizes: Handoff()
-        ) {
-            deferred.append($0)
-        }
-        #expect(try stored() == [2, 3])
-        #expect(deferred.count == 1)
+        let builder = try Builder(history, in: path)
+        builder.build(2, waitForPause: true)
+        #expect(try builder.storedPositions() == [])
+        #expect(builder.deferred.count == 1 && builder.builds.waiting?.position == 2)
+        builder.store(0)
+        #expect(try builder.storedPositions() == [2])
+        builder.build(3)
+        #expect(try builder.storedPositions() == [2, 3])
+        #expect(builder.deferred.count == 1)
         try history.checkInvariants()
     }
 
@@ -331,21 +344,14 @@ import Testing
             doc.blob[index] = UInt8(index)
             try history.append(doc)
         }
-        let id = try #require(history.durableStorage).id
-        let connection = try SQLiteConnection(path: path, create: false)
-        defer { connection.close() }
-        let builds = Storage.CheckpointBuilds()
-        var deferred: [@Sendable (SQLiteConnection) -> Void] = []
-        Storage.buildCheckpoint(
-            connection, historyID: id, name: "doc", position: 3, builds: builds, sizes: Handoff(),
-            waitForPause: true
-        ) { deferred.append($0) }
-        let waiting = try #require(builds.waiting)
+        let builder = try Builder(history, in: path)
+        builder.build(3, waitForPause: true)
+        let waiting = try #require(builder.builds.waiting)
         #expect(waiting.blobs.map(\.size) == [4_096])
         let blob = try #require(waiting.blobs.first)
         func bytes(ofBlob id: Int64) throws -> Data? {
-            try connection.query("SELECT bytes FROM blob WHERE id = ?", [.integer(id)]) { $0.blob(0) }.first
-                ?? nil
+            try builder.connection.query("SELECT bytes FROM blob WHERE id = ?", [.integer(id)]) { $0.blob(0) }
+                .first ?? nil
         }
         #expect(try bytes(ofBlob: blob.id) == doc.blob)
 
@@ -355,8 +361,8 @@ import Testing
         other.blob = Data(repeating: 9, count: 4_096)
         _ = try store.history("other", initialValue: other, maximumVersions: nil)
         #expect(try bytes(ofBlob: blob.id) == other.blob)  // the deleted blob's id, other bytes
-        deferred[0](connection)
-        #expect(try Self.storedPositions(connection, history: id) == [])
+        builder.store(0)
+        #expect(try builder.storedPositions() == [])
 
         let reopened = try KeepsakeStore(path: path).history(
             "doc", initialValue: Doc.empty, maximumVersions: nil)
@@ -427,34 +433,25 @@ import Testing
             try edit(title: title)
         }
         try edit(title: "first")
-        let id = try #require(history.durableStorage).id
-        let connection = try SQLiteConnection(path: path, create: false)
-        defer { connection.close() }
+        let builder = try Builder(history, in: path)
         func changes(at position: Int) throws -> String? {
-            try connection.scalarText(
+            try builder.connection.scalarText(
                 "SELECT changes FROM version WHERE history_id = ? AND position = ?",
-                [.integer(id), .integer(Int64(position))])
+                [.integer(builder.id), .integer(Int64(position))])
         }
-        let builds = Storage.CheckpointBuilds()
-        var deferred: [@Sendable (SQLiteConnection) -> Void] = []
-        func build(_ position: Int) {
-            Storage.buildCheckpoint(
-                connection, historyID: id, name: "doc", position: position, builds: builds, sizes: Handoff(),
-                waitForPause: true
-            ) { deferred.append($0) }
-        }
+        func build(_ position: Int) { builder.build(position, waitForPause: true) }
         func reopened() throws -> KeepsakeHistory<Doc> {
             try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
         }
         build(2)
-        #expect(deferred.count == 1 && builds.waiting?.position == 2)
+        #expect(builder.deferred.count == 1 && builder.builds.waiting?.position == 2)
         let builtFor = try changes(at: 2)
         try replace(title: "second")
         // The same text at the same position: only the version below it differs.
         #expect(try changes(at: 2) == builtFor)
 
-        deferred[0](connection)
-        #expect(try Self.storedPositions(connection, history: id) == [])
+        builder.store(0)
+        #expect(try builder.storedPositions() == [])
         let first = try reopened()
         #expect(first.value == doc)
         #expect(first.value.title == "second")
@@ -462,21 +459,21 @@ import Testing
 
         // Nor is the value built for it built on: the next build starts from the base value.
         build(2)
-        #expect(deferred.count == 2 && builds.built?.position == 2)
+        #expect(builder.deferred.count == 2 && builder.builds.built?.position == 2)
         try replace(title: "third")
         #expect(try changes(at: 2) == builtFor)
         doc.note = "more"
         try history.append(doc)
         build(3)
-        #expect(builds.replayed == 3)  // versions 1…3, from the base value
-        #expect(deferred.count == 2 && builds.waiting?.position == 3)
-        deferred[1](connection)
-        #expect(try Self.storedPositions(connection, history: id) == [3])
+        #expect(builder.builds.replayed == 3)  // versions 1…3, from the base value
+        #expect(builder.deferred.count == 2 && builder.builds.waiting?.position == 3)
+        builder.store(1)
+        #expect(try builder.storedPositions() == [3])
         let again = try reopened()
         #expect(again.value == doc)
         #expect(try #require(again.durableStorage).stepsSinceCheckpoint == 0)
         try again.checkInvariants()
-        #expect(try connection.scalarText("PRAGMA integrity_check") == "ok")
+        #expect(try builder.connection.scalarText("PRAGMA integrity_check") == "ok")
     }
 
     /// The times rows are written with never repeat within a process, so a version and one that
