@@ -78,6 +78,8 @@ import Testing
         try Schema.migrate(connection, from: Schema.currentVersion, through: next, using: [cascading])
         #expect(try connection.scalarInt("SELECT count(*) FROM version") == 0)
         #expect(try connection.scalarInt("PRAGMA user_version") == Int64(next))
+        #expect(try connection.query("PRAGMA integrity_check") { $0.text(0) } == ["ok"])
+        #expect(try connection.query("PRAGMA foreign_key_check") { $0.text(0) }.isEmpty)
     }
 
     @Test func theEmbeddedMigrationsMatchTheMigrationsFolder() throws {
