@@ -53,6 +53,12 @@ package struct CodingKeyTree: @unchecked Sendable {
         return keys[name] ?? name
     }
 
+    /// The JSON key of the id of `array`'s elements, this being their place: `"id"` unless the
+    /// elements' `CodingKeys` say otherwise (read from the first one).
+    func idKey(ofElementsIn array: [CodedNode], decoder: JSONDecoder) -> String {
+        array.first.map { key(of: "id", in: $0, decoder: decoder) } ?? "id"
+    }
+
     /// The place a path component leads to: a property's, or an element's for an index, a
     /// dictionary key or an element id.
     package subscript(component: PathComponent) -> CodingKeyTree {

@@ -248,8 +248,7 @@ package struct StoredForm: Equatable {
             let (count, entries) =
                 side == .new ? (patch.newCount, patch.insertions) : (patch.oldCount, patch.removals)
             guard array.count == count else { return "expected \(count) elements, found \(array.count)" }
-            let idKey =
-                array.first.map { place.keys[.index(0)].key(of: "id", in: $0, decoder: decoder) } ?? "id"
+            let idKey = place.keys[.index(0)].idKey(ofElementsIn: array, decoder: decoder)
             for entry in entries where !Self.sameIdentity(array[entry.offset], entry.element, idKey: idKey) {
                 return "the element at \(entry.offset) differs"
             }
@@ -369,8 +368,7 @@ package struct StoredForm: Equatable {
                 }
                 step = .index(index)
             case (.array(let array), .id(let json)):
-                let idKey =
-                    array.first.map { keys[component].key(of: "id", in: $0, decoder: decoder) } ?? "id"
+                let idKey = keys[component].idKey(ofElementsIn: array, decoder: decoder)
                 guard let id = CodedNode.parsing(Data(json.utf8)),
                     let index = positions?.position(of: id, in: array, at: steps, idKey: idKey)
                         ?? array.firstIndex(where: { Self.id(of: $0, key: idKey) == id })
