@@ -119,10 +119,10 @@ import Testing
         #expect(CodingKeyTree.propertyType("cards", of: Board.self) == [Item].self)
         #expect(CodingKeyTree.propertyType("items", of: Wrapped.self) == Plain<[Item]>.self)
         #expect(CodingKeyTree.propertyType("nothing", of: Doc.self) == nil)
-        #expect(CodingKeyTree.elementType(of: [Item]?.self) == Item.self)
-        #expect(CodingKeyTree.elementType(of: Set<String>.self) == String.self)
-        #expect(CodingKeyTree.elementType(of: [String: Meta?].self) == Meta.self)
-        #expect(CodingKeyTree.elementType(of: Meta.self) == nil)
+        #expect(ContainedTypes.elementType(of: [Item]?.self) == Item.self)
+        #expect(ContainedTypes.elementType(of: Set<String>.self) == String.self)
+        #expect(ContainedTypes.elementType(of: [String: Meta?].self) == Meta.self)
+        #expect(ContainedTypes.elementType(of: Meta.self) == nil)
     }
 
     struct Node: Codable {

@@ -38,7 +38,10 @@ public protocol Revertible {
 ///
 /// Or leave the method out: a struct then tracks every stored `var` whose type is
 /// ``Versionable`` (or `Equatable`) under its own name. Mark a property with
-/// ``VersionableIgnored`` to leave it out; `let` properties are never tracked.
+/// ``VersionableIgnored`` to leave it out; `let` properties are never tracked. A property that
+/// holds class instances stops the first diff, since a change made inside one in place would be
+/// in both versions: make the class a struct, or a ``VersionableLeaf`` when its instances are
+/// only ever replaced.
 ///
 /// ```swift
 /// struct Note: Versionable {
@@ -71,7 +74,10 @@ extension Versionable {
     /// Tracks every stored `var` of a struct whose type is ``Versionable`` or `Equatable`.
     ///
     /// - Precondition: The type is a struct with stored properties, and each stored `var` is
-    ///   ``Versionable``, `Equatable` or marked ``VersionableIgnored``.
+    ///   ``Versionable``, `Equatable` or marked ``VersionableIgnored``, and is not a class nor
+    ///   an optional, array, set or dictionary of one, unless that class is a
+    ///   ``VersionableLeaf``: versions share a class's instances, so a change made inside one in
+    ///   place could not be seen.
     public func addReversions(into reverter: inout some Reverter<Self>) {
         precondition(
             reverter.appendStoredPropertyReversions(),

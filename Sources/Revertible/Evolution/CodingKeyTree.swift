@@ -66,7 +66,8 @@ package struct CodingKeyTree: @unchecked Sendable {
         switch component {
         case .property(let name):
             return CodingKeyTree(type: Self.propertyType(name, of: type), misses: misses)
-        case .index, .key, .id: return CodingKeyTree(type: Self.elementType(of: type), misses: misses)
+        case .index, .key, .id:
+            return CodingKeyTree(type: ContainedTypes.elementType(of: type), misses: misses)
         }
     }
 
@@ -81,7 +82,7 @@ package struct CodingKeyTree: @unchecked Sendable {
 
     /// The type of `type`'s stored property `name` (an optional's wrapped type), or `nil`.
     static func propertyType(_ name: String, of type: Any.Type) -> Any.Type? {
-        let type = unwrapped(type)
+        let type = ContainedTypes.unwrapped(type)
         let key = TypeStep(type: ObjectIdentifier(type), name: name)
         if let found = propertyTypes.withLock({ $0[key] }) { return found }
         var found: Any.Type?
@@ -91,22 +92,11 @@ package struct CodingKeyTree: @unchecked Sendable {
         _ = _forEachField(of: type, options: options) { field, _, fieldType, _ in
             let label = String(cString: field)
             // A property wrapper's storage is `_name`.
-            if label == name || label == "_" + name { found = unwrapped(fieldType) }
+            if label == name || label == "_" + name { found = ContainedTypes.unwrapped(fieldType) }
             return found == nil
         }
         if let found { propertyTypes.withLock { $0[key] = found } }
         return found
-    }
-
-    /// The element type of an array, set or dictionary (its values), or `nil`.
-    static func elementType(of type: Any.Type) -> Any.Type? {
-        (unwrapped(type) as? any StandardCollection.Type).map { unwrapped($0.elementType) }
-    }
-
-    /// `type` without the optionals around it.
-    static func unwrapped(_ type: Any.Type) -> Any.Type {
-        guard let optional = type as? any OptionalType.Type else { return type }
-        return unwrapped(optional.wrappedType)
     }
 
     /// `type`'s own keys: known already, or read from `object` decoded as it; `nil` when it does
@@ -139,24 +129,6 @@ private struct TypeStep: Hashable {
 }
 
 private let propertyTypes = Locked<[TypeStep: Any.Type]>([:])
-
-/// The collections whose elements a stored path reaches by index, key or id.
-private protocol StandardCollection {
-    static var elementType: Any.Type { get }
-}
-
-extension Array: StandardCollection { fileprivate static var elementType: Any.Type { Element.self } }
-extension ContiguousArray: StandardCollection {
-    fileprivate static var elementType: Any.Type { Element.self }
-}
-extension Set: StandardCollection { fileprivate static var elementType: Any.Type { Element.self } }
-extension Dictionary: StandardCollection { fileprivate static var elementType: Any.Type { Value.self } }
-
-private protocol OptionalType {
-    static var wrappedType: Any.Type { get }
-}
-
-extension Optional: OptionalType { fileprivate static var wrappedType: Any.Type { Wrapped.self } }
 
 /// The runtime's name for an enum value's case, as `Mirror` and `print` read it: exported by
 /// the Swift runtime on every platform (the standard library's own `_getEnumCaseName` binds

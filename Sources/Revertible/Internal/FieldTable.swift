@@ -23,8 +23,9 @@ final class FieldTable<Root>: @unchecked Sendable {
     let offsetsByName: [String: Int]
     /// Whether reflection found any stored property.
     let hasStoredProperties: Bool
-    /// Why `Root`'s stored properties cannot be tracked with no code: the first `var` whose
-    /// type is neither ``Versionable`` nor `Equatable` (`nil`: every one can be). Only tracking
+    /// Why `Root`'s stored properties cannot be tracked with no code: `Root` is a class, or the
+    /// first `var` whose type is a class, holds instances of one, or is neither ``Versionable``
+    /// nor `Equatable` (`nil`: every one can be). Only tracking
     /// with no code (``Reverter/appendStoredPropertyReversions()``) stops on it: a type that
     /// registers its properties by hand, or a leaf such as `String` that a stored path reaches
     /// into, still has its properties' names and offsets read from this table.
@@ -60,7 +61,7 @@ final class FieldTable<Root>: @unchecked Sendable {
         var names: [AnyKeyPath: String] = [:]
         var trackedByName: [String: Int] = [:]
         var offsetsByName: [String: Int] = [:]
-        var untrackable: String?
+        var untrackable = Self.sharedInstanceReason(root: Root.self)
         var count = 0
         _forEachFieldWithKeyPath(of: Root.self, options: []) { cName, keyPath in
             count += 1
@@ -97,9 +98,21 @@ final class FieldTable<Root>: @unchecked Sendable {
     private static func registration(name: String, keyPath: PartialKeyPath<Root>) -> Registration {
         let valueType = type(of: keyPath).valueType
         if valueType is any VersionableIgnoredMarker.Type { return .ignored }
-        if let registration = registration(named: name, keyPath: keyPath) { return .tracked(registration) }
         // `let` properties come back as read-only key paths: they cannot change.
         guard isWritable(keyPath, valueType) else { return .ignored }
+        if let instanceClass = sharedInstanceClass(in: valueType) {
+            let holding =
+                instanceClass == valueType
+                ? "has type \(valueType), a class" : "holds instances of \(instanceClass), a class"
+            return .untrackable(
+                """
+                Stored property \(Root.self).\(name) \(holding): the versions share each instance, so a \
+                change made inside one in place cannot be seen, and would be lost. Make \(instanceClass) \
+                a struct; if its instances are never changed once made, conform it to VersionableLeaf; \
+                or mark the property @VersionableIgnored, or implement addReversions(into:) for \(Root.self).
+                """)
+        }
+        if let registration = registration(named: name, keyPath: keyPath) { return .tracked(registration) }
         return .untrackable(
             """
             Stored property \(Root.self).\(name) has type \(valueType), which is neither Versionable \
@@ -173,6 +186,29 @@ final class FieldTable<Root>: @unchecked Sendable {
             let keyPath = keyPath as? WritableKeyPath<Root, Value>
         else { return nil }
         return CodableField(keyPath: keyPath, component: .property(name), bytes: FieldBytes(keyPath))
+    }
+
+    /// The class whose instances a value of `type` would share with its earlier versions: `type`
+    /// itself, or the elements of the optional, array, set or dictionary it is. A change made in
+    /// place inside such an instance is in every version at once, where no diff can see it. `nil`
+    /// for other types, and for a ``VersionableLeaf`` class: adopting it says its instances are
+    /// replaced, never changed in place.
+    static func sharedInstanceClass(in type: Any.Type) -> Any.Type? {
+        let type = ContainedTypes.unwrapped(type)
+        if type is any VersionableLeaf.Type { return nil }
+        if type is AnyClass { return type }
+        return ContainedTypes.elementType(of: type).flatMap(sharedInstanceClass(in:))
+    }
+
+    /// Why `root` cannot be tracked with no code when it is a class, or `nil`.
+    private static func sharedInstanceReason(root: Any.Type) -> String? {
+        guard sharedInstanceClass(in: root) == root else { return nil }
+        return """
+            \(root) is a class: the versions a controller keeps would share one instance, so a change \
+            made in place could not be seen, and would be lost. Make \(root) a struct; if its \
+            instances are never changed once made, conform it to VersionableLeaf; or implement \
+            addReversions(into:) for it.
+            """
     }
 
     private static func isWritable(_ keyPath: PartialKeyPath<Root>, _ valueType: Any.Type) -> Bool {
