@@ -372,3 +372,44 @@ import Testing
         #expect(editor.count.count == 0)
     }
 }
+
+/// A move of several steps that stops on a refused reversion takes back those it applied. When
+/// one of those is refused going back too (a type whose `==` disagrees with itself over time),
+/// the move stays as far as it got, and says why: no crash, and the value and the stacks agree.
+@MainActor @Suite struct RefusedTakingBackTests {
+    /// Replaced whole. Once armed, its `==` refuses every other comparison of mood 2 with mood
+    /// 2, starting with the first: the second step of an undo over 3 → 2 → 1 is refused, then
+    /// taking the first back is refused too.
+    struct Mood: Codable, Equatable {
+        /// Read and written by this one test, on the main actor.
+        nonisolated(unsafe) static var refusing = (armed: false, calls: 0)
+        var level: Int
+
+        static func == (a: Mood, b: Mood) -> Bool {
+            guard a.level == b.level else { return false }
+            guard a.level == 2, refusing.armed else { return true }
+            refusing.calls += 1
+            return refusing.calls % 2 == 0
+        }
+    }
+
+    struct Day: Versionable, Equatable, Codable {
+        var mood = Mood(level: 1)
+    }
+
+    @Test func aMoveStaysAsFarAsItGotWhenTakingBackIsRefused() throws {
+        let controller = VersioningController(Day())
+        try controller.tag("start")
+        try controller.append(Day(mood: Mood(level: 2)))
+        try controller.append(Day(mood: Mood(level: 3)))
+        Mood.refusing = (true, 0)
+        #expect(throws: ReversionError.self) { try controller.undo(to: "start") }
+        Mood.refusing = (false, 0)
+        #expect(controller.value.mood.level == 2)
+        #expect(controller.storage.undoCount == 1 && controller.storage.redoCount == 1)
+        try controller.checkInvariants()
+        #expect(try controller.undo().mood.level == 1)
+        #expect(try controller.redo().mood.level == 2)
+        #expect(try controller.redo().mood.level == 3)
+    }
+}

@@ -163,7 +163,9 @@ public struct VersionHistory<Value: Versionable> {
     /// a large array costs O(change), not a copy of the value.
     ///
     /// - Parameter count: How many versions to undo.
-    /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes.
+    /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes. (A type
+    ///   whose `==` refuses a reversion it has just applied, going back, leaves the history
+    ///   moved that far, its value and stacks agreeing.)
     /// - Complexity: O(`count`) plus the cost of the reversions.
     public mutating func undo(count: Int) throws(ReversionError) {
         try move(count, undoing: true)
@@ -172,7 +174,8 @@ public struct VersionHistory<Value: Versionable> {
     /// Goes forward `count` versions of the current scope (fewer when it has fewer).
     ///
     /// - Parameter count: How many versions to redo.
-    /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes.
+    /// - Throws: ``ReversionError`` when a reversion does not apply; nothing changes (but for a
+    ///   value whose `==` disagrees with itself, see ``undo(count:)``).
     /// - Complexity: O(`count`) plus the cost of the reversions.
     public mutating func redo(count: Int) throws(ReversionError) {
         try move(count, undoing: false)
@@ -181,14 +184,16 @@ public struct VersionHistory<Value: Versionable> {
     /// Moves up to `count` steps of the current scope from one stack to the other, newest
     /// first — undo steps to the redo stack when `undoing`, else back — reverting the current
     /// value in place through each step (through its inverse when redoing). When one does not
-    /// apply, those already applied are taken back, and nothing changes.
+    /// apply, those already applied are taken back, and nothing changes; if one of those is
+    /// refused going back, the move stops there, as far as it got.
     ///
     /// Indices and single-step moves, not slices, lazy maps and `append(contentsOf:)`: in
     /// code not specialized for `Value`, those look up several types' metadata on each call
     /// (an undo of one step cost four times what it costs now).
     private mutating func move(_ count: Int, undoing: Bool) throws(ReversionError) {
         let level = scopeLevel
-        let moved = min(max(count, 0), undoing ? counts.undo : counts.redo)
+        var moved = min(max(count, 0), undoing ? counts.undo : counts.redo)
+        var failure: ReversionError?
         do {
             // Scoped, so that this second reference to the stack is gone before the moves
             // below: kept, it would make the first removal copy the whole stack.
@@ -204,15 +209,17 @@ public struct VersionHistory<Value: Versionable> {
                     applied += 1
                 }
             } catch {
+                // Back to where the move started. A reversion refused right after it applied (a
+                // type whose `==` disagrees with itself over time) leaves the history where it
+                // stands instead: moved that far, its value and stacks still agreeing.
                 while applied > 0 {
-                    applied -= 1
-                    do {
-                        try reversion(applied, forward: false).revert(&current)
-                    } catch {
-                        preconditionFailure("a reversion just applied does not apply backwards: \(error)")
-                    }
+                    do throws(ReversionError) {
+                        try reversion(applied - 1, forward: false).revert(&current)
+                        applied -= 1
+                    } catch { break }
                 }
-                throw error
+                failure = error
+                moved = applied
             }
         }
         for _ in 0..<moved {
@@ -224,6 +231,7 @@ public struct VersionHistory<Value: Versionable> {
         }
         counts.undo += undoing ? -moved : moved
         counts.redo += undoing ? moved : -moved
+        if let failure { throw failure }
     }
 
     /// Undoes until the current version is the nearest earlier one tagged `tag`.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which side of a change a patch is asked about: the value before it or after it.
 public enum PatchSide: Sendable, Hashable {
     /// The earlier value, which reverting produces.
@@ -116,13 +118,15 @@ extension String {
     }
 }
 
-/// Equality as versioning needs it: `==`, except that two NaNs are the same value (otherwise a
-/// NaN would look changed on every diff and could never be reverted).
+/// Equality as versioning needs it: `==`, except that NaNs are the same as each other, alone or
+/// inside a value (a struct's field, an array's element, an enum's payload). Otherwise a value
+/// holding a NaN would look changed on every diff, and a change to or from it could never be
+/// undone or redone.
 enum Equality {
     /// Whether `a` and `b` are the same version of a value.
     static func same<E: Equatable>(_ a: E, _ b: E) -> Bool {
-        // Only a value unequal to itself can be NaN: the cast is left for that rare case.
-        a == b || (a != a && isNaN(a) && isNaN(b))
+        // Only a value unequal to itself can hold a NaN: the rest is left for that rare case.
+        a == b || (a != a && sameHoldingNaN(a, b))
     }
 
     /// ``same(_:_:)`` when `T` is `Equatable` at run time, else `nil`.
@@ -135,7 +139,16 @@ enum Equality {
         same(unsafeBitCast(a, to: E.self), unsafeBitCast(b, to: E.self))
     }
 
-    private static func isNaN<T>(_ value: T) -> Bool {
-        (value as? any FloatingPoint)?.isNaN == true
+    /// Whether `a`, a value unequal to itself, and `b` are the same but for the NaNs in them:
+    /// two NaNs; two copies of one value (the same bytes); or two values whose JSON is the same,
+    /// with each NaN written as `"NaN"`, as records write it.
+    private static func sameHoldingNaN<T>(_ a: T, _ b: T) -> Bool {
+        if let a = a as? any FloatingPoint { return a.isNaN && (b as? any FloatingPoint)?.isNaN == true }
+        let sameBytes = withUnsafeBytes(of: a) { a in withUnsafeBytes(of: b) { b in a.elementsEqual(b) } }
+        if sameBytes { return true }
+        guard let a = a as? any Encodable, let b = b as? any Encodable else { return false }
+        let encoder = ChangeRecord.makeEncoder()
+        guard let aJSON = try? encoder.encode(a), let bJSON = try? encoder.encode(b) else { return false }
+        return aJSON == bJSON
     }
 }
