@@ -48,9 +48,33 @@ struct HistoryRows {
     /// names, confirmed by the row, and looked up once more in the table (one row per history)
     /// when the index finds none.
     ///
+    /// A name is found as Swift compares strings: `"Café"` with its `é` as one code point
+    /// finds the history created as `"Café"` with `e` and a combining accent, as file names on
+    /// some disks spell it, and the other way round. New histories are named in the composed
+    /// form (``KeepsakeStore/canonicalName(_:)``); a name stored in another form, by an earlier release, is
+    /// found by one pass over the names that are not ASCII, when its own bytes find none.
+    ///
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` when the index and the table
     ///   disagree; ``SQLiteError`` from the queries.
     static func historyID(named name: String, in connection: SQLiteConnection) throws -> Int64? {
+        if let id = try historyID(exactly: name, in: connection) { return id }
+        let canonical = KeepsakeStore.canonicalName(name)
+        if !canonical.utf8.elementsEqual(name.utf8),
+            let id = try historyID(exactly: canonical, in: connection)
+        {
+            return id
+        }
+        // `==` on `String` compares canonical equivalence. Only text that is not ASCII has
+        // other forms (but for a few signs, such as the Kelvin sign, which is `K`): an ASCII
+        // name, as most ids are, costs no pass.
+        guard !name.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return try connection.query(
+            "SELECT id, name FROM history NOT INDEXED WHERE length(CAST(name AS BLOB)) != length(name) ORDER BY id"
+        ) { (id: try $0.requiredInt64(0), name: $0.text(1) ?? "") }.first { $0.name == name }?.id
+    }
+
+    /// The row id of the history named by exactly `name`'s bytes.
+    private static func historyID(exactly name: String, in connection: SQLiteConnection) throws -> Int64? {
         func damaged(_ reason: String) -> KeepsakeError {
             .damaged(history: name, reason: "the index of history names \(reason): the file is damaged")
         }

@@ -29,7 +29,10 @@ extension KeepsakeStore {
     /// as `Value`; see <doc:ChangingYourModel>.
     ///
     /// - Parameters:
-    ///   - name: The history's name, such as a document id; any string.
+    ///   - name: The history's name, such as a document id; any string. Names compare as
+    ///     Swift strings do: `"Café"` with a composed `é` opens the history created as `"Café"`
+    ///     with `e` and a combining accent (as file names on some disks spell it). A new
+    ///     history's name is stored composed (NFC).
     ///   - type: The value type (inferred from `initialValue`).
     ///   - initialValue: The first version of a new history; not evaluated for an existing one.
     ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all. Stored with

@@ -130,7 +130,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             guard try HistoryRows.historyID(named: name, in: connection) == nil else { return nil }
             let value = initialValue()
             let rows = try HistoryRows.insertHistory(
-                named: name, valueType: Caretaker.stableName(of: Value.self), limit: limit.map(Int64.init),
+                named: KeepsakeStore.canonicalName(name), valueType: Caretaker.stableName(of: Value.self),
+                limit: limit.map(Int64.init),
                 in: connection, blobs: blobs)
             return (rows.historyID, try rows.writeCheckpoint(value, position: nil), value)
         }

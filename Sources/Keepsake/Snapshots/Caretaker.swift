@@ -3,7 +3,9 @@ public import Foundation
 /// Saves, restores and deletes named snapshots of values in a ``KeepsakeStore``.
 ///
 /// Names are scoped by the value's type (and by an optional scope, such as a document id), so
-/// two types — or two documents — never overwrite each other's snapshots by accident:
+/// two types — or two documents — never overwrite each other's snapshots by accident. Names and
+/// scopes compare as Swift strings do (`é` composed or as `e` and an accent), and are stored
+/// composed (NFC):
 ///
 /// ```swift
 /// let caretaker = Caretaker(store: store)
@@ -132,14 +134,14 @@ public struct Caretaker: Sendable {
     ) throws(KeepsakeError) -> Value? {
         let namespaces = namespaces ?? self.namespaces(for: Value.self)
         return try store.read { connection, blobs in
-            guard let (id, stored) = try Self.id(connection, namespaces, name) else { return nil }
+            guard let (id, stored, storedName) = try Self.id(connection, namespaces, name) else { return nil }
             let rows = try connection.query(
                 "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property WHERE snapshot_id = ? ORDER BY path",
                 [.integer(id)]
             ) {
                 (
                     path: $0.text(0) ?? "",
-                    json: try Self.checkedJSON($0, blobs, namespace: stored, name: name)
+                    json: try Self.checkedJSON($0, blobs, namespace: stored, name: storedName)
                 )
             }
             try Self.checkPropertyCount(connection, id: id, read: rows.count, name: name)
@@ -163,7 +165,7 @@ public struct Caretaker: Sendable {
     public func delete<Value>(_ name: String, of type: Value.Type) throws(KeepsakeError) -> Bool {
         let namespaces = self.namespaces(for: Value.self)
         return try store.write { connection, _ in
-            guard let (id, _) = try Self.id(connection, namespaces, name) else { return false }
+            guard let (id, _, _) = try Self.id(connection, namespaces, name) else { return false }
             try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(id)])
             return connection.changes > 0
         }
@@ -206,7 +208,7 @@ public struct Caretaker: Sendable {
             return try restore(name, as: Property.self, namespaces: namespaces, template: { nil })
         }
         let found: Result<Property, Missing>? = try store.read { connection, blobs in
-            guard let (id, stored) = try Self.id(connection, namespaces, name) else { return nil }
+            guard let (id, stored, storedName) = try Self.id(connection, namespaces, name) else { return nil }
             // A value stored as one row at the root (not an object) holds every path; otherwise
             // the first component names the row to read. One query reads whichever exists.
             let top: PathDescriptor? =
@@ -218,7 +220,7 @@ public struct Caretaker: Sendable {
             ) {
                 (
                     path: $0.text(0) ?? "",
-                    json: try Self.checkedJSON($0, blobs, namespace: stored, name: name)
+                    json: try Self.checkedJSON($0, blobs, namespace: stored, name: storedName)
                 )
             }
             let lookup: StoredForm.Lookup
@@ -297,18 +299,29 @@ public struct Caretaker: Sendable {
         return try store.read { connection, _ in try Self.snapshotInfos(connection, prefix: prefix) }
     }
 
-    /// The snapshots whose namespace starts with `prefix` (all of them for `""`), sorted.
+    /// The snapshots whose namespace starts with `prefix` as Swift compares text (all of them
+    /// for `""`), sorted: in the composed form snapshots are saved in, in the form given, or in
+    /// another an earlier release saved.
     static func snapshotInfos(_ connection: SQLiteConnection, prefix: String) throws -> [SnapshotInfo] {
-        try connection.query(
+        let canonical = KeepsakeStore.canonicalName(prefix)
+        let infos = try connection.query(
             """
             SELECT namespace, name, value_type, created_at,
                    (SELECT count(*) FROM snapshot_property WHERE snapshot_id = snapshot.id)
-            FROM snapshot WHERE substr(namespace, 1, length(?)) = ? ORDER BY namespace, name
-            """, [.text(prefix), .text(prefix)]
+            FROM snapshot
+            WHERE substr(namespace, 1, length(?1)) = ?1 OR substr(namespace, 1, length(?2)) = ?2
+               OR length(CAST(namespace AS BLOB)) != length(namespace)
+            ORDER BY namespace, name
+            """, [.text(prefix), .text(canonical)]
         ) { row in
             SnapshotInfo(
                 namespace: row.text(0) ?? "", name: row.text(1) ?? "", valueType: row.text(2) ?? "",
                 date: Date(timeIntervalSince1970: row.double(3) ?? 0), propertyCount: Int(row.int64(4) ?? 0))
+        }
+        let wanted = Array(canonical.utf8)
+        return infos.filter {
+            $0.namespace.utf8.starts(with: prefix.utf8)
+                || KeepsakeStore.canonicalName($0.namespace).utf8.starts(with: wanted)
         }
     }
 
@@ -350,20 +363,53 @@ public struct Caretaker: Sendable {
     /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` when the index and the
     ///   table disagree; ``SQLiteError`` from the queries.
     static func id(_ connection: SQLiteConnection, _ namespaces: [String], _ name: String) throws -> (
-        id: Int64, namespace: String
+        id: Int64, namespace: String, name: String
     )? {
         func damaged(_ reason: String) -> KeepsakeError {
             .undecodableSnapshot(
                 name: name, path: [], reason: "the index of snapshot names \(reason): the file is damaged")
         }
-        for namespace in namespaces {
+        func row(_ namespace: String, _ name: String) throws -> Int64? {
             switch try connection.keyedRow(
                 in: "snapshot", columns: ["namespace", "name"], key: [namespace, name])
             {
-            case .found(let id): return (id, namespace)
-            case .missing: break
+            case .found(let id): return id
+            case .missing: return nil
             case .lostFromIndex: throw damaged("has lost it while the table holds it")
             case .misdirected: throw damaged("points it at another row")
+            }
+        }
+        for namespace in namespaces {
+            if let id = try row(namespace, name) { return (id, namespace, name) }
+        }
+        // The names as Swift compares them (`é` as one code point, or as `e` and an accent): in
+        // the composed form snapshots are saved in, then, saved by an earlier release in
+        // another, by one pass over the snapshots whose names are not ASCII.
+        let canonicalName = KeepsakeStore.canonicalName(name)
+        for namespace in namespaces {
+            let canonical = KeepsakeStore.canonicalName(namespace)
+            guard
+                !canonical.utf8.elementsEqual(namespace.utf8) || !canonicalName.utf8.elementsEqual(name.utf8)
+            else { continue }
+            if let id = try row(canonical, canonicalName) { return (id, canonical, canonicalName) }
+        }
+        // Only text that is not ASCII has other forms (but for a few signs, such as the Kelvin
+        // sign, which is `K`): ASCII names and scopes, as most are, cost no pass.
+        let ascii = ([name] + namespaces).allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
+        let spelledOtherwise: [(id: Int64, namespace: String, name: String)] =
+            if ascii {
+                []
+            } else {
+                try connection.query(
+                    """
+                    SELECT id, namespace, name FROM snapshot NOT INDEXED
+                    WHERE length(CAST(namespace || name AS BLOB)) != length(namespace || name) ORDER BY id
+                    """
+                ) { (id: try $0.requiredInt64(0), namespace: $0.text(1) ?? "", name: $0.text(2) ?? "") }
+            }
+        for namespace in namespaces {
+            if let found = spelledOtherwise.first(where: { $0.namespace == namespace && $0.name == name }) {
+                return found
             }
         }
         for namespace in namespaces where namespace.contains(privateContext) {
@@ -375,7 +421,7 @@ public struct Caretaker: Sendable {
             if let found = try connection.query(
                 "SELECT id, namespace FROM snapshot WHERE name = ? AND namespace GLOB ? ORDER BY created_at DESC, id DESC LIMIT 1",
                 [.text(name), .text(pattern)],
-                row: { (id: try $0.requiredInt64(0), namespace: $0.text(1) ?? "") }
+                row: { (id: try $0.requiredInt64(0), namespace: $0.text(1) ?? "", name: name) }
             ).first {
                 return found
             }

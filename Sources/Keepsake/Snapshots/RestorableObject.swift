@@ -273,14 +273,15 @@ extension Caretaker {
         let namespace = namespaces[0]
         try store.write { connection, blobs in
             let rows = try properties(blobs.encoder)
-            if let (existing, _) = try Self.id(connection, namespaces, name) {
+            if let (existing, _, _) = try Self.id(connection, namespaces, name) {
                 guard replacingExisting else {
                     throw KeepsakeError.snapshotExists(namespace: namespace, name: name)
                 }
                 try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(existing)])
             }
             try Self.insertSnapshot(
-                namespace: namespace, name: name, valueType: Self.stableName(of: Value.self),
+                namespace: KeepsakeStore.canonicalName(namespace), name: KeepsakeStore.canonicalName(name),
+                valueType: Self.stableName(of: Value.self),
                 properties: rows.map { ($0.0.description, $0.1) }, in: connection, blobs: blobs)
         }
     }
@@ -313,14 +314,16 @@ extension Caretaker {
     {
         let namespaces = self.namespaces(for: Value.self)
         return try store.read { connection, blobs in
-            guard let (id, stored) = try Caretaker.id(connection, namespaces, name) else { return nil }
+            guard let (id, stored, storedName) = try Caretaker.id(connection, namespaces, name) else {
+                return nil
+            }
             let rows = try connection.query(
                 "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property WHERE snapshot_id = ?",
                 [.integer(id)]
             ) { row -> (String, String) in
                 let path = try PathDescriptor(parsing: row.text(0) ?? "")
                 let json = try Self.checkedJSON(
-                    row, blobs, namespace: stored, name: name, inliningBlobs: true)
+                    row, blobs, namespace: stored, name: storedName, inliningBlobs: true)
                 guard case .property(let property)? = path.components.first else {
                     return (row.text(0) ?? "", json)
                 }

@@ -204,12 +204,12 @@ extension KeepsakeStore {
     public func changes(ofVersion version: Int, in history: String) throws(KeepsakeError) -> [ChangeSummary]?
     {
         try read { connection, _ in
-            guard
+            guard let id = try HistoryRows.historyID(named: history, in: connection),
                 let changes = try connection.scalarText(
                     """
-                    SELECT v.changes FROM version v JOIN history h ON h.id = v.history_id
-                    WHERE h.name = ? AND v.position = ? AND v.position > (SELECT floor FROM scope WHERE history_id = h.id AND level = 0)
-                    """, [.text(history), .integer(Int64(version))])
+                    SELECT changes FROM version
+                    WHERE history_id = ?1 AND position = ?2 AND position > (SELECT floor FROM scope WHERE history_id = ?1 AND level = 0)
+                    """, [.integer(id), .integer(Int64(version))])
             else { return nil }
             do throws(StoredChanges.Malformed) {
                 return try StoredChanges.entries(changes).map {

@@ -226,7 +226,13 @@ public final class KeepsakeStore: Sendable {
         }
     }
 
-    /// The names of the histories in the store, sorted.
+    /// `name` as new histories and snapshots are named: composed (Unicode's NFC), the form
+    /// text typed on a keyboard mostly takes, so that the `sqlite3` shell finds it as typed.
+    /// Lookups compare names as Swift compares strings, so another form finds it too.
+    static func canonicalName(_ name: String) -> String { name.precomposedStringWithCanonicalMapping }
+
+    /// The names of the histories in the store, sorted, as stored: composed (NFC), unless an
+    /// earlier release stored one in the form the app gave it.
     ///
     /// - Throws: ``KeepsakeError``.
     public func historyNames() throws(KeepsakeError) -> [String] {
