@@ -6,6 +6,10 @@
 /// - Other elements are matched by position: when the length is unchanged, each changed element
 ///   is recorded below its index (`items[3]`); otherwise the changed middle (after trimming the
 ///   common prefix and suffix of `Equatable` elements) is replaced as one ``ArrayPatch``.
+///
+/// A stored property whose elements are `Equatable` but not ``Versionable`` (a plain `Codable`
+/// struct) is tracked the same way by a type tracked with no code, each changed element
+/// recorded whole at its id or index.
 extension Array: Versionable, Revertible where Element: Versionable {
     /// Registers the array element by element.
     public func addReversions(into reverter: inout some Reverter<Self>) {

@@ -136,6 +136,12 @@ final class FieldTable<Root>: @unchecked Sendable {
         if let versionable = valueType as? any Versionable.Type {
             return versionableRegistration(versionable, name: name, keyPath: keyPath)
         }
+        // An array of elements that are not `Versionable`: element by element, each whole.
+        if let array = valueType as? any WholeElementsArray.Type,
+            let registration = array.wholeElementsField(name: name, keyPath: keyPath)
+        {
+            return registration
+        }
         if let codable = valueType as? any (Codable & Equatable).Type,
             let registration = codableRegistration(codable, name: name, keyPath: keyPath)
         {
@@ -329,7 +335,7 @@ private struct LeafField<Root, Value: VersionableLeaf>: FieldRegistration {
     }
 }
 
-private struct CollectionField<Root, Value: VersionableCollection>: FieldRegistration {
+struct CollectionField<Root, Value: VersionableCollection>: FieldRegistration {
     let keyPath: WritableKeyPath<Root, Value>
     let component: PathComponent
     let bytes: FieldBytes?

@@ -152,7 +152,13 @@ struct ResolvingReverter<Root>: Reverter {
     ) {
         guard let rest = rest(after: component) else { return }
         guard let first = rest.first else {
-            result = decode(Value.StructurePatch.self).map { lift($0, through: keyPath) }
+            // A whole-collection change: stored by a release that replaced such an array
+            // whole, or before its elements became `Versionable`.
+            if record.kind == Replacement<Value>.kind, Value.StructurePatch.kind != Replacement<Value>.kind {
+                result = decode(Replacement<Value>.self).map { lift($0, through: keyPath) }
+            } else {
+                result = decode(Value.StructurePatch.self).map { lift($0, through: keyPath) }
+            }
             return
         }
         let collection = value[keyPath: keyPath]

@@ -1,0 +1,212 @@
+/// An array whose elements are `Equatable` but not ``Versionable`` (a plain `Codable` struct,
+/// say), tracked with no code element by element as `Array` tracks its elements, each changed
+/// element recorded whole: `items[id: 7]` (`replace`), or `items[3]` without ids, and
+/// insertions, removals and moves as one ``ArrayPatch`` at `items`, stored as an array of
+/// `Versionable` elements stores them.
+///
+/// Without it such an array was replaced whole: an edit to one title of a thousand items stored
+/// both thousand-item arrays, and undoing it decoded them. A stored property of such an array
+/// type is registered through ``Swift/Array/wholeElements``; what lies inside an element is
+/// tracked only once the element type is ``Versionable``.
+struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
+    var elements: [Element]
+
+    typealias ElementKey = [WholeElement<Element>].ElementKey
+    typealias VersionedElement = WholeElement<Element>
+    typealias StructurePatch = WholeElementsPatch<Element>
+
+    func addReversions(into reverter: inout some Reverter<Self>) {
+        reverter.appendElementReversions(at: KeyPathCache.identity(), component: nil)
+    }
+
+    static func versionedDifference(from old: Self, to new: Self) -> (
+        structure: StructurePatch?,
+        elements: [(key: ElementKey, old: VersionedElement, new: VersionedElement)]
+    ) {
+        let (structure, elements) = positionedDifference(from: old, to: new)
+        return (structure, elements.map { ($0.key, $0.old, $0.new) })
+    }
+
+    /// `Array`'s difference of the elements, each wrapped (a copy of each array, at an append).
+    static func positionedDifference(from old: Self, to new: Self) -> (
+        structure: StructurePatch?, elements: [VersionedElementChange<Self>]
+    ) {
+        // Copies that still share storage are equal: O(1), the common case for untouched arrays.
+        if old.elements.count == new.elements.count,
+            old.elements.withUnsafeBufferPointer({ o in
+                new.elements.withUnsafeBufferPointer { o.baseAddress == $0.baseAddress }
+            })
+        {
+            return (nil, [])
+        }
+        let (structure, elements) = [VersionedElement].positionedDifference(
+            from: old.elements.map { WholeElement($0) }, to: new.elements.map { WholeElement($0) })
+        return (
+            structure.map { patch in
+                WholeElementsPatch(
+                    patch: ArrayPatch(
+                        removals: patch.removals.map { .init(offset: $0.offset, element: $0.element.value) },
+                        insertions: patch.insertions.map {
+                            .init(offset: $0.offset, element: $0.element.value)
+                        },
+                        oldCount: patch.oldCount, newCount: patch.newCount))
+            },
+            elements.map {
+                VersionedElementChange(
+                    key: $0.key, old: $0.old, new: $0.new, oldPosition: $0.oldPosition,
+                    newPosition: $0.newPosition)
+            }
+        )
+    }
+
+    func versionedPosition(of key: ElementKey) -> Int? { index(of: key, position: nil) }
+
+    func versionedElement(at key: ElementKey) -> VersionedElement? {
+        versionedElement(at: key, position: nil)
+    }
+
+    func versionedElement(at key: ElementKey, position: Int?) -> VersionedElement? {
+        index(of: key, position: position).map { WholeElement(elements[$0]) }
+    }
+
+    mutating func modifyVersionedElement(at key: ElementKey, _ body: (inout VersionedElement) -> Void) -> Bool
+    {
+        modifyVersionedElement(at: key, position: nil, body)
+    }
+
+    mutating func modifyVersionedElement(
+        at key: ElementKey, position: Int?, _ body: (inout VersionedElement) -> Void
+    ) -> Bool {
+        guard let index = index(of: key, position: position) else { return false }
+        var element = WholeElement(elements[index])
+        body(&element)
+        elements[index] = element.value
+        return true
+    }
+
+    static func pathComponent(for key: ElementKey) -> PathComponent {
+        [VersionedElement].pathComponent(for: key)
+    }
+
+    static func elementKey(for component: PathComponent) -> ElementKey? {
+        [VersionedElement].elementKey(for: component)
+    }
+
+    /// The index of `key`: `position` when the element there has that id, else a search.
+    private func index(of key: ElementKey, position: Int?) -> Int? {
+        switch key {
+        case .index(let index):
+            return elements.indices.contains(index) ? index : nil
+        case .id(let id):
+            guard let identifiable = Element.self as? any Identifiable.Type else { return nil }
+            return index(ofID: id, position: position, identifiable)
+        }
+    }
+
+    private func index<E: Identifiable>(ofID id: AnyHashable, position: Int?, _: E.Type) -> Int? {
+        guard let id = id.base as? E.ID else { return nil }
+        // `E` is `Element`, opened once so that ids compare without a dynamic cast per element.
+        let elements = unsafeBitCast(elements, to: [E].self)
+        if let position, elements.indices.contains(position), elements[position].id == id { return position }
+        return elements.firstIndex { $0.id == id }
+    }
+}
+
+extension WholeElements: Codable where Element: Codable {
+    init(from decoder: any Decoder) throws {
+        elements = try [Element](from: decoder)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try elements.encode(to: encoder)
+    }
+}
+
+/// One element of ``WholeElements``, a leaf: a change to it is the whole old and new element.
+/// Its JSON is the element's.
+struct WholeElement<Element: Equatable>: VersionableLeaf {
+    var value: Element
+
+    init(_ value: Element) { self.value = value }
+
+    static func == (a: Self, b: Self) -> Bool { Equality.same(a.value, b.value) }
+}
+
+extension WholeElement: Identifiable where Element: Identifiable {
+    var id: Element.ID { value.id }
+}
+
+extension WholeElement: Codable where Element: Codable {
+    init(from decoder: any Decoder) throws {
+        value = try Element(from: decoder)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try value.encode(to: encoder)
+    }
+}
+
+/// The insertions, removals and moves of ``WholeElements``: an ``ArrayPatch`` of its elements,
+/// stored as one.
+struct WholeElementsPatch<Element: Equatable>: LeafPatch {
+    var patch: ArrayPatch<Element>
+
+    static var kind: String { ArrayPatch<Element>.kind }
+
+    func mismatch(in value: WholeElements<Element>, expecting side: PatchSide) -> String? {
+        patch.mismatch(in: value.elements, expecting: side)
+    }
+
+    func apply(to value: inout WholeElements<Element>, toward side: PatchSide) {
+        patch.apply(to: &value.elements, toward: side)
+    }
+}
+
+extension WholeElementsPatch: Codable where Element: Codable {
+    init(from decoder: any Decoder) throws {
+        patch = try ArrayPatch(from: decoder)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try patch.encode(to: encoder)
+    }
+}
+
+extension Array where Element: Equatable {
+    /// The array as ``WholeElements``, read and changed in place.
+    var wholeElements: WholeElements<Element> {
+        get { WholeElements(elements: self) }
+        _modify {
+            // Moved out and back, so that the elements' storage stays uniquely referenced and a
+            // change to one element costs no copy of the array.
+            var whole = WholeElements(elements: self)
+            self = []
+            defer { self = whole.elements }
+            yield &whole
+        }
+    }
+}
+
+/// Arrays, asked for the registration of a stored property of their type whose elements are
+/// `Equatable` but not ``Versionable``.
+protocol WholeElementsArray {
+    static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+        any FieldRegistration<Root>
+    )?
+}
+
+extension Array: WholeElementsArray {
+    static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+        any FieldRegistration<Root>
+    )? {
+        guard !(Element.self is any Versionable.Type), let equatable = Element.self as? any Equatable.Type
+        else { return nil }
+        func field<E: Equatable>(_: E.Type) -> (any FieldRegistration<Root>)? {
+            guard let keyPath = keyPath as? WritableKeyPath<Root, [E]> else { return nil }
+            return CollectionField(
+                keyPath: keyPath.appending(path: \[E].wholeElements), component: .property(name),
+                bytes: FieldBytes(keyPath))
+        }
+        return field(equatable)
+    }
+}
