@@ -3,10 +3,10 @@ import Revertible
 import TestSupport
 import Testing
 
-/// An array whose elements are `Equatable` but not `Versionable` — a plain `Codable` struct, as
-/// a new user writes one — is tracked element by element with no code, each changed element
-/// recorded whole, and insertions, removals and moves as one patch. (It was replaced whole: an
-/// edit to one of a thousand items stored both thousand-item arrays.)
+/// An array or dictionary whose elements are `Equatable` but not `Versionable` — a plain
+/// `Codable` struct, as a new user writes one — is tracked element by element with no code,
+/// each changed element recorded whole, and insertions, removals and moves as one patch. (It
+/// was replaced whole: an edit to one of a thousand items stored both thousand-item arrays.)
 @Suite struct WholeElementsTests {
     struct Item: Codable, Equatable, Identifiable {
         var id: Int
@@ -22,6 +22,7 @@ import Testing
         var name = "board"
         var items: [Item] = (0..<1_000).map { Item(id: $0, title: "item \($0)") }
         var points: [Point] = [Point(x: 0, y: 0), Point(x: 1, y: 1)]
+        var marks: [String: Point] = ["a": Point(x: 0, y: 0), "b": Point(x: 1, y: 1)]
     }
 
     func payloads(_ records: [ChangeRecord]) -> [String] {
@@ -83,6 +84,23 @@ import Testing
             ])
     }
 
+    @Test func aDictionarysValuesAreRecordedWholeBelowTheirKeys() throws {
+        let original = Board()
+        var edited = original
+        edited.marks["b"]?.x = 7
+        #expect(
+            payloads(try expectRoundTrip(original, edited)) == [
+                #"marks[key: "b"] replace {"new":{"x":7,"y":1},"old":{"x":1,"y":1}}"#
+            ])
+        edited.marks["a"] = nil
+        edited.marks["c"] = Point(x: 2, y: 2)
+        #expect(
+            payloads(try expectRoundTrip(original, edited)) == [
+                #"marks[key: "b"] replace {"new":{"x":7,"y":1},"old":{"x":1,"y":1}}"#,
+                #"marks entries {"inserted":{"c":{"x":2,"y":2}},"newCount":2,"oldCount":2,"removed":{"a":{"x":0,"y":0}}}"#,
+            ])
+    }
+
     /// A change an earlier release stored whole (`items`, `replace`) still reverts.
     @Test func aWholeArrayChangeStoredEarlierStillReverts() throws {
         let original = Board()
@@ -92,8 +110,12 @@ import Testing
         let payload = try encoder.encode(["old": original.items, "new": edited.items])
         let record = ChangeRecord(
             path: try PathDescriptor(parsing: "items"), kind: "replace", payload: payload)
+        edited.marks["a"] = nil
+        let marks = ChangeRecord(
+            path: try PathDescriptor(parsing: "marks"), kind: "replace",
+            payload: try encoder.encode(["old": original.marks, "new": edited.marks]))
         var board = edited
-        let stored = try Reversion(records: [record], resolvingAgainst: board)
+        let stored = try Reversion(records: [record, marks], resolvingAgainst: board)
         try stored.revert(&board)
         #expect(board == original)
         try stored.inverse.revert(&board)
@@ -110,7 +132,7 @@ import Testing
         for _ in 0..<500 {
             let original = board
             for _ in 0...Int.random(in: 0..<3, using: &generator) {
-                switch Int.random(in: 0..<6, using: &generator) {
+                switch Int.random(in: 0..<8, using: &generator) {
                 case 0 where !board.items.isEmpty:
                     board.items[Int.random(in: board.items.indices, using: &generator)].title += "!"
                 case 1:
@@ -127,6 +149,11 @@ import Testing
                     board.points.append(Point(x: .random(in: 0..<9, using: &generator), y: 0))
                 case 5 where !board.points.isEmpty:
                     board.points[Int.random(in: board.points.indices, using: &generator)].y += 1
+                case 6:
+                    board.marks["\(Int.random(in: 0..<6, using: &generator))", default: Point(x: 0, y: 0)]
+                        .x += 1
+                case 7:
+                    board.marks["\(Int.random(in: 0..<6, using: &generator))"] = nil
                 default:
                     board.name += "."
                 }

@@ -1,6 +1,9 @@
 /// Dictionaries are tracked by key: added and removed entries form one ``DictionaryPatch`` at
 /// the dictionary's path, and a change inside a value whose key is in both versions is
 /// recorded below its key, such as `scores[key: "alice"]`.
+///
+/// A stored property whose values are `Equatable` but not ``Versionable`` is tracked the same
+/// way by a type tracked with no code, each changed value recorded whole below its key.
 extension Dictionary: Versionable, Revertible where Value: Versionable {
     /// Registers the dictionary entry by entry.
     public func addReversions(into reverter: inout some Reverter<Self>) {
@@ -10,6 +13,36 @@ extension Dictionary: Versionable, Revertible where Value: Versionable {
 
 extension Dictionary: VersionableCollection where Value: Versionable {
     public static func versionedDifference(from old: [Key: Value], to new: [Key: Value]) -> (
+        structure: DictionaryPatch<Key, Value>?, elements: [(key: Key, old: Value, new: Value)]
+    ) {
+        entryDifference(from: old, to: new)
+    }
+
+    public func versionedElement(at key: Key) -> Value? {
+        self[key]
+    }
+
+    public mutating func modifyVersionedElement(at key: Key, _ body: (inout Value) -> Void) -> Bool {
+        guard index(forKey: key) != nil else { return false }
+        body(&self[key]!)
+        return true
+    }
+
+    public static func pathComponent(for key: Key) -> PathComponent {
+        .key(RecordCoding.canonicalJSON(key))
+    }
+
+    public static func elementKey(for component: PathComponent) -> Key? {
+        guard case .key(let json) = component else { return nil }
+        return RecordCoding.decodeJSON(json, as: Key.self)
+    }
+}
+
+extension Dictionary {
+    /// The entries `new` added and removed (`nil` when none), and those of both whose values
+    /// are not equal, in the order of their keys' JSON: what ``versionedDifference(from:to:)``
+    /// gives, for values of any type (unequal when they are not `Equatable`).
+    static func entryDifference(from old: [Key: Value], to new: [Key: Value]) -> (
         structure: DictionaryPatch<Key, Value>?, elements: [(key: Key, old: Value, new: Value)]
     ) {
         let equal = DynamicConformance.equality(of: Value.self)
@@ -34,25 +67,6 @@ extension Dictionary: VersionableCollection where Value: Versionable {
             DictionaryPatch(removed: removed, inserted: inserted, oldCount: old.count, newCount: new.count),
             elements
         )
-    }
-
-    public func versionedElement(at key: Key) -> Value? {
-        self[key]
-    }
-
-    public mutating func modifyVersionedElement(at key: Key, _ body: (inout Value) -> Void) -> Bool {
-        guard index(forKey: key) != nil else { return false }
-        body(&self[key]!)
-        return true
-    }
-
-    public static func pathComponent(for key: Key) -> PathComponent {
-        .key(RecordCoding.canonicalJSON(key))
-    }
-
-    public static func elementKey(for component: PathComponent) -> Key? {
-        guard case .key(let json) = component else { return nil }
-        return RecordCoding.decodeJSON(json, as: Key.self)
     }
 }
 

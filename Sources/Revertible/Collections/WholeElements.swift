@@ -6,7 +6,7 @@
 ///
 /// Without it such an array was replaced whole: an edit to one title of a thousand items stored
 /// both thousand-item arrays, and undoing it decoded them. A stored property of such an array
-/// type is registered through ``Swift/Array/wholeElements``; what lies inside an element is
+/// type is registered through `wholeElements`; what lies inside an element is
 /// tracked only once the element type is ``Versionable``.
 struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     var elements: [Element]
@@ -187,15 +187,112 @@ extension Array where Element: Equatable {
     }
 }
 
-/// Arrays, asked for the registration of a stored property of their type whose elements are
-/// `Equatable` but not ``Versionable``.
-protocol WholeElementsArray {
+/// The values of a dictionary whose values are `Equatable` but not ``Versionable``, tracked
+/// with no code entry by entry as `Dictionary` tracks them, each changed value recorded whole
+/// below its key (`scores[key: "alice"]`, `replace`), and added and removed entries as one
+/// ``DictionaryPatch`` at the dictionary's path.
+struct WholeValues<Key: Hashable, Value: Equatable>: VersionableCollection, Equatable {
+    var entries: [Key: Value]
+
+    typealias ElementKey = Key
+    typealias VersionedElement = WholeElement<Value>
+    typealias StructurePatch = WholeValuesPatch<Key, Value>
+
+    func addReversions(into reverter: inout some Reverter<Self>) {
+        reverter.appendElementReversions(at: KeyPathCache.identity(), component: nil)
+    }
+
+    static func versionedDifference(from old: Self, to new: Self) -> (
+        structure: StructurePatch?, elements: [(key: Key, old: VersionedElement, new: VersionedElement)]
+    ) {
+        let (structure, elements) = [Key: Value].entryDifference(from: old.entries, to: new.entries)
+        return (
+            structure.map { WholeValuesPatch(patch: $0) },
+            elements.map { ($0.key, WholeElement($0.old), WholeElement($0.new)) }
+        )
+    }
+
+    func versionedElement(at key: Key) -> VersionedElement? {
+        entries[key].map { WholeElement($0) }
+    }
+
+    mutating func modifyVersionedElement(at key: Key, _ body: (inout VersionedElement) -> Void) -> Bool {
+        guard let value = entries[key] else { return false }
+        var element = WholeElement(value)
+        body(&element)
+        entries[key] = element.value
+        return true
+    }
+
+    static func pathComponent(for key: Key) -> PathComponent {
+        [Key: VersionedElement].pathComponent(for: key)
+    }
+
+    static func elementKey(for component: PathComponent) -> Key? {
+        [Key: VersionedElement].elementKey(for: component)
+    }
+}
+
+extension WholeValues: Codable where Key: Codable, Value: Codable {
+    init(from decoder: any Decoder) throws {
+        entries = try [Key: Value](from: decoder)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try entries.encode(to: encoder)
+    }
+}
+
+/// The added and removed entries of ``WholeValues``: a ``DictionaryPatch`` of its entries,
+/// stored as one.
+struct WholeValuesPatch<Key: Hashable, Value: Equatable>: LeafPatch {
+    var patch: DictionaryPatch<Key, Value>
+
+    static var kind: String { DictionaryPatch<Key, Value>.kind }
+
+    func mismatch(in value: WholeValues<Key, Value>, expecting side: PatchSide) -> String? {
+        patch.mismatch(in: value.entries, expecting: side)
+    }
+
+    func apply(to value: inout WholeValues<Key, Value>, toward side: PatchSide) {
+        patch.apply(to: &value.entries, toward: side)
+    }
+}
+
+extension WholeValuesPatch: Codable where Key: Codable, Value: Codable {
+    init(from decoder: any Decoder) throws {
+        patch = try DictionaryPatch(from: decoder)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try patch.encode(to: encoder)
+    }
+}
+
+extension Dictionary where Value: Equatable {
+    /// The dictionary as ``WholeValues``, read and changed in place.
+    var wholeValues: WholeValues<Key, Value> {
+        get { WholeValues(entries: self) }
+        _modify {
+            // Moved out and back, so that the storage stays uniquely referenced and a change
+            // to one value costs no copy of the dictionary.
+            var whole = WholeValues(entries: self)
+            self = [:]
+            defer { self = whole.entries }
+            yield &whole
+        }
+    }
+}
+
+/// The standard collections, asked for the registration of a stored property of their type
+/// whose elements (a dictionary's values) are `Equatable` but not ``Versionable``.
+protocol WholeElementsCollection {
     static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
         any FieldRegistration<Root>
     )?
 }
 
-extension Array: WholeElementsArray {
+extension Array: WholeElementsCollection {
     static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
         any FieldRegistration<Root>
     )? {
@@ -205,6 +302,22 @@ extension Array: WholeElementsArray {
             guard let keyPath = keyPath as? WritableKeyPath<Root, [E]> else { return nil }
             return CollectionField(
                 keyPath: keyPath.appending(path: \[E].wholeElements), component: .property(name),
+                bytes: FieldBytes(keyPath))
+        }
+        return field(equatable)
+    }
+}
+
+extension Dictionary: WholeElementsCollection {
+    static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+        any FieldRegistration<Root>
+    )? {
+        guard !(Value.self is any Versionable.Type), let equatable = Value.self as? any Equatable.Type
+        else { return nil }
+        func field<V: Equatable>(_: V.Type) -> (any FieldRegistration<Root>)? {
+            guard let keyPath = keyPath as? WritableKeyPath<Root, [Key: V]> else { return nil }
+            return CollectionField(
+                keyPath: keyPath.appending(path: \[Key: V].wholeValues), component: .property(name),
                 bytes: FieldBytes(keyPath))
         }
         return field(equatable)

@@ -136,9 +136,9 @@ final class FieldTable<Root>: @unchecked Sendable {
         if let versionable = valueType as? any Versionable.Type {
             return versionableRegistration(versionable, name: name, keyPath: keyPath)
         }
-        // An array of elements that are not `Versionable`: element by element, each whole.
-        if let array = valueType as? any WholeElementsArray.Type,
-            let registration = array.wholeElementsField(name: name, keyPath: keyPath)
+        // An array or dictionary of values that are not `Versionable`: one by one, each whole.
+        if let collection = valueType as? any WholeElementsCollection.Type,
+            let registration = collection.wholeElementsField(name: name, keyPath: keyPath)
         {
             return registration
         }
