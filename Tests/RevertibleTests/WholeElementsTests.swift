@@ -23,6 +23,8 @@ import Testing
         var items: [Item] = (0..<1_000).map { Item(id: $0, title: "item \($0)") }
         var points: [Point] = [Point(x: 0, y: 0), Point(x: 1, y: 1)]
         var marks: [String: Point] = ["a": Point(x: 0, y: 0), "b": Point(x: 1, y: 1)]
+        var pinned: [Item]? = [Item(id: 1, title: "one")]
+        var labels: [Int: String]?
     }
 
     func payloads(_ records: [ChangeRecord]) -> [String] {
@@ -101,6 +103,23 @@ import Testing
             ])
     }
 
+    @Test func anOptionalArrayIsTrackedElementByElementWhileItHoldsOne() throws {
+        let original = Board()
+        var edited = original
+        edited.pinned?[0].title = "first"
+        #expect(
+            payloads(try expectRoundTrip(original, edited)) == [
+                #"pinned[id: 1] replace {"new":{"id":1,"title":"first"},"old":{"id":1,"title":"one"}}"#
+            ])
+        edited.pinned = nil
+        edited.labels = [1: "a"]
+        #expect(
+            payloads(try expectRoundTrip(original, edited)) == [
+                #"pinned replace {"new":null,"old":[{"id":1,"title":"one"}]}"#,
+                #"labels replace {"new":{"1":"a"},"old":null}"#,
+            ])
+    }
+
     /// A change an earlier release stored whole (`items`, `replace`) still reverts.
     @Test func aWholeArrayChangeStoredEarlierStillReverts() throws {
         let original = Board()
@@ -132,7 +151,7 @@ import Testing
         for _ in 0..<500 {
             let original = board
             for _ in 0...Int.random(in: 0..<3, using: &generator) {
-                switch Int.random(in: 0..<8, using: &generator) {
+                switch Int.random(in: 0..<10, using: &generator) {
                 case 0 where !board.items.isEmpty:
                     board.items[Int.random(in: board.items.indices, using: &generator)].title += "!"
                 case 1:
@@ -154,6 +173,11 @@ import Testing
                         .x += 1
                 case 7:
                     board.marks["\(Int.random(in: 0..<6, using: &generator))"] = nil
+                case 8:
+                    board.pinned = board.pinned == nil ? [Item(id: 1, title: "one")] : nil
+                case 9 where board.pinned != nil:
+                    board.pinned?.append(Item(id: nextID, title: "pinned"))
+                    nextID += 1
                 default:
                     board.name += "."
                 }

@@ -6,7 +6,7 @@
 ///
 /// Without it such an array was replaced whole: an edit to one title of a thousand items stored
 /// both thousand-item arrays, and undoing it decoded them. A stored property of such an array
-/// type is registered through `wholeElements`; what lies inside an element is
+/// type is registered through ``WholeForm/whole``; what lies inside an element is
 /// tracked only once the element type is ``Versionable``.
 struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     var elements: [Element]
@@ -172,21 +172,6 @@ extension WholeElementsPatch: Codable where Element: Codable {
     }
 }
 
-extension Array where Element: Equatable {
-    /// The array as ``WholeElements``, read and changed in place.
-    var wholeElements: WholeElements<Element> {
-        get { WholeElements(elements: self) }
-        _modify {
-            // Moved out and back, so that the elements' storage stays uniquely referenced and a
-            // change to one element costs no copy of the array.
-            var whole = WholeElements(elements: self)
-            self = []
-            defer { self = whole.elements }
-            yield &whole
-        }
-    }
-}
-
 /// The values of a dictionary whose values are `Equatable` but not ``Versionable``, tracked
 /// with no code entry by entry as `Dictionary` tracks them, each changed value recorded whole
 /// below its key (`scores[key: "alice"]`, `replace`), and added and removed entries as one
@@ -269,16 +254,55 @@ extension WholeValuesPatch: Codable where Key: Codable, Value: Codable {
     }
 }
 
-extension Dictionary where Value: Equatable {
-    /// The dictionary as ``WholeValues``, read and changed in place.
-    var wholeValues: WholeValues<Key, Value> {
+/// A collection with a ``Versionable`` form that tracks its elements one by one, each whole:
+/// ``WholeElements`` for an array, ``WholeValues`` for a dictionary. A stored property is
+/// registered through ``whole``.
+protocol WholeForm {
+    associatedtype Whole: Versionable
+    /// The collection in its versionable form, read and changed in place.
+    var whole: Whole { get set }
+    /// The collection `whole` holds.
+    init(whole: Whole)
+}
+
+extension Array: WholeForm where Element: Equatable {
+    init(whole: WholeElements<Element>) { self = whole.elements }
+
+    var whole: WholeElements<Element> {
+        get { WholeElements(elements: self) }
+        _modify {
+            // Moved out and back, so that the elements' storage stays uniquely referenced and a
+            // change to one element costs no copy of the array.
+            var whole = WholeElements(elements: self)
+            self = []
+            defer { self = whole.elements }
+            yield &whole
+        }
+    }
+}
+
+extension Dictionary: WholeForm where Value: Equatable {
+    init(whole: WholeValues<Key, Value>) { self = whole.entries }
+
+    var whole: WholeValues<Key, Value> {
         get { WholeValues(entries: self) }
         _modify {
-            // Moved out and back, so that the storage stays uniquely referenced and a change
-            // to one value costs no copy of the dictionary.
             var whole = WholeValues(entries: self)
             self = [:]
             defer { self = whole.entries }
+            yield &whole
+        }
+    }
+}
+
+extension Optional where Wrapped: WholeForm {
+    /// The wrapped collection's versionable form: an optional of it is ``Versionable``.
+    var whole: Wrapped.Whole? {
+        get { self.map { $0.whole } }
+        _modify {
+            var whole = self.map { $0.whole }
+            self = nil
+            defer { self = whole.map { Wrapped(whole: $0) } }
             yield &whole
         }
     }
@@ -290,6 +314,23 @@ protocol WholeElementsCollection {
     static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
         any FieldRegistration<Root>
     )?
+    /// The same for a stored property of this type's optional.
+    static func optionalWholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+        any FieldRegistration<Root>
+    )?
+}
+
+extension Optional: WholeElementsCollection {
+    static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+        any FieldRegistration<Root>
+    )? {
+        (Wrapped.self as? any WholeElementsCollection.Type)?.optionalWholeElementsField(
+            name: name, keyPath: keyPath)
+    }
+
+    static func optionalWholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+        any FieldRegistration<Root>
+    )? { nil }
 }
 
 extension Array: WholeElementsCollection {
@@ -301,7 +342,21 @@ extension Array: WholeElementsCollection {
         func field<E: Equatable>(_: E.Type) -> (any FieldRegistration<Root>)? {
             guard let keyPath = keyPath as? WritableKeyPath<Root, [E]> else { return nil }
             return CollectionField(
-                keyPath: keyPath.appending(path: \[E].wholeElements), component: .property(name),
+                keyPath: keyPath.appending(path: \[E].whole), component: .property(name),
+                bytes: FieldBytes(keyPath))
+        }
+        return field(equatable)
+    }
+
+    static func optionalWholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+        any FieldRegistration<Root>
+    )? {
+        guard !(Element.self is any Versionable.Type), let equatable = Element.self as? any Equatable.Type
+        else { return nil }
+        func field<E: Equatable>(_: E.Type) -> (any FieldRegistration<Root>)? {
+            guard let keyPath = keyPath as? WritableKeyPath<Root, [E]?> else { return nil }
+            return VersionableField(
+                keyPath: keyPath.appending(path: \[E]?.whole), component: .property(name),
                 bytes: FieldBytes(keyPath))
         }
         return field(equatable)
@@ -317,7 +372,21 @@ extension Dictionary: WholeElementsCollection {
         func field<V: Equatable>(_: V.Type) -> (any FieldRegistration<Root>)? {
             guard let keyPath = keyPath as? WritableKeyPath<Root, [Key: V]> else { return nil }
             return CollectionField(
-                keyPath: keyPath.appending(path: \[Key: V].wholeValues), component: .property(name),
+                keyPath: keyPath.appending(path: \[Key: V].whole), component: .property(name),
+                bytes: FieldBytes(keyPath))
+        }
+        return field(equatable)
+    }
+
+    static func optionalWholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+        any FieldRegistration<Root>
+    )? {
+        guard !(Value.self is any Versionable.Type), let equatable = Value.self as? any Equatable.Type
+        else { return nil }
+        func field<V: Equatable>(_: V.Type) -> (any FieldRegistration<Root>)? {
+            guard let keyPath = keyPath as? WritableKeyPath<Root, [Key: V]?> else { return nil }
+            return VersionableField(
+                keyPath: keyPath.appending(path: \[Key: V]?.whole), component: .property(name),
                 bytes: FieldBytes(keyPath))
         }
         return field(equatable)

@@ -136,7 +136,8 @@ final class FieldTable<Root>: @unchecked Sendable {
         if let versionable = valueType as? any Versionable.Type {
             return versionableRegistration(versionable, name: name, keyPath: keyPath)
         }
-        // An array or dictionary of values that are not `Versionable`: one by one, each whole.
+        // An array or dictionary of values that are not `Versionable`, or an optional one: one
+        // by one, each whole.
         if let collection = valueType as? any WholeElementsCollection.Type,
             let registration = collection.wholeElementsField(name: name, keyPath: keyPath)
         {
@@ -315,7 +316,7 @@ struct FieldBytes {
     }
 }
 
-private struct VersionableField<Root, Value: Versionable>: FieldRegistration {
+struct VersionableField<Root, Value: Versionable>: FieldRegistration {
     let keyPath: WritableKeyPath<Root, Value>
     let component: PathComponent
     let bytes: FieldBytes?
