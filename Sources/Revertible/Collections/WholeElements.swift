@@ -258,7 +258,7 @@ extension WholeValuesPatch: Codable where Key: Codable, Value: Codable {
 /// ``WholeElements`` for an array, ``WholeValues`` for a dictionary. A stored property is
 /// registered through ``whole``.
 protocol WholeForm {
-    associatedtype Whole: Versionable
+    associatedtype Whole: VersionableCollection
     /// The collection in its versionable form, read and changed in place.
     var whole: Whole { get set }
     /// The collection `whole` holds.
@@ -308,87 +308,40 @@ extension Optional where Wrapped: WholeForm {
     }
 }
 
-/// The standard collections, asked for the registration of a stored property of their type
-/// whose elements (a dictionary's values) are `Equatable` but not ``Versionable``.
-protocol WholeElementsCollection {
-    static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+extension WholeForm {
+    /// The registration of a stored property of this type (its elements not ``Versionable``,
+    /// else the type is, and is registered as such): its elements one by one, each whole.
+    static func wholeField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
         any FieldRegistration<Root>
-    )?
+    )? {
+        guard let keyPath = keyPath as? WritableKeyPath<Root, Self> else { return nil }
+        return CollectionField(
+            keyPath: keyPath.appending(path: \Self.whole), component: .property(name),
+            bytes: FieldBytes(keyPath))
+    }
+
     /// The same for a stored property of this type's optional.
-    static func optionalWholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+    static func optionalWholeField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+        any FieldRegistration<Root>
+    )? {
+        guard let keyPath = keyPath as? WritableKeyPath<Root, Self?> else { return nil }
+        return VersionableField(
+            keyPath: keyPath.appending(path: \Self?.whole), component: .property(name),
+            bytes: FieldBytes(keyPath))
+    }
+}
+
+/// An optional of a ``WholeForm`` collection, asked for its wrapped type's.
+protocol OptionalOfWholeForm {
+    static func wholeField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
         any FieldRegistration<Root>
     )?
 }
 
-extension Optional: WholeElementsCollection {
-    static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
+extension Optional: OptionalOfWholeForm where Wrapped: WholeForm {
+    static func wholeField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
         any FieldRegistration<Root>
     )? {
-        (Wrapped.self as? any WholeElementsCollection.Type)?.optionalWholeElementsField(
-            name: name, keyPath: keyPath)
-    }
-
-    static func optionalWholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
-        any FieldRegistration<Root>
-    )? { nil }
-}
-
-extension Array: WholeElementsCollection {
-    static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
-        any FieldRegistration<Root>
-    )? {
-        guard !(Element.self is any Versionable.Type), let equatable = Element.self as? any Equatable.Type
-        else { return nil }
-        func field<E: Equatable>(_: E.Type) -> (any FieldRegistration<Root>)? {
-            guard let keyPath = keyPath as? WritableKeyPath<Root, [E]> else { return nil }
-            return CollectionField(
-                keyPath: keyPath.appending(path: \[E].whole), component: .property(name),
-                bytes: FieldBytes(keyPath))
-        }
-        return field(equatable)
-    }
-
-    static func optionalWholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
-        any FieldRegistration<Root>
-    )? {
-        guard !(Element.self is any Versionable.Type), let equatable = Element.self as? any Equatable.Type
-        else { return nil }
-        func field<E: Equatable>(_: E.Type) -> (any FieldRegistration<Root>)? {
-            guard let keyPath = keyPath as? WritableKeyPath<Root, [E]?> else { return nil }
-            return VersionableField(
-                keyPath: keyPath.appending(path: \[E]?.whole), component: .property(name),
-                bytes: FieldBytes(keyPath))
-        }
-        return field(equatable)
-    }
-}
-
-extension Dictionary: WholeElementsCollection {
-    static func wholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
-        any FieldRegistration<Root>
-    )? {
-        guard !(Value.self is any Versionable.Type), let equatable = Value.self as? any Equatable.Type
-        else { return nil }
-        func field<V: Equatable>(_: V.Type) -> (any FieldRegistration<Root>)? {
-            guard let keyPath = keyPath as? WritableKeyPath<Root, [Key: V]> else { return nil }
-            return CollectionField(
-                keyPath: keyPath.appending(path: \[Key: V].whole), component: .property(name),
-                bytes: FieldBytes(keyPath))
-        }
-        return field(equatable)
-    }
-
-    static func optionalWholeElementsField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
-        any FieldRegistration<Root>
-    )? {
-        guard !(Value.self is any Versionable.Type), let equatable = Value.self as? any Equatable.Type
-        else { return nil }
-        func field<V: Equatable>(_: V.Type) -> (any FieldRegistration<Root>)? {
-            guard let keyPath = keyPath as? WritableKeyPath<Root, [Key: V]?> else { return nil }
-            return VersionableField(
-                keyPath: keyPath.appending(path: \[Key: V]?.whole), component: .property(name),
-                bytes: FieldBytes(keyPath))
-        }
-        return field(equatable)
+        Wrapped.optionalWholeField(name: name, keyPath: keyPath)
     }
 }

@@ -136,10 +136,15 @@ final class FieldTable<Root>: @unchecked Sendable {
         if let versionable = valueType as? any Versionable.Type {
             return versionableRegistration(versionable, name: name, keyPath: keyPath)
         }
-        // An array or dictionary of values that are not `Versionable`, or an optional one: one
-        // by one, each whole.
-        if let collection = valueType as? any WholeElementsCollection.Type,
-            let registration = collection.wholeElementsField(name: name, keyPath: keyPath)
+        // An array or dictionary of values that are not `Versionable` (with them it is), or an
+        // optional one: one by one, each whole.
+        if let collection = valueType as? any WholeForm.Type,
+            let registration = collection.wholeField(name: name, keyPath: keyPath)
+        {
+            return registration
+        }
+        if let optional = valueType as? any OptionalOfWholeForm.Type,
+            let registration = optional.wholeField(name: name, keyPath: keyPath)
         {
             return registration
         }
