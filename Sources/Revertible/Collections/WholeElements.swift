@@ -6,7 +6,7 @@
 ///
 /// Without it such an array was replaced whole: an edit to one title of a thousand items stored
 /// both thousand-item arrays, and undoing it decoded them. A stored property of such an array
-/// type is registered through ``WholeForm/whole``; what lies inside an element is
+/// type is registered through `Versionable`'s `[wholeForm:]` subscript; what lies inside an element is
 /// tracked only once the element type is ``Versionable``.
 struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     var elements: [Element]
@@ -258,51 +258,65 @@ extension WholeValuesPatch: Codable where Key: Codable, Value: Codable {
 /// ``WholeElements`` for an array, ``WholeValues`` for a dictionary. A stored property is
 /// registered through ``whole``.
 protocol WholeForm {
-    associatedtype Whole: VersionableCollection
-    /// The collection in its versionable form, read and changed in place.
-    var whole: Whole { get set }
+    associatedtype Whole: VersionableCollection & EmptyForm
+    /// The collection in its versionable form, sharing its storage.
+    var whole: Whole { get }
     /// The collection `whole` holds.
     init(whole: Whole)
 }
 
+/// A versionable form with an empty value, left in a collection's place while its form is
+/// changed in place.
+protocol EmptyForm {
+    static var emptyForm: Self { get }
+}
+
+extension WholeElements: EmptyForm {
+    static var emptyForm: Self { WholeElements(elements: []) }
+}
+
+extension WholeValues: EmptyForm {
+    static var emptyForm: Self { WholeValues(entries: [:]) }
+}
+
 extension Array: WholeForm where Element: Equatable {
     init(whole: WholeElements<Element>) { self = whole.elements }
-
-    var whole: WholeElements<Element> {
-        get { WholeElements(elements: self) }
-        _modify {
-            // Moved out and back, so that the elements' storage stays uniquely referenced and a
-            // change to one element costs no copy of the array.
-            var whole = WholeElements(elements: self)
-            self = []
-            defer { self = whole.elements }
-            yield &whole
-        }
-    }
+    var whole: WholeElements<Element> { WholeElements(elements: self) }
 }
 
 extension Dictionary: WholeForm where Value: Equatable {
     init(whole: WholeValues<Key, Value>) { self = whole.entries }
+    var whole: WholeValues<Key, Value> { WholeValues(entries: self) }
+}
 
-    var whole: WholeValues<Key, Value> {
-        get { WholeValues(entries: self) }
+extension Versionable {
+    /// The collection at `keyPath` in its versionable form, read and changed in place.
+    ///
+    /// A subscript of the root, so that a registration's key path is formed in one piece:
+    /// `appending(path:)` a computed component that captures generic arguments made the
+    /// runtime read garbage now and then (a crash in `KeyPath._projectReadOnly`).
+    subscript<Collection: WholeForm>(wholeForm keyPath: WritableKeyPath<Self, Collection>) -> Collection.Whole
+    {
+        get { self[keyPath: keyPath].whole }
         _modify {
-            var whole = WholeValues(entries: self)
-            self = [:]
-            defer { self = whole.entries }
+            // Moved out and back, so that the storage stays uniquely referenced and a change
+            // to one element costs no copy of the collection.
+            var whole = self[keyPath: keyPath].whole
+            self[keyPath: keyPath] = Collection(whole: Collection.Whole.emptyForm)
+            defer { self[keyPath: keyPath] = Collection(whole: whole) }
             yield &whole
         }
     }
-}
 
-extension Optional where Wrapped: WholeForm {
-    /// The wrapped collection's versionable form: an optional of it is ``Versionable``.
-    var whole: Wrapped.Whole? {
-        get { self.map { $0.whole } }
+    /// The same for an optional collection: an optional of its versionable form.
+    subscript<Collection: WholeForm>(wholeForm keyPath: WritableKeyPath<Self, Collection?>) -> Collection
+        .Whole?
+    {
+        get { self[keyPath: keyPath].map { $0.whole } }
         _modify {
-            var whole = self.map { $0.whole }
-            self = nil
-            defer { self = whole.map { Wrapped(whole: $0) } }
+            var whole = self[keyPath: keyPath].map { $0.whole }
+            self[keyPath: keyPath] = nil
+            defer { self[keyPath: keyPath] = whole.map { Collection(whole: $0) } }
             yield &whole
         }
     }
@@ -311,23 +325,32 @@ extension Optional where Wrapped: WholeForm {
 extension WholeForm {
     /// The registration of a stored property of this type (its elements not ``Versionable``,
     /// else the type is, and is registered as such): its elements one by one, each whole.
+    /// `nil` when `Root` is not ``Versionable`` (only such a type is tracked with no code).
     static func wholeField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
         any FieldRegistration<Root>
     )? {
-        guard let keyPath = keyPath as? WritableKeyPath<Root, Self> else { return nil }
-        return CollectionField(
-            keyPath: keyPath.appending(path: \Self.whole), component: .property(name),
-            bytes: FieldBytes(keyPath))
+        func form<R: Versionable>(_: R.Type) -> AnyKeyPath? {
+            (keyPath as? WritableKeyPath<R, Self>).map { \R.[wholeForm: $0] }
+        }
+        guard let root = Root.self as? any Versionable.Type,
+            let whole = form(root) as? WritableKeyPath<Root, Whole>,
+            let keyPath = keyPath as? WritableKeyPath<Root, Self>
+        else { return nil }
+        return CollectionField(keyPath: whole, component: .property(name), bytes: FieldBytes(keyPath))
     }
 
     /// The same for a stored property of this type's optional.
     static func optionalWholeField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
         any FieldRegistration<Root>
     )? {
-        guard let keyPath = keyPath as? WritableKeyPath<Root, Self?> else { return nil }
-        return VersionableField(
-            keyPath: keyPath.appending(path: \Self?.whole), component: .property(name),
-            bytes: FieldBytes(keyPath))
+        func form<R: Versionable>(_: R.Type) -> AnyKeyPath? {
+            (keyPath as? WritableKeyPath<R, Self?>).map { \R.[wholeForm: $0] }
+        }
+        guard let root = Root.self as? any Versionable.Type,
+            let whole = form(root) as? WritableKeyPath<Root, Whole?>,
+            let keyPath = keyPath as? WritableKeyPath<Root, Self?>
+        else { return nil }
+        return VersionableField(keyPath: whole, component: .property(name), bytes: FieldBytes(keyPath))
     }
 }
 
