@@ -36,11 +36,7 @@ extension Array: VersionableCollection where Element: Versionable {
     public static func positionedDifference(from old: [Element], to new: [Element]) -> (
         structure: ArrayPatch<Element>?, elements: [VersionedElementChange<[Element]>]
     ) {
-        // Copies that still share storage are equal: O(1), the common case for untouched arrays.
-        if old.count == new.count,
-            old.withUnsafeBufferPointer({ o in new.withUnsafeBufferPointer { o.baseAddress == $0.baseAddress }
-            })
-        {
+        if sharesStorage(old, new) {
             return (nil, [])
         }
         if let identifiable = Element.self as? any Identifiable.Type {
@@ -232,5 +228,15 @@ extension Array: VersionableCollection where Element: Versionable {
 
     private static func decodeID<E: Identifiable>(_ json: String, _: E.Type) -> ElementKey? {
         RecordCoding.decodeJSON(json, as: E.ID.self).map { .id(AnyHashable($0)) }
+    }
+}
+
+extension Array {
+    /// Whether `a` and `b` are copies that still share one storage, so equal: O(1), the common
+    /// case for an array a change left untouched.
+    static func sharesStorage(_ a: [Element], _ b: [Element]) -> Bool {
+        a.count == b.count
+            && a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { a.baseAddress == $0.baseAddress }
+            }
     }
 }

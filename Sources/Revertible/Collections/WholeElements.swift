@@ -6,8 +6,8 @@
 ///
 /// Without it such an array was replaced whole: an edit to one title of a thousand items stored
 /// both thousand-item arrays, and undoing it decoded them. A stored property of such an array
-/// type is registered through `Versionable`'s `[wholeForm:]` subscript; what lies inside an element is
-/// tracked only once the element type is ``Versionable``.
+/// type is registered through `Versionable`'s `[wholeForm:]` subscript; what lies inside an
+/// element is tracked only once the element type is ``Versionable``.
 struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     var elements: [Element]
 
@@ -31,14 +31,8 @@ struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     static func positionedDifference(from old: Self, to new: Self) -> (
         structure: StructurePatch?, elements: [VersionedElementChange<Self>]
     ) {
-        // Copies that still share storage are equal: O(1), the common case for untouched arrays.
-        if old.elements.count == new.elements.count,
-            old.elements.withUnsafeBufferPointer({ o in
-                new.elements.withUnsafeBufferPointer { o.baseAddress == $0.baseAddress }
-            })
-        {
-            return (nil, [])
-        }
+        // Checked before the copies below, which never share storage.
+        if [Element].sharesStorage(old.elements, new.elements) { return (nil, []) }
         let (structure, elements) = [VersionedElement].positionedDifference(
             from: old.elements.map { WholeElement($0) }, to: new.elements.map { WholeElement($0) })
         return (
