@@ -186,3 +186,86 @@ import Testing
         }
     }
 }
+
+/// Reverting a change to one element changes the collection where it lies, whatever reaches
+/// it. A key path writes through a computed property or a subscript by getting a copy and
+/// setting it back, so undoing an edit to one of 10,000 items copied all of them (0.1 ms, where
+/// the same array held directly took 3 µs): for an optional array, dictionary or `Data`, and
+/// for an array of plain elements.
+@Suite struct InPlaceRevertTests {
+    typealias Item = WholeElementsTests.Item
+    typealias Point = WholeElementsTests.Point
+
+    struct Tag: Versionable, Codable, Equatable, Identifiable {
+        var id: Int
+        var name: String
+    }
+
+    struct Doc: Versionable, Codable, Equatable {
+        var items: [Item] = (0..<100).map { Item(id: $0, title: "item \($0)") }
+        var pinned: [Item]? = (0..<100).map { Item(id: $0, title: "pinned \($0)") }
+        var tags: [Tag]? = (0..<100).map { Tag(id: $0, name: "tag \($0)") }
+        var marks: [String: Point] = Dictionary(
+            uniqueKeysWithValues: (0..<100).map { ("\($0)", Point(x: 0, y: 0)) })
+        var optionalMarks: [String: Point]? = ["a": Point(x: 0, y: 0), "b": Point(x: 1, y: 1)]
+        var attachment: Data? = Data(repeating: 1, count: 4_096)
+    }
+
+    enum Place: String, CaseIterable {
+        case items, pinned, tags, marks, optionalMarks, attachment
+
+        func edit(_ doc: inout Doc) {
+            switch self {
+            case .items: doc.items[50].title = "edited"
+            case .pinned: doc.pinned![50].title = "edited"
+            case .tags: doc.tags![50].name = "edited"
+            case .marks: doc.marks["50"]!.y = 5
+            case .optionalMarks: doc.optionalMarks!["b"]!.y = 5
+            case .attachment: doc.attachment![2_000] = 7
+            }
+        }
+
+        /// The address of the collection's storage.
+        func storage(_ doc: Doc) -> UnsafeRawPointer? {
+            switch self {
+            case .items: doc.items.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+            case .pinned: doc.pinned!.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+            case .tags: doc.tags!.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+            // A native dictionary is one reference to its storage.
+            case .marks: unsafeBitCast(doc.marks, to: UnsafeRawPointer.self)
+            case .optionalMarks: unsafeBitCast(doc.optionalMarks!, to: UnsafeRawPointer.self)
+            case .attachment: doc.attachment!.withUnsafeBytes { $0.baseAddress }
+            }
+        }
+    }
+
+    /// A value holding the only reference to its storage (the original it was edited from is
+    /// gone), and the reversion back to that original.
+    static func edited(at place: Place) throws -> (Doc, Reversion<Doc>) {
+        let original = Doc()
+        var edited = original
+        place.edit(&edited)
+        return (edited, try #require(edited.reversion(to: original)))
+    }
+
+    @Test(arguments: Place.allCases)
+    func revertingOneElementKeepsTheStorage(_ place: Place) throws {
+        var (doc, reversion) = try Self.edited(at: place)
+        let stored = try Reversion(records: try reversion.records(), resolvingAgainst: doc)
+        let storage = place.storage(doc)
+        try reversion.revert(&doc)
+        #expect(doc == Doc())
+        #expect(place.storage(doc) == storage, "undo copied \(place)")
+        try reversion.inverse.revert(&doc)
+        #expect(place.storage(doc) == storage, "redo copied \(place)")
+        // The same from stored records, which are resolved by another reverter.
+        try stored.revert(&doc)
+        #expect(doc == Doc())
+        #expect(place.storage(doc) == storage, "undo from records copied \(place)")
+        try stored.inverse.revert(&doc)
+        #expect(place.storage(doc) == storage, "redo from records copied \(place)")
+        var edited = Doc()
+        place.edit(&edited)
+        #expect(doc == edited)
+    }
+}

@@ -18,6 +18,64 @@ extension Array: Versionable, Revertible where Element: Versionable {
 }
 
 extension Array: VersionableCollection where Element: Versionable {
+    public static func versionedDifference(from old: [Element], to new: [Element]) -> (
+        structure: ArrayPatch<Element>?, elements: [(key: ElementKey, old: Element, new: Element)]
+    ) {
+        let (structure, elements) = elementDifference(from: old, to: new)
+        return (structure, elements.map { ($0.key, $0.old, $0.new) })
+    }
+
+    public static func positionedDifference(from old: [Element], to new: [Element]) -> (
+        structure: ArrayPatch<Element>?, elements: [VersionedElementChange<[Element]>]
+    ) {
+        let (structure, elements) = elementDifference(from: old, to: new)
+        return (
+            structure,
+            elements.map {
+                VersionedElementChange(
+                    key: $0.key, old: $0.old, new: $0.new, oldPosition: $0.oldPosition,
+                    newPosition: $0.newPosition)
+            }
+        )
+    }
+
+    public func versionedPosition(of key: ElementKey) -> Int? { elementIndex(of: key) }
+
+    public func versionedElement(at key: ElementKey, position: Int?) -> Element? {
+        guard let index = elementIndex(of: key, position: position) else { return nil }
+        return self[index]
+    }
+
+    public mutating func modifyVersionedElement(
+        at key: ElementKey, position: Int?, _ body: (inout Element) -> Void
+    ) -> Bool {
+        guard let index = elementIndex(of: key, position: position) else { return false }
+        body(&self[index])
+        return true
+    }
+
+    public func versionedElement(at key: ElementKey) -> Element? {
+        guard let index = elementIndex(of: key) else { return nil }
+        return self[index]
+    }
+
+    public mutating func modifyVersionedElement(at key: ElementKey, _ body: (inout Element) -> Void) -> Bool {
+        guard let index = elementIndex(of: key) else { return false }
+        body(&self[index])
+        return true
+    }
+
+    public static func pathComponent(for key: ElementKey) -> PathComponent { elementPathComponent(for: key) }
+
+    public static func elementKey(for component: PathComponent) -> ElementKey? {
+        elementKey(forComponent: component)
+    }
+}
+
+/// The element-by-element algorithms of any array, whatever its elements: `Array`'s
+/// ``VersionableCollection`` conformance uses them, and so does the form that tracks an array of
+/// plain `Equatable` elements, with no copy of either array.
+extension Array {
     /// A position, or an `id` for `Identifiable` elements.
     public enum ElementKey: Hashable {
         /// An element by position.
@@ -26,15 +84,19 @@ extension Array: VersionableCollection where Element: Versionable {
         case id(AnyHashable)
     }
 
-    public static func versionedDifference(from old: [Element], to new: [Element]) -> (
-        structure: ArrayPatch<Element>?, elements: [(key: ElementKey, old: Element, new: Element)]
-    ) {
-        let (structure, elements) = positionedDifference(from: old, to: new)
-        return (structure, elements.map { ($0.key, $0.old, $0.new) })
+    /// An element present in both arrays that may differ, with its key and positions.
+    struct ElementChange {
+        var key: ElementKey
+        var old: Element
+        var new: Element
+        var oldPosition: Int
+        var newPosition: Int
     }
 
-    public static func positionedDifference(from old: [Element], to new: [Element]) -> (
-        structure: ArrayPatch<Element>?, elements: [VersionedElementChange<[Element]>]
+    /// The structural patch (`nil` when the structure is the same) and the elements present
+    /// in both arrays that differ: `Identifiable` elements by `id`, others by position.
+    static func elementDifference(from old: [Element], to new: [Element]) -> (
+        structure: ArrayPatch<Element>?, elements: [ElementChange]
     ) {
         if sharesStorage(old, new) {
             return (nil, [])
@@ -48,7 +110,7 @@ extension Array: VersionableCollection where Element: Versionable {
             return (
                 nil,
                 changed.map {
-                    VersionedElementChange(
+                    ElementChange(
                         key: .index($0), old: old[$0], new: new[$0], oldPosition: $0, newPosition: $0)
                 }
             )
@@ -90,7 +152,7 @@ extension Array: VersionableCollection where Element: Versionable {
 
     private static func identifiedDifference<E: Identifiable>(
         _: E.Type, old: [Element], new: [Element]
-    ) -> (structure: ArrayPatch<Element>?, elements: [VersionedElementChange<[Element]>]) {
+    ) -> (structure: ArrayPatch<Element>?, elements: [ElementChange]) {
         // `E` is `Element`, opened once so that ids compare without a dynamic cast per element.
         let oldElements = unsafeBitCast(old, to: [E].self)
         let newElements = unsafeBitCast(new, to: [E].self)
@@ -98,7 +160,7 @@ extension Array: VersionableCollection where Element: Versionable {
         if old.count == new.count {
             // When every position keeps its id, only the changed elements are listed; elements
             // with the same bytes are the same, so only the others are read.
-            var changed: [VersionedElementChange<[Element]>] = []
+            var changed: [ElementChange] = []
             var sameIDs = true
             for index in differingPositions(old, new) {
                 guard oldElements[index].id == newElements[index].id else {
@@ -107,7 +169,7 @@ extension Array: VersionableCollection where Element: Versionable {
                 }
                 if equal?(old[index], new[index]) != true {
                     changed.append(
-                        VersionedElementChange(
+                        ElementChange(
                             key: .id(AnyHashable(newElements[index].id)), old: old[index], new: new[index],
                             oldPosition: index, newPosition: index))
                 }
@@ -135,11 +197,11 @@ extension Array: VersionableCollection where Element: Versionable {
         insertions.sort { $0.offset < $1.offset }
         var oldIndexByID: [E.ID: Int] = [:]
         for (index, id) in oldIDs.enumerated() where !touched.contains(id) { oldIndexByID[id] = index }
-        var elements: [VersionedElementChange<[Element]>] = []
+        var elements: [ElementChange] = []
         for (index, id) in newIDs.enumerated() {
             guard let oldIndex = oldIndexByID[id], equal?(old[oldIndex], new[index]) != true else { continue }
             elements.append(
-                VersionedElementChange(
+                ElementChange(
                     key: .id(AnyHashable(id)), old: old[oldIndex], new: new[index], oldPosition: oldIndex,
                     newPosition: index))
         }
@@ -148,41 +210,15 @@ extension Array: VersionableCollection where Element: Versionable {
         return (patch, elements)
     }
 
-    public func versionedPosition(of key: ElementKey) -> Int? { index(of: key) }
-
-    public func versionedElement(at key: ElementKey, position: Int?) -> Element? {
-        guard let index = index(of: key, position: position) else { return nil }
-        return self[index]
-    }
-
-    public mutating func modifyVersionedElement(
-        at key: ElementKey, position: Int?, _ body: (inout Element) -> Void
-    ) -> Bool {
-        guard let index = index(of: key, position: position) else { return false }
-        body(&self[index])
-        return true
-    }
-
-    public func versionedElement(at key: ElementKey) -> Element? {
-        guard let index = index(of: key) else { return nil }
-        return self[index]
-    }
-
-    public mutating func modifyVersionedElement(at key: ElementKey, _ body: (inout Element) -> Void) -> Bool {
-        guard let index = index(of: key) else { return false }
-        body(&self[index])
-        return true
-    }
-
     /// The index of `key`: `position` when the element there has that id, else a search.
-    private func index(of key: ElementKey, position: Int?) -> Int? {
+    func elementIndex(of key: ElementKey, position: Int?) -> Int? {
         if case .id(let id) = key, let position, indices.contains(position),
             let identifiable = Element.self as? any Identifiable.Type,
             Self.hasID(self[position], id, identifiable)
         {
             return position
         }
-        return index(of: key)
+        return elementIndex(of: key)
     }
 
     private static func hasID<E: Identifiable>(_ element: Element, _ id: AnyHashable, _: E.Type) -> Bool {
@@ -190,7 +226,8 @@ extension Array: VersionableCollection where Element: Versionable {
         return unsafeBitCast(element, to: E.self).id == id
     }
 
-    private func index(of key: ElementKey) -> Int? {
+    /// The index of `key`, or `nil` when there is no such element.
+    func elementIndex(of key: ElementKey) -> Int? {
         switch key {
         case .index(let index):
             return indices.contains(index) ? index : nil
@@ -207,14 +244,16 @@ extension Array: VersionableCollection where Element: Versionable {
         return elements.firstIndex { $0.id == id }
     }
 
-    public static func pathComponent(for key: ElementKey) -> PathComponent {
+    /// The path component that names `key`: `[3]` or `[id: 7]`.
+    static func elementPathComponent(for key: ElementKey) -> PathComponent {
         switch key {
         case .index(let index): .index(index)
         case .id(let id): .id(RecordCoding.canonicalJSON(id.base))
         }
     }
 
-    public static func elementKey(for component: PathComponent) -> ElementKey? {
+    /// The key a stored path component names, or `nil` when it names none.
+    static func elementKey(forComponent component: PathComponent) -> ElementKey? {
         switch component {
         case .index(let index):
             return .index(index)

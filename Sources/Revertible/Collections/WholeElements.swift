@@ -11,7 +11,7 @@
 struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     var elements: [Element]
 
-    typealias ElementKey = [WholeElement<Element>].ElementKey
+    typealias ElementKey = [Element].ElementKey
     typealias VersionedElement = WholeElement<Element>
     typealias StructurePatch = WholeElementsPatch<Element>
 
@@ -27,40 +27,30 @@ struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
         return (structure, elements.map { ($0.key, $0.old, $0.new) })
     }
 
-    /// `Array`'s difference of the elements, each wrapped (a copy of each array, at an append).
+    /// `Array`'s difference of the elements, only the changed ones wrapped.
     static func positionedDifference(from old: Self, to new: Self) -> (
         structure: StructurePatch?, elements: [VersionedElementChange<Self>]
     ) {
-        // Checked before the copies below, which never share storage.
-        if [Element].sharesStorage(old.elements, new.elements) { return (nil, []) }
-        let (structure, elements) = [VersionedElement].positionedDifference(
-            from: old.elements.map { WholeElement($0) }, to: new.elements.map { WholeElement($0) })
+        let (structure, elements) = [Element].elementDifference(from: old.elements, to: new.elements)
         return (
-            structure.map { patch in
-                WholeElementsPatch(
-                    patch: ArrayPatch(
-                        removals: patch.removals.map { .init(offset: $0.offset, element: $0.element.value) },
-                        insertions: patch.insertions.map {
-                            .init(offset: $0.offset, element: $0.element.value)
-                        },
-                        oldCount: patch.oldCount, newCount: patch.newCount))
-            },
+            structure.map { WholeElementsPatch(patch: $0) },
             elements.map {
                 VersionedElementChange(
-                    key: $0.key, old: $0.old, new: $0.new, oldPosition: $0.oldPosition,
+                    key: $0.key, old: WholeElement($0.old), new: WholeElement($0.new),
+                    oldPosition: $0.oldPosition,
                     newPosition: $0.newPosition)
             }
         )
     }
 
-    func versionedPosition(of key: ElementKey) -> Int? { index(of: key, position: nil) }
+    func versionedPosition(of key: ElementKey) -> Int? { elements.elementIndex(of: key) }
 
     func versionedElement(at key: ElementKey) -> VersionedElement? {
         versionedElement(at: key, position: nil)
     }
 
     func versionedElement(at key: ElementKey, position: Int?) -> VersionedElement? {
-        index(of: key, position: position).map { WholeElement(elements[$0]) }
+        elements.elementIndex(of: key, position: position).map { WholeElement(elements[$0]) }
     }
 
     mutating func modifyVersionedElement(at key: ElementKey, _ body: (inout VersionedElement) -> Void) -> Bool
@@ -71,7 +61,7 @@ struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     mutating func modifyVersionedElement(
         at key: ElementKey, position: Int?, _ body: (inout VersionedElement) -> Void
     ) -> Bool {
-        guard let index = index(of: key, position: position) else { return false }
+        guard let index = elements.elementIndex(of: key, position: position) else { return false }
         var element = WholeElement(elements[index])
         body(&element)
         elements[index] = element.value
@@ -79,30 +69,11 @@ struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     }
 
     static func pathComponent(for key: ElementKey) -> PathComponent {
-        [VersionedElement].pathComponent(for: key)
+        [Element].elementPathComponent(for: key)
     }
 
     static func elementKey(for component: PathComponent) -> ElementKey? {
-        [VersionedElement].elementKey(for: component)
-    }
-
-    /// The index of `key`: `position` when the element there has that id, else a search.
-    private func index(of key: ElementKey, position: Int?) -> Int? {
-        switch key {
-        case .index(let index):
-            return elements.indices.contains(index) ? index : nil
-        case .id(let id):
-            guard let identifiable = Element.self as? any Identifiable.Type else { return nil }
-            return index(ofID: id, position: position, identifiable)
-        }
-    }
-
-    private func index<E: Identifiable>(ofID id: AnyHashable, position: Int?, _: E.Type) -> Int? {
-        guard let id = id.base as? E.ID else { return nil }
-        // `E` is `Element`, opened once so that ids compare without a dynamic cast per element.
-        let elements = unsafeBitCast(elements, to: [E].self)
-        if let position, elements.indices.contains(position), elements[position].id == id { return position }
-        return elements.firstIndex { $0.id == id }
+        [Element].elementKey(forComponent: component)
     }
 }
 
@@ -316,6 +287,11 @@ extension Versionable {
     }
 }
 
+/// The versionable forms, reached through registered ``InPlaceKeyPaths``.
+extension WholeElements: InPlaceForm {}
+extension WholeValues: InPlaceForm {}
+extension Optional: InPlaceForm where Wrapped: InPlaceForm {}
+
 extension WholeForm {
     /// The registration of a stored property of this type (its elements not ``Versionable``,
     /// else the type is, and is registered as such): its elements one by one, each whole.
@@ -324,7 +300,10 @@ extension WholeForm {
         any FieldRegistration<Root>
     )? {
         func form<R: Versionable>(_: R.Type) -> AnyKeyPath? {
-            (keyPath as? WritableKeyPath<R, Self>).map { \R.[wholeForm: $0] }
+            guard let keyPath = keyPath as? WritableKeyPath<R, Self> else { return nil }
+            return InPlaceKeyPaths.register(
+                \R.[wholeForm: keyPath], read: { $0[wholeForm: keyPath] },
+                modify: { $1(&$0[wholeForm: keyPath]) })
         }
         guard let root = Root.self as? any Versionable.Type,
             let whole = form(root) as? WritableKeyPath<Root, Whole>,
@@ -338,7 +317,10 @@ extension WholeForm {
         any FieldRegistration<Root>
     )? {
         func form<R: Versionable>(_: R.Type) -> AnyKeyPath? {
-            (keyPath as? WritableKeyPath<R, Self?>).map { \R.[wholeForm: $0] }
+            guard let keyPath = keyPath as? WritableKeyPath<R, Self?> else { return nil }
+            return InPlaceKeyPaths.register(
+                \R.[wholeForm: keyPath], read: { $0[wholeForm: keyPath] },
+                modify: { $1(&$0[wholeForm: keyPath]) })
         }
         guard let root = Root.self as? any Versionable.Type,
             let whole = form(root) as? WritableKeyPath<Root, Whole?>,

@@ -90,12 +90,14 @@ struct ElementNode<Collection: VersionableCollection>: EditNode {
     func writeLeafJSON(into json: inout [UInt8]) -> String? { inner.writeLeafJSON(into: &json) }
 }
 
-/// Wraps `node` so that it applies to `Root` through `keyPath`, without a wrapper for `\.self`.
+/// Wraps `node` so that it applies to `Root` through `keyPath`, without a wrapper for `\.self`,
+/// and in place through a key path ``InPlaceKeyPaths`` knows.
 func lift<Root, Child>(_ node: any EditNode<Child>, through keyPath: WritableKeyPath<Root, Child>)
     -> any EditNode<Root>
 {
     if Root.self == Child.self, keyPath == KeyPathCache.identity(Root.self) {
         return node as! any EditNode<Root>
     }
+    if let inPlace = InPlaceKeyPaths.node(node, through: keyPath) { return inPlace }
     return PropertyNode(keyPath: keyPath, inner: node)
 }

@@ -13,7 +13,7 @@ enum KeyPathCache {
         case identity
         /// `Optional`'s `isNone`.
         case optionalIsNone
-        /// `Optional`'s `versionedWrapped`.
+        /// `Optional`'s wrapped value, `\Wrapped?.!`.
         case optionalWrapped
         /// The key paths a ``VersioningController`` tells its observers about.
         case observedByController

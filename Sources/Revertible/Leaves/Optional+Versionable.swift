@@ -12,17 +12,14 @@ extension Optional: Versionable, Revertible where Wrapped: Versionable {
             return
         }
         guard self != nil else { return }
+        // A force unwrap, not a computed property, which a key path changes by getting a copy
+        // and setting it back (a change to one element of a wrapped array copied the array).
+        // Registered, so that a change below it refuses `nil` instead of stopping the process.
         reverter.appendReversion(
             at: KeyPathCache.path(.optionalWrapped, of: Self.self) { () -> WritableKeyPath<Self, Wrapped> in
-                \.versionedWrapped
+                InPlaceKeyPaths.register(\Self.!, read: { $0 }, modify: { $1(&$0!) })
             }, component: nil)
     }
 
     private var isNone: Bool { self == nil }
-
-    /// The wrapped value; only registered while both versions hold one.
-    private var versionedWrapped: Wrapped {
-        get { self! }
-        set { self = newValue }
-    }
 }
