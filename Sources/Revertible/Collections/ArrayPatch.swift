@@ -2,8 +2,9 @@
 /// the new one, each with its offset (a move is a removal and an insertion).
 ///
 /// Offsets follow `CollectionDifference`: removals index the old array, insertions the new
-/// one. Reverting checks the array's length and the element at each inserted offset (its `id`
-/// for `Identifiable` elements, `==` for `Equatable` ones). Stored as
+/// one. Reverting checks the array's length and the element at each inserted offset: what a
+/// ``Versionable`` element tracks, `==` for other `Equatable` ones, else the `id` of
+/// `Identifiable` ones. Stored as
 /// `{"insertions": [{"offset": 2, "element": …}], "removals": [], "oldCount": 2, "newCount": 3}`.
 public struct ArrayPatch<Element>: LeafPatch {
     /// An element at an offset.
@@ -46,9 +47,14 @@ public struct ArrayPatch<Element>: LeafPatch {
         for entry in entries where !value.indices.contains(entry.offset) {
             return "offset \(entry.offset) is outside the array"
         }
-        for entry in entries
-        where DynamicConformance.sameIdentity(value[entry.offset], entry.element) == false {
-            return "the element at \(entry.offset) differs"
+        // The whole element, not only its id: one that differs would be lost when it is taken
+        // out, and brought back as the patch recorded it.
+        for entry in entries {
+            let element = value[entry.offset]
+            let same =
+                Equality.sameTracked(element, entry.element)
+                ?? DynamicConformance.sameIdentity(element, entry.element)
+            if same == false { return "the element at \(entry.offset) differs" }
         }
         return nil
     }

@@ -101,7 +101,7 @@ public struct DictionaryPatch<Key: Hashable, Value>: LeafPatch {
             side == .new ? (newCount, inserted, removed) : (oldCount, removed, inserted)
         guard value.count == count else { return "expected \(count) entries, found \(value.count)" }
         for (key, expected) in present {
-            guard let found = value[key], Equality.equal(found, expected) != false else {
+            guard let found = value[key], Equality.sameTracked(found, expected) != false else {
                 return "the entry for \(RecordCoding.canonicalJSON(key)) differs"
             }
         }

@@ -77,7 +77,7 @@ extension VersionableLeaf where Patch == Replacement<Self> {
 /// The simplest patch: both whole values.
 ///
 /// Reverting checks the current value equals ``new`` when the type is `Equatable` (otherwise it
-/// cannot check). Stored as `{"old": …, "new": …}`.
+/// cannot check); for a ``Versionable`` type, in what it tracks. Stored as `{"old": …, "new": …}`.
 public struct Replacement<Value>: LeafPatch {
     /// The value before the change.
     public var old: Value
@@ -95,7 +95,7 @@ public struct Replacement<Value>: LeafPatch {
 
     public func mismatch(in value: Value, expecting side: PatchSide) -> String? {
         let expected = side == .new ? new : old
-        if Equality.equal(value, expected) == false {
+        if Equality.sameTracked(value, expected) == false {
             return
                 "expected \(String(describing: expected).truncatedForMessage), found \(String(describing: value).truncatedForMessage)"
         }
@@ -133,6 +133,25 @@ enum Equality {
     static func equal<T>(_ a: T, _ b: T) -> Bool? {
         guard let type = T.self as? any Equatable.Type else { return nil }
         return equal(type, a, b)
+    }
+
+    /// Whether `a` and `b` hold the same versions of what is tracked, as a reversion checks a
+    /// value it is given: for a ``Versionable`` type that is not a leaf, whether a diff finds
+    /// no change (what `@VersionableIgnored` leaves out, such as a `lastOpened` date, may
+    /// differ); otherwise ``equal(_:_:)``.
+    ///
+    /// `==` compares ignored properties too. A value replaced whole or an entry removed by a
+    /// change then refused its undo once an ignored property had changed since, with another
+    /// edit (an app that sets `lastOpened` as it edits): the undo stack stopped there.
+    static func sameTracked<T>(_ a: T, _ b: T) -> Bool? {
+        if !(T.self is any VersionableLeaf.Type), let type = T.self as? any Versionable.Type {
+            return sameTracked(type, a, b)
+        }
+        return equal(a, b)
+    }
+
+    private static func sameTracked<V: Versionable, T>(_: V.Type, _ a: T, _ b: T) -> Bool {
+        unsafeBitCast(b, to: V.self).reversion(to: unsafeBitCast(a, to: V.self)) == nil
     }
 
     private static func equal<E: Equatable, T>(_: E.Type, _ a: T, _ b: T) -> Bool {

@@ -11,6 +11,12 @@
 ///
 /// The wrapper is transparent to `Equatable`, `Hashable` and `Codable`: it encodes as the
 /// wrapped value alone.
+///
+/// A reversion checks the value it is given by what is tracked, so an ignored property that
+/// changed since never stops an undo: a note added to an array or a dictionary, or set where
+/// there was `nil`, is taken out again even after its `lastUpdated` changed. Undo and redo
+/// leave an ignored property as they find it, except in a value they put back whole (such a
+/// note, redone), which brings it back as it was recorded.
 @propertyWrapper
 public struct VersionableIgnored<Value> {
     /// The property's value, never tracked.
