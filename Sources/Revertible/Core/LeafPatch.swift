@@ -144,10 +144,12 @@ enum Equality {
     /// change then refused its undo once an ignored property had changed since, with another
     /// edit (an app that sets `lastOpened` as it edits): the undo stack stopped there.
     static func sameTracked<T>(_ a: T, _ b: T) -> Bool? {
-        if !(T.self is any VersionableLeaf.Type), let type = T.self as? any Versionable.Type {
-            return sameTracked(type, a, b)
-        }
-        return equal(a, b)
+        // `==` first: equal values are the same in what is tracked too, and that is the
+        // usual answer. Only a difference may lie in what is ignored.
+        let equal = equal(a, b)
+        guard equal != true, !(T.self is any VersionableLeaf.Type), let type = T.self as? any Versionable.Type
+        else { return equal }
+        return sameTracked(type, a, b)
     }
 
     private static func sameTracked<V: Versionable, T>(_: V.Type, _ a: T, _ b: T) -> Bool {
