@@ -43,6 +43,11 @@ public protocol Revertible {
 /// in both versions: make the class a struct, or a ``VersionableLeaf`` when its instances are
 /// only ever replaced.
 ///
+/// A property whose struct type is only `Equatable` is recorded whole at any change inside it.
+/// Adopt ``Versionable`` on the structs you nest as well, above all those holding large arrays:
+/// recoloring one of 1,000 strokes in a plain `Canvas` stored 73 KB and took 4.3 ms to append
+/// durably, and 85 bytes and 0.08 ms once `Canvas` was `Versionable`.
+///
 /// ```swift
 /// struct Note: Versionable {
 ///     var title: String
