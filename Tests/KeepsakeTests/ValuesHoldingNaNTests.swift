@@ -10,9 +10,10 @@ import Testing
     let directory = TemporaryDirectory()
 
     struct Gauge: Versionable, Equatable, Codable {
-        /// Replaced whole. The long label is a string of its own on the heap, so two copies
-        /// decoded apart differ in their bytes.
-        struct Point: Codable, Equatable {
+        /// Replaced whole (a leaf; a plain struct would be tracked field by field). The long
+        /// label is a string of its own on the heap, so two copies decoded apart differ in
+        /// their bytes.
+        struct Point: Codable, VersionableLeaf {
             var x: Double
             var label = String(repeating: "point ", count: 8)
         }

@@ -377,10 +377,10 @@ import Testing
 /// one of those is refused going back too (a type whose `==` disagrees with itself over time),
 /// the move stays as far as it got, and says why: no crash, and the value and the stacks agree.
 @MainActor @Suite struct RefusedTakingBackTests {
-    /// Replaced whole. Once armed, its `==` refuses every other comparison of mood 2 with mood
-    /// 2, starting with the first: the second step of an undo over 3 → 2 → 1 is refused, then
-    /// taking the first back is refused too.
-    struct Mood: Codable, Equatable {
+    /// Replaced whole (a leaf). Once armed, its `==` refuses every other comparison of mood 2
+    /// with mood 2, starting with the first: the second step of an undo over 3 → 2 → 1 is
+    /// refused, then taking the first back is refused too.
+    struct Mood: Codable, VersionableLeaf {
         /// Read and written by this one test, on the main actor.
         nonisolated(unsafe) static var refusing = (armed: false, calls: 0)
         var level: Int

@@ -187,6 +187,28 @@ import Testing
     }
 }
 
+/// A root that is `Versionable` but not `Equatable` reaches its plain collections through the
+/// same in-place form as an `Equatable` one (a key path's root must have the subscript itself).
+@Suite struct NonEquatableRootTests {
+    struct Board: Versionable {
+        var items: [WholeElementsTests.Item] = (0..<10).map { .init(id: $0, title: "item \($0)") }
+        var pinned: [WholeElementsTests.Item]? = []
+    }
+
+    @Test func itsPlainElementsAreTrackedOneByOne() throws {
+        let original = Board()
+        var edited = original
+        edited.items[4].title = "four"
+        edited.pinned?.append(.init(id: 9, title: "nine"))
+        let reversion = try #require(edited.reversion(to: original))
+        #expect(reversion.paths.map(\.description) == ["items[id: 4]", "pinned"])
+        #expect(try reversion.records().map(\.kind) == ["replace", "elements"])
+        var board = edited
+        try reversion.revert(&board)
+        #expect(board.items == original.items && board.pinned == original.pinned)
+    }
+}
+
 /// Reverting a change to one element changes the collection where it lies, whatever reaches
 /// it. A key path writes through a computed property or a subscript by getting a copy and
 /// setting it back, so undoing an edit to one of 10,000 items copied all of them (0.1 ms, where

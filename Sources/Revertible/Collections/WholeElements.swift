@@ -6,7 +6,7 @@
 ///
 /// Without it such an array was replaced whole: an edit to one title of a thousand items stored
 /// both thousand-item arrays, and undoing it decoded them. A stored property of such an array
-/// type is registered through `Versionable`'s `[wholeForm:]` subscript; what lies inside an
+/// type is registered through the root's `[wholeForm:]` subscript; what lies inside an
 /// element is tracked only once the element type is ``Versionable``.
 struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     var elements: [Element]
@@ -254,20 +254,19 @@ extension Dictionary: WholeForm where Value: Equatable {
     var whole: WholeValues<Key, Value> { WholeValues(entries: self) }
 }
 
+// The `[wholeForm:]` subscripts of a root, so that a registration's key path is formed in one
+// piece: `appending(path:)` a computed component that captures generic arguments made the
+// runtime read garbage now and then (a crash in `KeyPath._projectReadOnly`). A ``Versionable``
+// root has them, and so has a plain struct tracked field by field (an `Equatable` one): a key
+// path's root must have the member itself, and no protocol covers both.
+
 extension Versionable {
     /// The collection at `keyPath` in its versionable form, read and changed in place.
-    ///
-    /// A subscript of the root, so that a registration's key path is formed in one piece:
-    /// `appending(path:)` a computed component that captures generic arguments made the
-    /// runtime read garbage now and then (a crash in `KeyPath._projectReadOnly`).
     subscript<Collection: WholeForm>(wholeForm keyPath: WritableKeyPath<Self, Collection>) -> Collection.Whole
     {
         get { self[keyPath: keyPath].whole }
         _modify {
-            // Moved out and back, so that the storage stays uniquely referenced and a change
-            // to one element costs no copy of the collection.
-            var whole = self[keyPath: keyPath].whole
-            self[keyPath: keyPath] = Collection(whole: Collection.Whole.emptyForm)
+            var whole = Collection.moveOut(of: &self, at: keyPath)
             defer { self[keyPath: keyPath] = Collection(whole: whole) }
             yield &whole
         }
@@ -279,11 +278,53 @@ extension Versionable {
     {
         get { self[keyPath: keyPath].map { $0.whole } }
         _modify {
-            var whole = self[keyPath: keyPath].map { $0.whole }
-            self[keyPath: keyPath] = nil
+            var whole = Collection.moveOut(of: &self, at: keyPath)
             defer { self[keyPath: keyPath] = whole.map { Collection(whole: $0) } }
             yield &whole
         }
+    }
+}
+
+extension Equatable {
+    /// The collection at `keyPath` in its versionable form, read and changed in place.
+    subscript<Collection: WholeForm>(wholeForm keyPath: WritableKeyPath<Self, Collection>) -> Collection.Whole
+    {
+        get { self[keyPath: keyPath].whole }
+        _modify {
+            var whole = Collection.moveOut(of: &self, at: keyPath)
+            defer { self[keyPath: keyPath] = Collection(whole: whole) }
+            yield &whole
+        }
+    }
+
+    /// The same for an optional collection: an optional of its versionable form.
+    subscript<Collection: WholeForm>(wholeForm keyPath: WritableKeyPath<Self, Collection?>) -> Collection
+        .Whole?
+    {
+        get { self[keyPath: keyPath].map { $0.whole } }
+        _modify {
+            var whole = Collection.moveOut(of: &self, at: keyPath)
+            defer { self[keyPath: keyPath] = whole.map { Collection(whole: $0) } }
+            yield &whole
+        }
+    }
+}
+
+extension WholeForm {
+    /// The collection at `keyPath` in `root`, in its versionable form, moved out: an empty
+    /// one is left in its place, so that the storage stays uniquely referenced and a change to
+    /// one element costs no copy of the collection. The caller moves it back.
+    static func moveOut<Root>(of root: inout Root, at keyPath: WritableKeyPath<Root, Self>) -> Whole {
+        let whole = root[keyPath: keyPath].whole
+        root[keyPath: keyPath] = Self(whole: Whole.emptyForm)
+        return whole
+    }
+
+    /// The same for an optional collection, `nil` left in its place.
+    static func moveOut<Root>(of root: inout Root, at keyPath: WritableKeyPath<Root, Self?>) -> Whole? {
+        let whole = root[keyPath: keyPath].map { $0.whole }
+        root[keyPath: keyPath] = nil
+        return whole
     }
 }
 
@@ -295,7 +336,8 @@ extension Optional: InPlaceForm where Wrapped: InPlaceForm {}
 extension WholeForm {
     /// The registration of a stored property of this type (its elements not ``Versionable``,
     /// else the type is, and is registered as such): its elements one by one, each whole.
-    /// `nil` when `Root` is not ``Versionable`` (only such a type is tracked with no code).
+    /// `nil` when `Root` is neither ``Versionable`` nor `Equatable` (a plain struct tracked
+    /// field by field is).
     static func wholeField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (
         any FieldRegistration<Root>
     )? {
@@ -305,8 +347,16 @@ extension WholeForm {
                 \R.[wholeForm: keyPath], read: { $0[wholeForm: keyPath] },
                 modify: { $1(&$0[wholeForm: keyPath]) })
         }
-        guard let root = Root.self as? any Versionable.Type,
-            let whole = form(root) as? WritableKeyPath<Root, Whole>,
+        func plainForm<R: Equatable>(_: R.Type) -> AnyKeyPath? {
+            guard let keyPath = keyPath as? WritableKeyPath<R, Self> else { return nil }
+            return InPlaceKeyPaths.register(
+                \R.[wholeForm: keyPath], read: { $0[wholeForm: keyPath] },
+                modify: { $1(&$0[wholeForm: keyPath]) })
+        }
+        let formed =
+            (Root.self as? any Versionable.Type).flatMap { form($0) }
+            ?? (Root.self as? any Equatable.Type).flatMap { plainForm($0) }
+        guard let whole = formed as? WritableKeyPath<Root, Whole>,
             let keyPath = keyPath as? WritableKeyPath<Root, Self>
         else { return nil }
         return CollectionField(keyPath: whole, component: .property(name), bytes: FieldBytes(keyPath))
@@ -322,8 +372,16 @@ extension WholeForm {
                 \R.[wholeForm: keyPath], read: { $0[wholeForm: keyPath] },
                 modify: { $1(&$0[wholeForm: keyPath]) })
         }
-        guard let root = Root.self as? any Versionable.Type,
-            let whole = form(root) as? WritableKeyPath<Root, Whole?>,
+        func plainForm<R: Equatable>(_: R.Type) -> AnyKeyPath? {
+            guard let keyPath = keyPath as? WritableKeyPath<R, Self?> else { return nil }
+            return InPlaceKeyPaths.register(
+                \R.[wholeForm: keyPath], read: { $0[wholeForm: keyPath] },
+                modify: { $1(&$0[wholeForm: keyPath]) })
+        }
+        let formed =
+            (Root.self as? any Versionable.Type).flatMap { form($0) }
+            ?? (Root.self as? any Equatable.Type).flatMap { plainForm($0) }
+        guard let whole = formed as? WritableKeyPath<Root, Whole?>,
             let keyPath = keyPath as? WritableKeyPath<Root, Self?>
         else { return nil }
         return VersionableField(keyPath: whole, component: .property(name), bytes: FieldBytes(keyPath))

@@ -191,7 +191,7 @@ extension Reverter {
     /// it (and a diffing reverter holds both values compared).
     ///
     /// - Returns: Whether this reverter is a `Known`.
-    private mutating func inPlace<Known: Reverter<Root>>(as _: Known.Type, _ body: (inout Known) -> Void)
+    mutating func inPlace<Known: Reverter<Root>>(as _: Known.Type, _ body: (inout Known) -> Void)
         -> Bool
     {
         guard Self.self == Known.self else { return false }

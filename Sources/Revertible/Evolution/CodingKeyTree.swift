@@ -158,9 +158,42 @@ extension CodingKeyTree {
 
 private let ownKeysByType = Locked<[ObjectIdentifier: [String: String]]>([:])
 
+extension CodingKeyTree {
+    /// Whether `value`'s type encodes itself as a JSON object whose keys are cases of its
+    /// `CodingKeys` naming properties in `properties`, as synthesized `Codable` does (and
+    /// custom keys do): then a stored path through those properties leads where the JSON holds
+    /// them. Read once per type, from `value`; `false` for a type that encodes itself as an
+    /// array or a single value (`CGPoint`, `Duration`), or under keys of its own making.
+    static func encodesAsObject<Value>(_ value: Value, properties: some Collection<String>) -> Bool {
+        let type = ObjectIdentifier(Value.self)
+        if let known = objectFormByType.withLock({ $0[type] }) { return known }
+        var isObject = false
+        if let encodable = value as? any Encodable {
+            let recorder = KeyRecorder()
+            if (try? encodable.encode(to: recorder)) != nil, recorder.firstForm == .keyed,
+                !recorder.sawOtherKey, recorder.caseNames.allSatisfy(properties.contains)
+            {
+                isObject = true
+            }
+        }
+        objectFormByType.withLock { $0[type] = isObject }
+        return isObject
+    }
+}
+
+private let objectFormByType = Locked<[ObjectIdentifier: Bool]>([:])
+
 /// An encoder that keeps the keys its first keyed container is given, and nothing else.
 private final class KeyRecorder: Encoder {
+    enum Form { case keyed, unkeyed, single }
+
     var keys: [String: String] = [:]
+    /// The case names of every key the first keyed container was given.
+    var caseNames: Set<String> = []
+    /// Whether that container was given a key that is not an enum case.
+    var sawOtherKey = false
+    /// The kind of the first container asked for: the value's own.
+    var firstForm: Form?
     /// Whether a keyed container was made: only the first (the value's own) is read.
     var madeContainer = false
     let codingPath: [any CodingKey] = []
@@ -168,12 +201,19 @@ private final class KeyRecorder: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         defer { madeContainer = true }
+        if firstForm == nil { firstForm = .keyed }
         return KeyedEncodingContainer(KeyedRecorder<Key>(recorder: madeContainer ? nil : self))
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { UnkeyedRecorder() }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if firstForm == nil { firstForm = .unkeyed }
+        return UnkeyedRecorder()
+    }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer { SingleRecorder() }
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        if firstForm == nil { firstForm = .single }
+        return SingleRecorder()
+    }
 }
 
 private struct KeyedRecorder<Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -181,10 +221,13 @@ private struct KeyedRecorder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
 
     private func note(_ key: Key) {
-        guard let recorder, let name = CodingKeyTree.caseName(of: key), name != key.stringValue else {
+        guard let recorder else { return }
+        guard let name = CodingKeyTree.caseName(of: key) else {
+            recorder.sawOtherKey = true
             return
         }
-        recorder.keys[name] = key.stringValue
+        recorder.caseNames.insert(name)
+        if name != key.stringValue { recorder.keys[name] = key.stringValue }
     }
 
     mutating func encodeNil(forKey key: Key) throws { note(key) }

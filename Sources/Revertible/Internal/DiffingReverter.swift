@@ -75,6 +75,26 @@ struct DiffingReverter<Root>: Reverter {
         newValue.addReversions(into: &child)
     }
 
+    /// A plain struct, field by field (``PlainStructField``), or whole when its `Codable` form
+    /// is not an object of its fields, so that stored paths through it would not lead into its
+    /// JSON.
+    mutating func appendPlainFieldReversions<Value>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
+    ) {
+        let (oldValue, newValue) = values(at: keyPath)
+        guard CodingKeyTree.encodesAsObject(newValue, properties: FieldTable<Value>.shared.names.values)
+        else {
+            appendOverwriteReversion(at: keyPath, component: component)
+            return
+        }
+        let emit = self.emit
+        var child = DiffingReverter<Value>(old: oldValue, new: newValue, path: childPath(component)) {
+            path, node in
+            emit(path, lift(node, through: keyPath))
+        }
+        child.appendStoredPropertyReversions()
+    }
+
     mutating func appendOverwriteReversion<Value>(
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {

@@ -150,6 +150,7 @@ final class FieldTable<Root>: @unchecked Sendable {
         }
         if let codable = valueType as? any (Codable & Equatable).Type,
             let registration = codableRegistration(codable, name: name, keyPath: keyPath)
+                ?? plainStructRegistration(codable, name: name, keyPath: keyPath)
         {
             return registration
         }
@@ -186,6 +187,21 @@ final class FieldTable<Root>: @unchecked Sendable {
     ) -> (any FieldRegistration<Root>)? {
         guard let keyPath = keyPath as? WritableKeyPath<Root, Value> else { return nil }
         return OverwriteField(keyPath: keyPath, component: .property(name), bytes: FieldBytes(keyPath))
+    }
+
+    /// A struct that is `Codable` and `Equatable` but not ``Versionable`` is tracked field by
+    /// field, as if it were, when every stored property it has is a `var` that can be tracked
+    /// (a `let`, an ignored or an untrackable property could change unseen); otherwise, and
+    /// when its `Codable` form is not an object of its fields, it is replaced whole.
+    private static func plainStructRegistration<Value: Codable & Equatable>(
+        _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
+    ) -> (any FieldRegistration<Root>)? {
+        let table = FieldTable<Value>.shared
+        guard !(Value.self is AnyClass), table.untrackable == nil, !table.tracked.isEmpty,
+            table.tracked.count == table.names.count,
+            let keyPath = keyPath as? WritableKeyPath<Root, Value>
+        else { return nil }
+        return PlainStructField(keyPath: keyPath, component: .property(name), bytes: FieldBytes(keyPath))
     }
 
     /// An enum (a type without stored properties) that is `Codable` is diffed through its
@@ -348,6 +364,33 @@ struct CollectionField<Root, Value: VersionableCollection>: FieldRegistration {
 
     func register<R: Reverter<Root>>(into reverter: inout R) {
         reverter.appendElementReversions(at: keyPath, component: component)
+    }
+}
+
+/// A struct that is not ``Versionable``, tracked field by field with no code, as one that is:
+/// a change inside it records only the changed leaves (`canvas.strokes[id: 7]`), where it
+/// recorded the whole struct twice. Diffing and resolving reach it through their own methods;
+/// any other reverter replaces it whole.
+private struct PlainStructField<Root, Value: Equatable>: FieldRegistration {
+    let keyPath: WritableKeyPath<Root, Value>
+    let component: PathComponent
+    let bytes: FieldBytes?
+
+    func register<R: Reverter<Root>>(into reverter: inout R) {
+        let (keyPath, component) = (keyPath, component)
+        if reverter.inPlace(
+            as: DiffingReverter<Root>.self,
+            { $0.appendPlainFieldReversions(at: keyPath, component: component) })
+        {
+            return
+        }
+        if reverter.inPlace(
+            as: ResolvingReverter<Root>.self,
+            { $0.appendPlainFieldReversions(at: keyPath, component: component) })
+        {
+            return
+        }
+        reverter.appendOverwriteReversion(at: keyPath, component: component)
     }
 }
 

@@ -113,6 +113,26 @@ struct ResolvingReverter<Root>: Reverter {
         }
     }
 
+    /// A plain struct's change: one of its fields' (``PlainStructField``), or the whole
+    /// value, as an earlier release (or a type whose `Codable` form is not an object) stored it.
+    mutating func appendPlainFieldReversions<Value>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
+    ) {
+        guard let rest = rest(after: component) else { return }
+        guard !rest.isEmpty else {
+            appendOverwriteReversion(at: keyPath, component: component)
+            return
+        }
+        var child = ResolvingReverter<Value>(
+            value: value[keyPath: keyPath], remaining: rest, record: record, decoder: decoder)
+        child.appendStoredPropertyReversions()
+        if let found = child.result {
+            result = found.map { lift($0, through: keyPath) }
+        } else if child.namesRemovedProperty {
+            reachedRemovedProperty = true
+        }
+    }
+
     mutating func appendOverwriteReversion<Value>(
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {

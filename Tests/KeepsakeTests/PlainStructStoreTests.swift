@@ -1,0 +1,105 @@
+import Foundation
+import Keepsake
+import Testing
+
+/// A store's history of a model whose nested struct is not `Versionable`: each edit inside it
+/// stores the changed leaves, not the struct; a history an earlier release stored with the
+/// struct replaced whole opens, undoes and redoes with today's model and goes on field by
+/// field; the checkpoints built from the stored rows and the shell's view of each version (read
+/// with no type) agree with the model.
+@MainActor @Suite struct PlainStructStoreTests {
+    let directory = TemporaryDirectory()
+
+    struct Stroke: Codable, Equatable, Identifiable {
+        var id: Int
+        var color: String
+    }
+
+    struct Canvas: Codable, Equatable {
+        var name = "canvas"
+        var strokes = (0..<1_000).map { Stroke(id: $0, color: "black") }
+    }
+
+    /// The model as the earlier release tracked it with no code: the canvas replaced whole.
+    struct EarlierDoc: Versionable, Equatable, Codable {
+        var title = ""
+        var canvas = Canvas()
+
+        func addReversions(into reverter: inout some Reverter<EarlierDoc>) {
+            reverter.appendReversion(at: \.title, named: "title")
+            reverter.appendOverwriteReversion(at: \.canvas, named: "canvas")
+        }
+    }
+
+    struct Doc: Versionable, Equatable, Codable {
+        var title = ""
+        var canvas = Canvas()
+    }
+
+    /// Each version's canvas, from `start`: one edit each.
+    static func versions(from start: Canvas, count: Int, seed: Int) -> [Canvas] {
+        (0..<count).reduce(into: [start]) { versions, step in
+            var canvas = versions.last!
+            switch step % 4 {
+            case 0: canvas.strokes[(seed * 31 + step * 7) % canvas.strokes.count].color += " \(seed)"
+            case 1: canvas.strokes.insert(Stroke(id: 10_000 * seed + step, color: "new"), at: step)
+            case 2: canvas.strokes.remove(at: (seed + step) % canvas.strokes.count)
+            default: canvas.name += "!"
+            }
+            versions.append(canvas)
+        }
+    }
+
+    @Test func anEarlierWholeStructHistoryOpensUndoesAndGoesOnFieldByField() throws {
+        let path = directory.path("canvas.keepsake")
+        let earlier = Self.versions(from: Canvas(), count: 6, seed: 1)
+        do {
+            // Not closed: the next open replays the stored changes.
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: EarlierDoc())
+            for canvas in earlier.dropFirst() { try history.append(EarlierDoc(canvas: canvas)) }
+        }
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.changes(ofVersion: 1, in: "doc")?.map(\.path) == ["canvas"])
+        let history = try store.history("doc", initialValue: Doc())
+        #expect(history.value.canvas == earlier.last)
+        for index in earlier.indices.reversed().dropFirst() {
+            #expect(try history.undo().canvas == earlier[index], "undo to \(index)")
+        }
+        for index in earlier.indices.dropFirst() {
+            #expect(try history.redo().canvas == earlier[index], "redo to \(index)")
+        }
+
+        let today = Self.versions(from: earlier.last!, count: 8, seed: 2)
+        for canvas in today.dropFirst() { try history.append(Doc(canvas: canvas)) }
+        let edit = try #require(try store.changes(ofVersion: earlier.count, in: "doc"))
+        let edited = earlier.last!.strokes[62]
+        #expect(edit.map(\.path) == ["canvas.strokes[id: \(edited.id)]"])
+        #expect(edit.map(\.kind) == ["replace"])
+        let (color, id) = (edited.color, edited.id)
+        #expect(
+            edit.map(\.patch) == [
+                #"{"new":{"color":"\#(color) 2","id":\#(id)},"old":{"color":"\#(color)","id":\#(id)}}"#
+            ])
+        try history.checkInvariants()
+
+        // Closed: a checkpoint of the whole value, built from the stored rows (the value is
+        // over 2 KiB), which the next open starts from.
+        try history.close()
+        let all = earlier + today.dropFirst()
+        let reopened = try store.history("doc", initialValue: Doc())
+        #expect(reopened.value.canvas == all.last)
+        for index in all.indices.reversed().dropFirst() {
+            #expect(try reopened.undo().canvas == all[index], "undo to \(index) after reopening")
+        }
+        try reopened.checkInvariants()
+
+        // The shell's view of every version, from the stored records alone.
+        for (version, canvas) in all.enumerated() {
+            let json = try #require(try store.valueJSON(ofHistory: "doc", atVersion: version))
+            #expect(
+                try JSONDecoder().decode(Doc.self, from: Data(json.utf8)).canvas == canvas,
+                "version \(version)")
+        }
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+}
