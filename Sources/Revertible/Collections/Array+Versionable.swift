@@ -21,22 +21,15 @@ extension Array: VersionableCollection where Element: Versionable {
     public static func versionedDifference(from old: [Element], to new: [Element]) -> (
         structure: ArrayPatch<Element>?, elements: [(key: ElementKey, old: Element, new: Element)]
     ) {
-        let (structure, elements) = elementDifference(from: old, to: new)
-        return (structure, elements.map { ($0.key, $0.old, $0.new) })
+        elementDifference(from: old, to: new) { key, old, new, _, _ in (key, old, new) }
     }
 
     public static func positionedDifference(from old: [Element], to new: [Element]) -> (
         structure: ArrayPatch<Element>?, elements: [VersionedElementChange<[Element]>]
     ) {
-        let (structure, elements) = elementDifference(from: old, to: new)
-        return (
-            structure,
-            elements.map {
-                VersionedElementChange(
-                    key: $0.key, old: $0.old, new: $0.new, oldPosition: $0.oldPosition,
-                    newPosition: $0.newPosition)
-            }
-        )
+        elementDifference(from: old, to: new) {
+            VersionedElementChange(key: $0, old: $1, new: $2, oldPosition: $3, newPosition: $4)
+        }
     }
 
     public func versionedPosition(of key: ElementKey) -> Int? { elementIndex(of: key) }
@@ -84,35 +77,26 @@ extension Array {
         case id(AnyHashable)
     }
 
-    /// An element present in both arrays that may differ, with its key and positions.
-    struct ElementChange {
-        var key: ElementKey
-        var old: Element
-        var new: Element
-        var oldPosition: Int
-        var newPosition: Int
-    }
-
     /// The structural patch (`nil` when the structure is the same) and the elements present
-    /// in both arrays that differ: `Identifiable` elements by `id`, others by position.
-    static func elementDifference(from old: [Element], to new: [Element]) -> (
-        structure: ArrayPatch<Element>?, elements: [ElementChange]
-    ) {
+    /// in both arrays that differ: `Identifiable` elements by `id`, others by position, each
+    /// made by `change` from its key, both versions and both positions.
+    static func elementDifference<Change>(
+        from old: [Element], to new: [Element],
+        _ change: (_ key: ElementKey, _ old: Element, _ new: Element, _ oldPosition: Int, _ newPosition: Int)
+            -> Change
+    ) -> (structure: ArrayPatch<Element>?, elements: [Change]) {
         if sharesStorage(old, new) {
             return (nil, [])
         }
         if let identifiable = Element.self as? any Identifiable.Type {
-            return identifiedDifference(identifiable, old: old, new: new)
+            return identifiedDifference(identifiable, old: old, new: new, change)
         }
         let equal = DynamicConformance.equality(of: Element.self)
         if old.count == new.count {
             let changed = differingPositions(old, new).filter { equal?(old[$0], new[$0]) != true }
             return (
                 nil,
-                changed.map {
-                    ElementChange(
-                        key: .index($0), old: old[$0], new: new[$0], oldPosition: $0, newPosition: $0)
-                }
+                changed.map { change(.index($0), old[$0], new[$0], $0, $0) }
             )
         }
         var prefix = 0
@@ -150,9 +134,10 @@ extension Array {
         }
     }
 
-    private static func identifiedDifference<E: Identifiable>(
-        _: E.Type, old: [Element], new: [Element]
-    ) -> (structure: ArrayPatch<Element>?, elements: [ElementChange]) {
+    private static func identifiedDifference<E: Identifiable, Change>(
+        _: E.Type, old: [Element], new: [Element],
+        _ change: (ElementKey, Element, Element, Int, Int) -> Change
+    ) -> (structure: ArrayPatch<Element>?, elements: [Change]) {
         // `E` is `Element`, opened once so that ids compare without a dynamic cast per element.
         let oldElements = unsafeBitCast(old, to: [E].self)
         let newElements = unsafeBitCast(new, to: [E].self)
@@ -160,7 +145,7 @@ extension Array {
         if old.count == new.count {
             // When every position keeps its id, only the changed elements are listed; elements
             // with the same bytes are the same, so only the others are read.
-            var changed: [ElementChange] = []
+            var changed: [Change] = []
             var sameIDs = true
             for index in differingPositions(old, new) {
                 guard oldElements[index].id == newElements[index].id else {
@@ -169,9 +154,7 @@ extension Array {
                 }
                 if equal?(old[index], new[index]) != true {
                     changed.append(
-                        ElementChange(
-                            key: .id(AnyHashable(newElements[index].id)), old: old[index], new: new[index],
-                            oldPosition: index, newPosition: index))
+                        change(.id(AnyHashable(newElements[index].id)), old[index], new[index], index, index))
                 }
             }
             if sameIDs { return (nil, changed) }
@@ -197,13 +180,10 @@ extension Array {
         insertions.sort { $0.offset < $1.offset }
         var oldIndexByID: [E.ID: Int] = [:]
         for (index, id) in oldIDs.enumerated() where !touched.contains(id) { oldIndexByID[id] = index }
-        var elements: [ElementChange] = []
+        var elements: [Change] = []
         for (index, id) in newIDs.enumerated() {
             guard let oldIndex = oldIndexByID[id], equal?(old[oldIndex], new[index]) != true else { continue }
-            elements.append(
-                ElementChange(
-                    key: .id(AnyHashable(id)), old: old[oldIndex], new: new[index], oldPosition: oldIndex,
-                    newPosition: index))
+            elements.append(change(.id(AnyHashable(id)), old[oldIndex], new[index], oldIndex, index))
         }
         let patch = ArrayPatch(
             removals: removals, insertions: insertions, oldCount: old.count, newCount: new.count)

@@ -31,16 +31,11 @@ struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     static func positionedDifference(from old: Self, to new: Self) -> (
         structure: StructurePatch?, elements: [VersionedElementChange<Self>]
     ) {
-        let (structure, elements) = [Element].elementDifference(from: old.elements, to: new.elements)
-        return (
-            structure.map { WholeElementsPatch(patch: $0) },
-            elements.map {
-                VersionedElementChange(
-                    key: $0.key, old: WholeElement($0.old), new: WholeElement($0.new),
-                    oldPosition: $0.oldPosition,
-                    newPosition: $0.newPosition)
-            }
-        )
+        let (structure, elements) = [Element].elementDifference(from: old.elements, to: new.elements) {
+            VersionedElementChange<Self>(
+                key: $0, old: WholeElement($1), new: WholeElement($2), oldPosition: $3, newPosition: $4)
+        }
+        return (structure.map { WholeElementsPatch(patch: $0) }, elements)
     }
 
     func versionedPosition(of key: ElementKey) -> Int? { elements.elementIndex(of: key) }

@@ -32,8 +32,11 @@ enum InPlaceKeyPaths {
     static func node<Root, Child>(_ node: any EditNode<Child>, through keyPath: WritableKeyPath<Root, Child>)
         -> (any EditNode<Root>)?
     {
-        // Only these roots and children are ever registered: others skip the lookup.
-        guard Child.self is any InPlaceForm.Type || Root.self is any OptionalRoot.Type,
+        // A stored property of a struct, most key paths, is changed in place already (reading
+        // its offset costs less than asking for a conformance); and only these roots and
+        // children are ever registered: others skip the lookup.
+        guard MemoryLayout<Root>.offset(of: keyPath) == nil,
+            Child.self is any InPlaceForm.Type || Root.self is any OptionalRoot.Type,
             let access = registered.withLock({ $0[ObjectIdentifier(keyPath)] })?.access
                 as? InPlaceAccess<Root, Child>
         else { return nil }
