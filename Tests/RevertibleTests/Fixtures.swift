@@ -1,6 +1,7 @@
 import Foundation
 import Revertible
 import TestSupport
+import Testing
 
 /// A leaf type of the user's, made diffable in one line.
 enum Color: String, Codable, VersionableLeaf {
@@ -46,4 +47,31 @@ struct Opaque: VersionableLeaf {
 
 struct HoldsOpaque: Versionable {
     var opaque: Opaque
+}
+
+/// The records as `path kind payload` lines, to compare with exact expectations.
+func payloads(_ records: [ChangeRecord]) -> [String] {
+    records.map { "\($0.path) \($0.kind) " + String(decoding: $0.payload, as: UTF8.self) }
+}
+
+/// Reverts `edited` to `original` and back, directly and from its stored records, expecting
+/// each exactly.
+///
+/// - Returns: The records.
+func expectRoundTrip<Value: Versionable & Equatable>(_ original: Value, _ edited: Value) throws
+    -> [ChangeRecord]
+{
+    let reversion = try #require(edited.reversion(to: original))
+    var value = edited
+    try reversion.revert(&value)
+    #expect(value == original)
+    try reversion.inverse.revert(&value)
+    #expect(value == edited)
+    let records = try reversion.records()
+    let stored = try Reversion(records: records, resolvingAgainst: value)
+    try stored.revert(&value)
+    #expect(value == original)
+    try stored.inverse.revert(&value)
+    #expect(value == edited)
+    return records
 }

@@ -59,27 +59,6 @@ import Testing
         var stamp = Stamp(serial: 1, label: "a")
     }
 
-    func payloads(_ records: [ChangeRecord]) -> [String] {
-        records.map { "\($0.path) \($0.kind) " + String(decoding: $0.payload, as: UTF8.self) }
-    }
-
-    /// Reverts `edited` to `original` and back, directly and from its stored records.
-    func expectRoundTrip(_ original: Doc, _ edited: Doc) throws -> [ChangeRecord] {
-        let reversion = try #require(edited.reversion(to: original))
-        var doc = edited
-        try reversion.revert(&doc)
-        #expect(doc == original)
-        try reversion.inverse.revert(&doc)
-        #expect(doc == edited)
-        let records = try reversion.records()
-        let stored = try Reversion(records: records, resolvingAgainst: doc)
-        try stored.revert(&doc)
-        #expect(doc == original)
-        try stored.inverse.revert(&doc)
-        #expect(doc == edited)
-        return records
-    }
-
     @Test func aChangeInsideAPlainStructRecordsOnlyTheChangedLeaves() throws {
         let original = Doc()
         var edited = original

@@ -27,27 +27,6 @@ import Testing
         var labels: [Int: String]?
     }
 
-    func payloads(_ records: [ChangeRecord]) -> [String] {
-        records.map { "\($0.path) \($0.kind) " + String(decoding: $0.payload, as: UTF8.self) }
-    }
-
-    /// Reverts `edited` to `original` and back, directly and from its stored records.
-    func expectRoundTrip(_ original: Board, _ edited: Board) throws -> [ChangeRecord] {
-        let reversion = try #require(edited.reversion(to: original))
-        var board = edited
-        try reversion.revert(&board)
-        #expect(board == original)
-        try reversion.inverse.revert(&board)
-        #expect(board == edited)
-        let records = try reversion.records()
-        let stored = try Reversion(records: records, resolvingAgainst: board)
-        try stored.revert(&board)
-        #expect(board == original)
-        try stored.inverse.revert(&board)
-        #expect(board == edited)
-        return records
-    }
-
     @Test func aChangedElementIsRecordedWholeBelowItsID() throws {
         let original = Board()
         var edited = original
