@@ -206,7 +206,8 @@ final class FieldTable<Root>: @unchecked Sendable {
 
     /// An enum (a type without stored properties) that is `Codable` is diffed through its
     /// encoded form even when it is not ``Versionable``: a payload change records only the
-    /// changed parts. Structs keep whole-value replacement, which costs less to compute.
+    /// changed parts. Structs are tracked field by field, or replaced whole
+    /// (`plainStructRegistration`).
     private static func codableRegistration<Value: Codable & Equatable>(
         _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
     ) -> (any FieldRegistration<Root>)? {
