@@ -64,10 +64,8 @@ struct HistoryRows {
         {
             return id
         }
-        // `==` on `String` compares canonical equivalence. Only text that is not ASCII has
-        // other forms (but for a few signs, such as the Kelvin sign, which is `K`): an ASCII
-        // name, as most ids are, costs no pass.
-        guard !name.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        // `==` on `String` compares canonical equivalence.
+        guard KeepsakeStore.hasOtherForms(name) else { return nil }
         return try connection.query(
             "SELECT id, name FROM history NOT INDEXED WHERE length(CAST(name AS BLOB)) != length(name) ORDER BY id"
         ) { (id: try $0.requiredInt64(0), name: $0.text(1) ?? "") }.first { $0.name == name }?.id

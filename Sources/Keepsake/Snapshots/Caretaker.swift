@@ -393,11 +393,9 @@ public struct Caretaker: Sendable {
             else { continue }
             if let id = try row(canonical, canonicalName) { return (id, canonical, canonicalName) }
         }
-        // Only text that is not ASCII has other forms (but for a few signs, such as the Kelvin
-        // sign, which is `K`): ASCII names and scopes, as most are, cost no pass.
-        let ascii = ([name] + namespaces).allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
+        // ASCII names and scopes, as most are, cost no pass.
         let spelledOtherwise: [(id: Int64, namespace: String, name: String)] =
-            if ascii {
+            if !([name] + namespaces).contains(where: KeepsakeStore.hasOtherForms) {
                 []
             } else {
                 try connection.query(

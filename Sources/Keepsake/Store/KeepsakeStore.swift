@@ -231,6 +231,11 @@ public final class KeepsakeStore: Sendable {
     /// Lookups compare names as Swift compares strings, so another form finds it too.
     static func canonicalName(_ name: String) -> String { name.precomposedStringWithCanonicalMapping }
 
+    /// Whether `name` can be spelled in another form that Swift takes for the same string: only
+    /// text that is not ASCII can (but for a few signs, such as the Kelvin sign, which is `K`),
+    /// so an ASCII name, as most ids are, is looked up by its bytes alone.
+    static func hasOtherForms(_ name: String) -> Bool { !name.utf8.allSatisfy { $0 < 0x80 } }
+
     /// The names of the histories in the store, sorted, as stored: composed (NFC), unless an
     /// earlier release stored one in the form the app gave it.
     ///

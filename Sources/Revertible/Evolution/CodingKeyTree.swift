@@ -105,7 +105,7 @@ package struct CodingKeyTree: @unchecked Sendable {
         -> [String: String]?
     {
         let id = ObjectIdentifier(type)
-        if let keys = ownKeysByType.withLock({ $0[id] }) { return keys }
+        if let keys = recordings.withLock({ $0[id]?.keys }) { return keys }
         // Tried once per root: a success is kept for every root, below.
         guard let decodable = type as? any Decodable.Type, misses.types.withLock({ $0.insert(id).inserted })
         else { return nil }
@@ -146,42 +146,51 @@ extension CodingKeyTree {
     /// property to the container, an optional to `encodeIfPresent` whether `nil` or not: every
     /// key of the type is seen, whatever the value holds.
     static func ownKeys<Value>(of value: Value) -> [String: String] {
-        let type = ObjectIdentifier(Value.self)
-        if let keys = ownKeysByType.withLock({ $0[type] }) { return keys }
-        guard let encodable = value as? any Encodable else { return [:] }
-        let recorder = KeyRecorder()
-        try? encodable.encode(to: recorder)
-        ownKeysByType.withLock { [keys = recorder.keys] in $0[type] = keys }
-        return recorder.keys
+        recording(of: value)?.keys ?? [:]
     }
-}
 
-private let ownKeysByType = Locked<[ObjectIdentifier: [String: String]]>([:])
-
-extension CodingKeyTree {
     /// Whether `value`'s type encodes itself as a JSON object whose keys are cases of its
-    /// `CodingKeys` naming properties in `properties`, as synthesized `Codable` does (and
-    /// custom keys do): then a stored path through those properties leads where the JSON holds
-    /// them. Read once per type, from `value`; `false` for a type that encodes itself as an
-    /// array or a single value (`CGPoint`, `Duration`), or under keys of its own making.
-    static func encodesAsObject<Value>(_ value: Value, properties: some Collection<String>) -> Bool {
+    /// `CodingKeys` naming its stored properties, as synthesized `Codable` does (and custom
+    /// keys do): then a stored path through those properties leads where the JSON holds them.
+    /// Read once per type, from `value`; `false` for a type that encodes itself as an array or
+    /// a single value (`CGPoint`, `Duration`), or under keys of its own making.
+    static func encodesAsObject<Value>(_ value: Value) -> Bool {
+        guard let recording = recording(of: value) else { return false }
+        if let known = recording.namesProperties { return known }
+        let properties = FieldTable<Value>.shared.names.values
+        let namesProperties = recording.caseNames?.allSatisfy(properties.contains) ?? false
+        recordings.withLock { $0[ObjectIdentifier(Value.self)]?.namesProperties = namesProperties }
+        return namesProperties
+    }
+
+    /// What encoding `value` into a ``KeyRecorder`` showed of its type: recorded once per type,
+    /// `nil` for a type that is not `Encodable`.
+    private static func recording<Value>(of value: Value) -> KeyRecording? {
         let type = ObjectIdentifier(Value.self)
-        if let known = objectFormByType.withLock({ $0[type] }) { return known }
-        var isObject = false
-        if let encodable = value as? any Encodable {
-            let recorder = KeyRecorder()
-            if (try? encodable.encode(to: recorder)) != nil, recorder.firstForm == .keyed,
-                !recorder.sawOtherKey, recorder.caseNames.allSatisfy(properties.contains)
-            {
-                isObject = true
-            }
-        }
-        objectFormByType.withLock { $0[type] = isObject }
-        return isObject
+        if let recording = recordings.withLock({ $0[type] }) { return recording }
+        guard let encodable = value as? any Encodable else { return nil }
+        let recorder = KeyRecorder()
+        let encoded = (try? encodable.encode(to: recorder)) != nil
+        let recording = KeyRecording(
+            keys: recorder.keys,
+            caseNames: encoded && recorder.firstForm == .keyed && !recorder.sawOtherKey
+                ? recorder.caseNames : nil)
+        recordings.withLock { $0[type] = recording }
+        return recording
     }
 }
 
-private let objectFormByType = Locked<[ObjectIdentifier: Bool]>([:])
+/// What encoding one value of a type showed: the keys it encodes its properties under where
+/// they differ from their names, and whether it encodes as an object of `CodingKeys` cases.
+private struct KeyRecording {
+    var keys: [String: String]
+    /// The case names of the keys, when the type encodes as an object under enum cases only.
+    var caseNames: Set<String>?
+    /// Whether those cases all name stored properties of the type, once asked.
+    var namesProperties: Bool?
+}
+
+private let recordings = Locked<[ObjectIdentifier: KeyRecording]>([:])
 
 /// An encoder that keeps the keys its first keyed container is given, and nothing else.
 private final class KeyRecorder: Encoder {

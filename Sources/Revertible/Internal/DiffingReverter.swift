@@ -67,11 +67,7 @@ struct DiffingReverter<Root>: Reverter {
         // No whole-subtree comparison first: when something changed it would be paid twice.
         // Leaves compare themselves, and collections skip equal elements and shared storage.
         let (oldValue, newValue) = values(at: keyPath)
-        let emit = self.emit
-        var child = DiffingReverter<Value>(old: oldValue, new: newValue, path: childPath(component)) {
-            path, node in
-            emit(path, lift(node, through: keyPath))
-        }
+        var child = child(oldValue, newValue, at: keyPath, component: component)
         newValue.addReversions(into: &child)
     }
 
@@ -82,17 +78,25 @@ struct DiffingReverter<Root>: Reverter {
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {
         let (oldValue, newValue) = values(at: keyPath)
-        guard CodingKeyTree.encodesAsObject(newValue, properties: FieldTable<Value>.shared.names.values)
-        else {
+        guard CodingKeyTree.encodesAsObject(newValue) else {
             appendOverwriteReversion(at: keyPath, component: component)
             return
         }
+        var child = child(oldValue, newValue, at: keyPath, component: component)
+        child.appendStoredPropertyReversions()
+    }
+
+    /// A reverter comparing `oldValue` and `newValue`, the values at `keyPath`, whose changes
+    /// are emitted through `keyPath`.
+    private func child<Value>(
+        _ oldValue: Value, _ newValue: Value, at keyPath: WritableKeyPath<Root, Value>,
+        component: PathComponent?
+    ) -> DiffingReverter<Value> {
         let emit = self.emit
-        var child = DiffingReverter<Value>(old: oldValue, new: newValue, path: childPath(component)) {
+        return DiffingReverter<Value>(old: oldValue, new: newValue, path: childPath(component)) {
             path, node in
             emit(path, lift(node, through: keyPath))
         }
-        child.appendStoredPropertyReversions()
     }
 
     mutating func appendOverwriteReversion<Value>(

@@ -104,13 +104,10 @@ struct ResolvingReverter<Root>: Reverter {
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {
         guard let rest = rest(after: component) else { return }
-        let child = ResolvingReverter<Value>.resolved(
-            value: value[keyPath: keyPath], remaining: rest, record: record, decoder: decoder)
-        if let found = child.result {
-            result = found.map { lift($0, through: keyPath) }
-        } else if child.namesRemovedProperty {
-            reachedRemovedProperty = true
-        }
+        take(
+            ResolvingReverter<Value>.resolved(
+                value: value[keyPath: keyPath], remaining: rest, record: record, decoder: decoder)
+        ) { lift($0, through: keyPath) }
     }
 
     /// A plain struct's change: one of its fields' (``PlainStructField``), or the whole
@@ -126,8 +123,16 @@ struct ResolvingReverter<Root>: Reverter {
         var child = ResolvingReverter<Value>(
             value: value[keyPath: keyPath], remaining: rest, record: record, decoder: decoder)
         child.appendStoredPropertyReversions()
+        take(child) { lift($0, through: keyPath) }
+    }
+
+    /// Takes what `child`, which resolved the rest of the path below this place, found: its
+    /// change reached from here by `lift`, or that the path names a removed property.
+    private mutating func take<Value>(
+        _ child: ResolvingReverter<Value>, _ lift: (any EditNode<Value>) -> any EditNode<Root>
+    ) {
         if let found = child.result {
-            result = found.map { lift($0, through: keyPath) }
+            result = found.map(lift)
         } else if child.namesRemovedProperty {
             reachedRemovedProperty = true
         }
@@ -188,14 +193,10 @@ struct ResolvingReverter<Root>: Reverter {
         guard let element = collection.versionedElement(at: key, position: position) else { return }
         let child = ResolvingReverter<Value.VersionedElement>.resolved(
             value: element, remaining: rest.dropFirst(), record: record, decoder: decoder)
-        if let found = child.result {
-            result = found.map {
-                lift(
-                    ElementNode<Value>(key: key, oldPosition: position, newPosition: position, inner: $0),
-                    through: keyPath)
-            }
-        } else if child.namesRemovedProperty {
-            reachedRemovedProperty = true
+        take(child) {
+            lift(
+                ElementNode<Value>(key: key, oldPosition: position, newPosition: position, inner: $0),
+                through: keyPath)
         }
     }
 
