@@ -50,6 +50,62 @@ import Testing
         }
     }
 
+    /// A stroke as the earlier release recorded an element of `[Stroke]`: whole, at
+    /// `canvas.strokes[id: 7]`. Its JSON is a `Stroke`'s.
+    struct EarlierStroke: VersionableLeaf, Codable, Identifiable {
+        var id: Int
+        var color: String
+    }
+
+    struct EarlierCanvas: Versionable, Equatable, Codable {
+        var name: String
+        var strokes: [EarlierStroke]
+    }
+
+    /// The model as the earlier release tracked it with the canvas `Versionable` and its
+    /// strokes plain: each changed stroke recorded whole.
+    struct EarlierElementDoc: Versionable, Equatable, Codable {
+        var title = ""
+        var canvas: EarlierCanvas
+
+        init(_ canvas: Canvas) {
+            self.canvas = EarlierCanvas(
+                name: canvas.name, strokes: canvas.strokes.map { EarlierStroke(id: $0.id, color: $0.color) })
+        }
+    }
+
+    @Test func anEarlierWholeElementHistoryOpensUndoesAndGoesOnFieldByField() throws {
+        let path = directory.path("strokes.keepsake")
+        let earlier = Self.versions(from: Canvas(), count: 8, seed: 3)
+        do {
+            let history = try KeepsakeStore(path: path).history(
+                "doc", initialValue: EarlierElementDoc(earlier[0]))
+            for canvas in earlier.dropFirst() { try history.append(EarlierElementDoc(canvas)) }
+        }
+        let store = try KeepsakeStore(path: path)
+        let first = earlier[1].strokes.first { $0.color.hasSuffix(" 3") }!
+        #expect(
+            try store.changes(ofVersion: 1, in: "doc")?.map(\.path) == ["canvas.strokes[id: \(first.id)]"])
+        let history = try store.history("doc", initialValue: Doc())
+        #expect(history.value.canvas == earlier.last)
+        for index in earlier.indices.reversed().dropFirst() {
+            #expect(try history.undo().canvas == earlier[index], "undo to \(index)")
+        }
+        for index in earlier.indices.dropFirst() {
+            #expect(try history.redo().canvas == earlier[index], "redo to \(index)")
+        }
+        var next = earlier.last!
+        next.strokes[5].color = "blue"
+        try history.append(Doc(canvas: next))
+        #expect(
+            try store.changes(ofVersion: earlier.count, in: "doc")?.map(\.path) == [
+                "canvas.strokes[id: \(next.strokes[5].id)].color"
+            ])
+        #expect(try history.undo().canvas == earlier.last)
+        try history.checkInvariants()
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
     @Test func anEarlierWholeStructHistoryOpensUndoesAndGoesOnFieldByField() throws {
         let path = directory.path("canvas.keepsake")
         let earlier = Self.versions(from: Canvas(), count: 6, seed: 1)
@@ -73,12 +129,12 @@ import Testing
         for canvas in today.dropFirst() { try history.append(Doc(canvas: canvas)) }
         let edit = try #require(try store.changes(ofVersion: earlier.count, in: "doc"))
         let edited = earlier.last!.strokes[62]
-        #expect(edit.map(\.path) == ["canvas.strokes[id: \(edited.id)]"])
-        #expect(edit.map(\.kind) == ["replace"])
-        let (color, id) = (edited.color, edited.id)
+        #expect(edit.map(\.path) == ["canvas.strokes[id: \(edited.id)].color"])
+        #expect(edit.map(\.kind) == ["text"])
+        let (color, count) = (edited.color, edited.color.utf16.count)
         #expect(
             edit.map(\.patch) == [
-                #"{"new":{"color":"\#(color) 2","id":\#(id)},"old":{"color":"\#(color)","id":\#(id)}}"#
+                #"{"new":"\#(color) 2","newCount":\#(count + 2),"offset":0,"old":"\#(color)","oldCount":\#(count)}"#
             ])
         try history.checkInvariants()
 

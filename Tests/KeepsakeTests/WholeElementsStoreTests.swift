@@ -3,7 +3,7 @@ import Keepsake
 import Testing
 
 /// A store's history of an array of plain `Codable` elements: each edit stores the changed
-/// element, not the array, and a history an earlier release stored with the array replaced
+/// fields of the changed element, not the array, and a history an earlier release stored with the array replaced
 /// whole opens, undoes and redoes with today's model, then goes on element by element.
 @MainActor @Suite struct WholeElementsStoreTests {
     let directory = TemporaryDirectory()
@@ -64,9 +64,14 @@ import Testing
         let today = Self.versions(from: earlier.last!, count: 6, seed: 2)
         for items in today.dropFirst() { try history.append(Board(items: items)) }
         let edit = try #require(try store.changes(ofVersion: earlier.count, in: "board"))
-        #expect(edit.map(\.path) == ["items[id: \(earlier.last![2].id)]"])
-        #expect(edit.map(\.kind) == ["replace"])
-        #expect(edit.map(\.patch.utf8.count) == [71])
+        let edited = earlier.last![2]
+        #expect(edit.map(\.path) == ["items[id: \(edited.id)].title"])
+        #expect(edit.map(\.kind) == ["text"])
+        let count = edited.title.utf16.count
+        #expect(
+            edit.map(\.patch) == [
+                #"{"new":"\#(edited.title) 2","newCount":\#(count + 2),"offset":0,"old":"\#(edited.title)","oldCount":\#(count)}"#
+            ])
         try history.checkInvariants()
 
         let reopened = try store.history("board", initialValue: Board(items: []))

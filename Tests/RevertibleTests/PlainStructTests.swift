@@ -46,7 +46,8 @@ import Testing
         }
     }
 
-    /// A `let` is never tracked: a new stamp could differ there unseen, so it is replaced whole.
+    /// A `let` is not tracked: a stamp is tracked field by field while its serial stays, and
+    /// replaced whole when a new stamp holds another one.
     struct Stamp: Codable, Equatable {
         let serial: Int
         var label: String
@@ -68,7 +69,7 @@ import Testing
         #expect(
             payloads(try expectRoundTrip(original, edited)) == [
                 #"canvas.style.size replace {"new":14,"old":12}"#,
-                #"canvas.strokes[id: 7] replace {"new":{"color":"red","id":7},"old":{"color":"black","id":7}}"#,
+                #"canvas.strokes[id: 7].color text {"new":"red","newCount":3,"offset":0,"old":"black","oldCount":5}"#,
                 #"canvas.strokes elements {"insertions":[],"newCount":99,"oldCount":100,"removals":[{"element":{"color":"black","id":50},"offset":50}]}"#,
             ])
         var renamed = original
@@ -80,7 +81,7 @@ import Testing
             ])
     }
 
-    @Test func aStructThatIsNoObjectInItsJSONOrHasALetIsReplacedWhole() throws {
+    @Test func aStructThatIsNoObjectInItsJSONOrWhoseLetChangedIsReplacedWhole() throws {
         let original = Doc()
         var edited = original
         edited.pair.y = 2
@@ -88,7 +89,13 @@ import Testing
         #expect(
             payloads(try expectRoundTrip(original, edited)) == [
                 #"pair replace {"new":[0,2],"old":[0,0]}"#,
-                #"stamp replace {"new":{"label":"b","serial":1},"old":{"label":"a","serial":1}}"#,
+                #"stamp.label text {"new":"b","newCount":1,"offset":0,"old":"a","oldCount":1}"#,
+            ])
+        edited.stamp = Stamp(serial: 2, label: "b")
+        #expect(
+            payloads(try expectRoundTrip(original, edited)) == [
+                #"pair replace {"new":[0,2],"old":[0,0]}"#,
+                #"stamp replace {"new":{"label":"b","serial":2},"old":{"label":"a","serial":1}}"#,
             ])
     }
 
@@ -117,7 +124,7 @@ import Testing
         var doc = Doc()
         for step in 0..<400 {
             let original = doc
-            switch Int.random(in: 0..<7, using: &generator) {
+            switch Int.random(in: 0..<9, using: &generator) {
             case 0: doc.canvas.name = ["", "a", "sketch", "é"].randomElement(using: &generator)!
             case 1: doc.canvas.style.size = Double(Int.random(in: 8...20, using: &generator))
             case 2 where !doc.canvas.strokes.isEmpty:
@@ -131,6 +138,9 @@ import Testing
                 doc.canvas.strokes.remove(at: Int.random(in: 0..<doc.canvas.strokes.count, using: &generator))
             case 5:
                 doc.canvas.pinned = Bool.random(using: &generator) ? nil : [Stroke(id: step, color: "pin")]
+            case 6: doc.stamp.label += "."
+            case 7:
+                doc.stamp = Stamp(serial: Int.random(in: 0..<3, using: &generator), label: doc.stamp.label)
             default: doc.pair.x += 1
             }
             guard doc != original else { continue }

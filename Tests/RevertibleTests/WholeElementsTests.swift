@@ -5,8 +5,10 @@ import Testing
 
 /// An array or dictionary whose elements are `Equatable` but not `Versionable` — a plain
 /// `Codable` struct, as a new user writes one — is tracked element by element with no code,
-/// each changed element recorded whole, and insertions, removals and moves as one patch. (It
-/// was replaced whole: an edit to one of a thousand items stored both thousand-item arrays.)
+/// and insertions, removals and moves as one patch. (It was replaced whole: an edit to one of a
+/// thousand items stored both thousand-item arrays.) Inside a changed element, a plain struct
+/// records its changed fields, as a stored property of that type does; any other element is
+/// recorded whole.
 @Suite struct WholeElementsTests {
     struct Item: Codable, Equatable, Identifiable {
         var id: Int
@@ -25,15 +27,72 @@ import Testing
         var marks: [String: Point] = ["a": Point(x: 0, y: 0), "b": Point(x: 1, y: 1)]
         var pinned: [Item]? = [Item(id: 1, title: "one")]
         var labels: [Int: String]?
+        var serials = [Serial(id: 1, issued: 1, label: "one")]
     }
 
-    @Test func aChangedElementIsRecordedWholeBelowItsID() throws {
+    @Test func aChangedElementRecordsItsChangedFieldsBelowItsID() throws {
         let original = Board()
         var edited = original
         edited.items[7].title = "seven"
         #expect(
             payloads(try expectRoundTrip(original, edited)) == [
-                #"items[id: 7] replace {"new":{"id":7,"title":"seven"},"old":{"id":7,"title":"item 7"}}"#
+                #"items[id: 7].title text {"new":"seven","newCount":5,"offset":0,"old":"item 7","oldCount":6}"#
+            ])
+    }
+
+    /// Elements a field could not be stored for are recorded whole: one whose `let` holds
+    /// another value (no field's change records it), and one whose form is not an object of its
+    /// fields (with no place for a field's path).
+    struct Serial: Codable, Equatable, Identifiable {
+        let id: Int
+        let issued: Int
+        var label: String
+    }
+
+    struct Pair: Codable, Equatable {
+        var x: Int
+        var y: Int
+
+        init(x: Int, y: Int) {
+            self.x = x
+            self.y = y
+        }
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            x = try container.decode(Int.self)
+            y = try container.decode(Int.self)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(x)
+            try container.encode(y)
+        }
+    }
+
+    struct Sheet: Versionable, Equatable, Codable {
+        var serials = [Serial(id: 1, issued: 10, label: "a")]
+        var pairs = [Pair(x: 0, y: 0)]
+        var pairsByName = ["a": Pair(x: 0, y: 0)]
+    }
+
+    @Test func otherElementsAreRecordedWhole() throws {
+        let original = Sheet()
+        var edited = original
+        edited.serials[0].label = "b"
+        #expect(
+            payloads(try expectRoundTrip(original, edited)) == [
+                #"serials[id: 1].label text {"new":"b","newCount":1,"offset":0,"old":"a","oldCount":1}"#
+            ])
+        edited.serials[0] = Serial(id: 1, issued: 11, label: "b")
+        edited.pairs[0].y = 1
+        edited.pairsByName["a"]?.x = 2
+        #expect(
+            payloads(try expectRoundTrip(original, edited)) == [
+                #"serials[id: 1] replace {"new":{"id":1,"issued":11,"label":"b"},"old":{"id":1,"issued":10,"label":"a"}}"#,
+                #"pairs[0] replace {"new":[0,1],"old":[0,0]}"#,
+                #"pairsByName[key: "a"] replace {"new":[2,0],"old":[0,0]}"#,
             ])
     }
 
@@ -45,7 +104,7 @@ import Testing
         edited.items[10].title = "changed"
         #expect(
             payloads(try expectRoundTrip(original, edited)) == [
-                #"items[id: 10] replace {"new":{"id":10,"title":"changed"},"old":{"id":10,"title":"item 10"}}"#,
+                #"items[id: 10].title text {"new":"changed","newCount":7,"offset":0,"old":"item 10","oldCount":7}"#,
                 #"items elements {"insertions":[{"element":{"id":5000,"title":"new"},"offset":0}],"newCount":1000,"oldCount":1000,"removals":[{"element":{"id":2,"title":"item 2"},"offset":2}]}"#,
             ])
     }
@@ -56,7 +115,7 @@ import Testing
         edited.points[1].y = 5
         #expect(
             payloads(try expectRoundTrip(original, edited)) == [
-                #"points[1] replace {"new":{"x":1,"y":5},"old":{"x":1,"y":1}}"#
+                #"points[1].y replace {"new":5,"old":1}"#
             ])
         edited.points.append(Point(x: 2, y: 2))
         #expect(
@@ -65,19 +124,19 @@ import Testing
             ])
     }
 
-    @Test func aDictionarysValuesAreRecordedWholeBelowTheirKeys() throws {
+    @Test func aDictionarysValuesAreTrackedBelowTheirKeys() throws {
         let original = Board()
         var edited = original
         edited.marks["b"]?.x = 7
         #expect(
             payloads(try expectRoundTrip(original, edited)) == [
-                #"marks[key: "b"] replace {"new":{"x":7,"y":1},"old":{"x":1,"y":1}}"#
+                #"marks[key: "b"].x replace {"new":7,"old":1}"#
             ])
         edited.marks["a"] = nil
         edited.marks["c"] = Point(x: 2, y: 2)
         #expect(
             payloads(try expectRoundTrip(original, edited)) == [
-                #"marks[key: "b"] replace {"new":{"x":7,"y":1},"old":{"x":1,"y":1}}"#,
+                #"marks[key: "b"].x replace {"new":7,"old":1}"#,
                 #"marks entries {"inserted":{"c":{"x":2,"y":2}},"newCount":2,"oldCount":2,"removed":{"a":{"x":0,"y":0}}}"#,
             ])
     }
@@ -88,7 +147,7 @@ import Testing
         edited.pinned?[0].title = "first"
         #expect(
             payloads(try expectRoundTrip(original, edited)) == [
-                #"pinned[id: 1] replace {"new":{"id":1,"title":"first"},"old":{"id":1,"title":"one"}}"#
+                #"pinned[id: 1].title text {"new":"first","newCount":5,"offset":0,"old":"one","oldCount":3}"#
             ])
         edited.pinned = nil
         edited.labels = [1: "a"]
@@ -120,6 +179,33 @@ import Testing
         #expect(board == edited)
     }
 
+    /// A changed element an earlier release stored whole (`items[id: 7]`, `replace`), before
+    /// its fields were tracked, still reverts.
+    @Test func aWholeElementChangeStoredEarlierStillReverts() throws {
+        let original = Board()
+        var edited = original
+        edited.items[7].title = "seven"
+        edited.points[1].y = 5
+        edited.marks["b"]?.x = 7
+        let encoder = ChangeRecord.makeEncoder()
+        func whole<Value: Encodable>(_ path: String, _ old: Value, _ new: Value) throws -> ChangeRecord {
+            ChangeRecord(
+                path: try PathDescriptor(parsing: path), kind: "replace",
+                payload: try encoder.encode(["old": old, "new": new]))
+        }
+        let records = [
+            try whole("items[id: 7]", original.items[7], edited.items[7]),
+            try whole("points[1]", original.points[1], edited.points[1]),
+            try whole(#"marks[key: "b"]"#, original.marks["b"], edited.marks["b"]),
+        ]
+        var board = edited
+        let stored = try Reversion(records: records, resolvingAgainst: board)
+        try stored.revert(&board)
+        #expect(board == original)
+        try stored.inverse.revert(&board)
+        #expect(board == edited)
+    }
+
     /// Random edits of every kind, against the full copies they were made from.
     @Test(arguments: Soak.batches(usually: 2))
     func randomEditsRevertExactly(batch: UInt64) throws {
@@ -130,7 +216,7 @@ import Testing
         for _ in 0..<500 {
             let original = board
             for _ in 0...Int.random(in: 0..<3, using: &generator) {
-                switch Int.random(in: 0..<10, using: &generator) {
+                switch Int.random(in: 0..<12, using: &generator) {
                 case 0 where !board.items.isEmpty:
                     board.items[Int.random(in: board.items.indices, using: &generator)].title += "!"
                 case 1:
@@ -157,6 +243,13 @@ import Testing
                 case 9 where board.pinned != nil:
                     board.pinned?.append(Item(id: nextID, title: "pinned"))
                     nextID += 1
+                case 10:
+                    board.serials[0].label += "."
+                case 11:
+                    // A new serial for the same id: its `let` differs.
+                    let serial = board.serials[0]
+                    board.serials[0] = Serial(
+                        id: serial.id, issued: Int.random(in: 0..<3, using: &generator), label: serial.label)
                 default:
                     board.name += "."
                 }
@@ -180,8 +273,8 @@ import Testing
         edited.items[4].title = "four"
         edited.pinned?.append(.init(id: 9, title: "nine"))
         let reversion = try #require(edited.reversion(to: original))
-        #expect(reversion.paths.map(\.description) == ["items[id: 4]", "pinned"])
-        #expect(try reversion.records().map(\.kind) == ["replace", "elements"])
+        #expect(reversion.paths.map(\.description) == ["items[id: 4].title", "pinned"])
+        #expect(try reversion.records().map(\.kind) == ["text", "elements"])
         var board = edited
         try reversion.revert(&board)
         #expect(board.items == original.items && board.pinned == original.pinned)
@@ -202,8 +295,17 @@ import Testing
         var name: String
     }
 
+    /// A plain element holding an array: a change to one point inside it is reverted in the
+    /// element's own storage.
+    struct Shape: Codable, Equatable, Identifiable {
+        var id: Int
+        var points = (0..<1_000).map { Point(x: Double($0), y: 0) }
+    }
+
     struct Doc: Versionable, Codable, Equatable {
         var items: [Item] = (0..<100).map { Item(id: $0, title: "item \($0)") }
+        var shapes = (0..<10).map { Shape(id: $0) }
+        var shapesByName = ["a": Shape(id: 0), "b": Shape(id: 1)]
         var pinned: [Item]? = (0..<100).map { Item(id: $0, title: "pinned \($0)") }
         var tags: [Tag]? = (0..<100).map { Tag(id: $0, name: "tag \($0)") }
         var marks: [String: Point] = Dictionary(
@@ -213,7 +315,7 @@ import Testing
     }
 
     enum Place: String, CaseIterable {
-        case items, pinned, tags, marks, optionalMarks, attachment
+        case items, pinned, tags, marks, optionalMarks, attachment, shapePoints, namedShapePoints
 
         func edit(_ doc: inout Doc) {
             switch self {
@@ -223,6 +325,8 @@ import Testing
             case .marks: doc.marks["50"]!.y = 5
             case .optionalMarks: doc.optionalMarks!["b"]!.y = 5
             case .attachment: doc.attachment![2_000] = 7
+            case .shapePoints: doc.shapes[5].points[300].y = 5
+            case .namedShapePoints: doc.shapesByName["b"]!.points[300].y = 5
             }
         }
 
@@ -236,6 +340,10 @@ import Testing
             case .marks: unsafeBitCast(doc.marks, to: UnsafeRawPointer.self)
             case .optionalMarks: unsafeBitCast(doc.optionalMarks!, to: UnsafeRawPointer.self)
             case .attachment: doc.attachment!.withUnsafeBytes { $0.baseAddress }
+            case .shapePoints:
+                doc.shapes[5].points.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+            case .namedShapePoints:
+                doc.shapesByName["b"]!.points.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
             }
         }
     }

@@ -8,8 +8,8 @@
 ///   common prefix and suffix of `Equatable` elements) is replaced as one ``ArrayPatch``.
 ///
 /// A stored property whose elements are `Equatable` but not ``Versionable`` (a plain `Codable`
-/// struct) is tracked the same way by a type tracked with no code, each changed element
-/// recorded whole at its id or index.
+/// struct) is tracked the same way by a type tracked with no code: at its id or index, a
+/// changed element's changed fields when it is a plain `Codable` struct, else the whole element.
 extension Array: Versionable, Revertible where Element: Versionable {
     /// Registers the array element by element.
     public func addReversions(into reverter: inout some Reverter<Self>) {

@@ -3,7 +3,8 @@
 /// recorded below its key, such as `scores[key: "alice"]`.
 ///
 /// A stored property whose values are `Equatable` but not ``Versionable`` is tracked the same
-/// way by a type tracked with no code, each changed value recorded whole below its key.
+/// way by a type tracked with no code: below its key, a changed value's changed fields when
+/// it is a plain `Codable` struct, else the whole value.
 extension Dictionary: Versionable, Revertible where Value: Versionable {
     /// Registers the dictionary entry by entry.
     public func addReversions(into reverter: inout some Reverter<Self>) {

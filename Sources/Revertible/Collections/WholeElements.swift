@@ -1,13 +1,12 @@
 /// An array whose elements are `Equatable` but not ``Versionable`` (a plain `Codable` struct,
-/// say), tracked with no code element by element as `Array` tracks its elements, each changed
-/// element recorded whole: `items[id: 7]` (`replace`), or `items[3]` without ids, and
-/// insertions, removals and moves as one ``ArrayPatch`` at `items`, stored as an array of
-/// `Versionable` elements stores them.
+/// say), tracked with no code element by element as `Array` tracks its elements: each changed
+/// element below `items[id: 7]`, or `items[3]` without ids (see ``WholeElement`` for what is
+/// recorded there), and insertions, removals and moves as one ``ArrayPatch`` at `items`, stored
+/// as an array of `Versionable` elements stores them.
 ///
 /// Without it such an array was replaced whole: an edit to one title of a thousand items stored
 /// both thousand-item arrays, and undoing it decoded them. A stored property of such an array
-/// type is registered through the root's `[wholeForm:]` subscript; what lies inside an
-/// element is tracked only once the element type is ``Versionable``.
+/// type is registered through the root's `[wholeForm:]` subscript.
 struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
     var elements: [Element]
 
@@ -57,9 +56,7 @@ struct WholeElements<Element: Equatable>: VersionableCollection, Equatable {
         at key: ElementKey, position: Int?, _ body: (inout VersionedElement) -> Void
     ) -> Bool {
         guard let index = elements.elementIndex(of: key, position: position) else { return false }
-        var element = WholeElement(elements[index])
-        body(&element)
-        elements[index] = element.value
+        WholeElement.modify(&elements[index], body)
         return true
     }
 
@@ -82,14 +79,52 @@ extension WholeElements: Codable where Element: Codable {
     }
 }
 
-/// One element of ``WholeElements``, a leaf: a change to it is the whole old and new element.
-/// Its JSON is the element's.
+/// One element of ``WholeElements`` or value of ``WholeValues``. Its JSON is the element's.
+///
+/// A plain `Codable` struct is tracked field by field, as a stored property of its type is
+/// (`strokes[id: 7].color`), when ``FieldTable/tracksPlainFields`` says it can be and its
+/// `Codable` form is an object of its fields; any other element is a leaf, a change to it the
+/// whole old and new element (`strokes[id: 7]`, `replace`), as every element was stored by
+/// earlier releases.
 struct WholeElement<Element: Equatable>: VersionableLeaf {
     var value: Element
 
     init(_ value: Element) { self.value = value }
 
     static func == (a: Self, b: Self) -> Bool { Equality.same(a.value, b.value) }
+
+    func addReversions(into reverter: inout some Reverter<Self>) {
+        if Self.tracksFields {
+            let value = KeyPathCache.path(.wholeElementValue, of: Self.self) { \Self.value }
+            if reverter.inPlace(
+                as: DiffingReverter<Self>.self, { $0.appendPlainFieldReversions(at: value, component: nil) })
+            {
+                return
+            }
+            if reverter.inPlace(
+                as: ResolvingReverter<Self>.self, { $0.appendPlainFieldReversions(at: value, component: nil) }
+            ) {
+                return
+            }
+        }
+        reverter.appendLeafReversion(at: KeyPathCache.identity(), component: nil)
+    }
+
+    /// Whether the element type is a plain `Codable` struct that can be tracked field by field.
+    private static var tracksFields: Bool {
+        Element.self is any Codable.Type && FieldTable<Element>.shared.tracksPlainFields
+    }
+}
+
+extension WholeElement {
+    /// Runs `body` on `element` as a `WholeElement`, in place: a copy would share the element's
+    /// storage (its arrays, its strings), so a change inside it would copy them.
+    static func modify(_ element: inout Element, _ body: (inout Self) -> Void) {
+        // A struct of one stored property is laid out as that property.
+        withUnsafeMutablePointer(to: &element) { pointer in
+            pointer.withMemoryRebound(to: Self.self, capacity: 1) { body(&$0.pointee) }
+        }
+    }
 }
 
 extension WholeElement: Identifiable where Element: Identifiable {
@@ -133,8 +168,8 @@ extension WholeElementsPatch: Codable where Element: Codable {
 }
 
 /// The values of a dictionary whose values are `Equatable` but not ``Versionable``, tracked
-/// with no code entry by entry as `Dictionary` tracks them, each changed value recorded whole
-/// below its key (`scores[key: "alice"]`, `replace`), and added and removed entries as one
+/// with no code entry by entry as `Dictionary` tracks them, each changed value below its key
+/// (`scores[key: "alice"]`, see ``WholeElement``), and added and removed entries as one
 /// ``DictionaryPatch`` at the dictionary's path.
 struct WholeValues<Key: Hashable, Value: Equatable>: VersionableCollection, Equatable {
     var entries: [Key: Value]
@@ -162,10 +197,8 @@ struct WholeValues<Key: Hashable, Value: Equatable>: VersionableCollection, Equa
     }
 
     mutating func modifyVersionedElement(at key: Key, _ body: (inout VersionedElement) -> Void) -> Bool {
-        guard let value = entries[key] else { return false }
-        var element = WholeElement(value)
-        body(&element)
-        entries[key] = element.value
+        guard let index = entries.index(forKey: key) else { return false }
+        WholeElement.modify(&entries.values[index], body)
         return true
     }
 
@@ -214,7 +247,8 @@ extension WholeValuesPatch: Codable where Key: Codable, Value: Codable {
     }
 }
 
-/// A collection with a ``Versionable`` form that tracks its elements one by one, each whole:
+/// A collection with a ``Versionable`` form that tracks its elements one by one, each as a
+/// ``WholeElement``:
 /// ``WholeElements`` for an array, ``WholeValues`` for a dictionary. A stored property is
 /// registered through ``whole``.
 protocol WholeForm {
@@ -330,7 +364,7 @@ extension Optional: InPlaceForm where Wrapped: InPlaceForm {}
 
 extension WholeForm {
     /// The registration of a stored property of this type (its elements not ``Versionable``,
-    /// else the type is, and is registered as such): its elements one by one, each whole.
+    /// else the type is, and is registered as such): its elements one by one.
     /// `nil` when `Root` is neither ``Versionable`` nor `Equatable` (a plain struct tracked
     /// field by field is).
     static func wholeField<Root>(name: String, keyPath: PartialKeyPath<Root>) -> (

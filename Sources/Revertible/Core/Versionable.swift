@@ -44,9 +44,10 @@ public protocol Revertible {
 /// only ever replaced.
 ///
 /// A property whose struct type is only `Codable` and `Equatable` is tracked the same way, field
-/// by field, when each of its stored properties is a `var` that can be tracked and it encodes
-/// as a JSON object keyed by them; otherwise (a `let`, a class inside, an array form such as
-/// `CGPoint`'s) it is recorded whole at any change inside it.
+/// by field, and so is such an array element or dictionary value, when each of its stored
+/// properties is a `var` that can be tracked or a `let` of an `Equatable` type, and it encodes
+/// as a JSON object keyed by them. A new value whose `let` differs is recorded whole; so is one
+/// holding a class or with an array form such as `CGPoint`'s, at any change inside it.
 ///
 /// ```swift
 /// struct Note: Versionable {

@@ -73,12 +73,14 @@ struct DiffingReverter<Root>: Reverter {
 
     /// A plain struct, field by field (``PlainStructField``), or whole when its `Codable` form
     /// is not an object of its fields, so that stored paths through it would not lead into its
-    /// JSON.
+    /// JSON, or when one of its `let`s holds another value, which no field's change records.
     mutating func appendPlainFieldReversions<Value>(
         at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
     ) {
         let (oldValue, newValue) = values(at: keyPath)
-        guard CodingKeyTree.encodesAsObject(newValue) else {
+        guard CodingKeyTree.encodesAsObject(newValue),
+            FieldTable<Value>.shared.constantsAreEqual(oldValue, newValue)
+        else {
             appendOverwriteReversion(at: keyPath, component: component)
             return
         }

@@ -32,6 +32,30 @@ final class FieldTable<Root>: @unchecked Sendable {
     let untrackable: String?
     /// How each tracked field is compared by its bytes (`tracked[i]` by the `i`th check).
     let byteChecks: FieldByteChecks
+    /// Whether a `Root` that is not ``Versionable`` can be tracked field by field as if it were
+    /// (a plain struct held by a stored property, an array element or a dictionary value): it is
+    /// a struct, and every stored property it has is a `var` that can be tracked or a `let` of
+    /// an `Equatable` type that holds no class (``constants``). An ignored or untrackable
+    /// property could change unseen, so such a struct is replaced whole. Whether its `Codable`
+    /// form is an object of its fields is judged from a value.
+    let tracksPlainFields: Bool
+    /// The `let` properties of a struct tracked field by field: a new value may hold other
+    /// values there, which no field's change records, so such a value is replaced whole.
+    let constants: [Constant]
+
+    /// A `let` property of `Root`, compared by its bytes, then with `==`.
+    struct Constant {
+        let bytes: FieldBytes?
+        let equal: (Root, Root) -> Bool
+    }
+
+    /// Whether every ``constants`` property holds the same value in `old` and `new`.
+    func constantsAreEqual(_ old: Root, _ new: Root) -> Bool {
+        constants.allSatisfy { constant in
+            if let bytes = constant.bytes, bytes.same(old, new) { return true }
+            return constant.equal(old, new)
+        }
+    }
 
     /// The indices in ``tracked`` of the fields that may differ between `old` and `new`: those
     /// whose bytes differ.
@@ -62,6 +86,7 @@ final class FieldTable<Root>: @unchecked Sendable {
         var trackedByName: [String: Int] = [:]
         var offsetsByName: [String: Int] = [:]
         var untrackable = Self.sharedInstanceReason(root: Root.self)
+        var constants: [Constant] = []
         var count = 0
         _forEachFieldWithKeyPath(of: Root.self, options: []) { cName, keyPath in
             count += 1
@@ -73,6 +98,7 @@ final class FieldTable<Root>: @unchecked Sendable {
                 trackedByName[name] = tracked.count
                 tracked.append(registration)
             case .untrackable(let reason): untrackable = untrackable ?? reason
+            case .constant(let constant): constants.append(constant)
             case .ignored: break
             }
             return true
@@ -84,12 +110,19 @@ final class FieldTable<Root>: @unchecked Sendable {
         self.offsetsByName = offsetsByName
         self.hasStoredProperties = count > 0
         self.byteChecks = FieldByteChecks(tracked.map(\.bytes))
+        self.constants = constants
+        self.tracksPlainFields =
+            !(Root.self is AnyClass) && untrackable == nil && !tracked.isEmpty
+            && tracked.count + constants.count == count
     }
 
     /// What tracking a stored property takes.
     private enum Registration {
         case tracked(any FieldRegistration<Root>)
-        /// Left out: `@VersionableIgnored`, or a `let`.
+        /// Left out: a `let`, which a plain struct tracked field by field compares (`nil`
+        /// when its type is not `Equatable` or holds a class).
+        case constant(Constant)
+        /// Left out: `@VersionableIgnored`, or a `let` that cannot be compared.
         case ignored
         /// A `var` that cannot be tracked, and why.
         case untrackable(String)
@@ -99,7 +132,11 @@ final class FieldTable<Root>: @unchecked Sendable {
         let valueType = type(of: keyPath).valueType
         if valueType is any VersionableIgnoredMarker.Type { return .ignored }
         // `let` properties come back as read-only key paths: they cannot change.
-        guard isWritable(keyPath, valueType) else { return .ignored }
+        guard isWritable(keyPath, valueType) else {
+            guard sharedInstanceClass(in: valueType) == nil, let equatable = valueType as? any Equatable.Type
+            else { return .ignored }
+            return .constant(constant(equatable, keyPath: keyPath))
+        }
         if let instanceClass = sharedInstanceClass(in: valueType) {
             let holding =
                 instanceClass == valueType
@@ -137,7 +174,7 @@ final class FieldTable<Root>: @unchecked Sendable {
             return versionableRegistration(versionable, name: name, keyPath: keyPath)
         }
         // An array or dictionary of values that are not `Versionable` (with them it is), or an
-        // optional one: one by one, each whole.
+        // optional one: one by one, each a plain struct's fields or whole.
         if let collection = valueType as? any WholeForm.Type,
             let registration = collection.wholeField(name: name, keyPath: keyPath)
         {
@@ -158,6 +195,11 @@ final class FieldTable<Root>: @unchecked Sendable {
             return overwriteRegistration(equatable, name: name, keyPath: keyPath)
         }
         return nil
+    }
+
+    private static func constant<Value: Equatable>(_: Value.Type, keyPath: PartialKeyPath<Root>) -> Constant {
+        let keyPath = unsafeDowncast(keyPath, to: KeyPath<Root, Value>.self)
+        return Constant(bytes: FieldBytes(keyPath)) { $0[keyPath: keyPath] == $1[keyPath: keyPath] }
     }
 
     private static func versionableRegistration<Value: Versionable>(
@@ -190,15 +232,12 @@ final class FieldTable<Root>: @unchecked Sendable {
     }
 
     /// A struct that is `Codable` and `Equatable` but not ``Versionable`` is tracked field by
-    /// field, as if it were, when every stored property it has is a `var` that can be tracked
-    /// (a `let`, an ignored or an untrackable property could change unseen); otherwise, and
-    /// when its `Codable` form is not an object of its fields, it is replaced whole.
+    /// field, as if it were, when ``tracksPlainFields``; otherwise, when its `Codable` form is
+    /// not an object of its fields, and when a new value's `let` differs, it is replaced whole.
     private static func plainStructRegistration<Value: Codable & Equatable>(
         _: Value.Type, name: String, keyPath: PartialKeyPath<Root>
     ) -> (any FieldRegistration<Root>)? {
-        let table = FieldTable<Value>.shared
-        guard !(Value.self is AnyClass), table.untrackable == nil, !table.tracked.isEmpty,
-            table.tracked.count == table.names.count,
+        guard FieldTable<Value>.shared.tracksPlainFields,
             let keyPath = keyPath as? WritableKeyPath<Root, Value>
         else { return nil }
         return PlainStructField(keyPath: keyPath, component: .property(name), bytes: FieldBytes(keyPath))
@@ -329,12 +368,26 @@ struct FieldBytes {
     let offset: Int
     let mask: MeaningfulBytes
 
-    init?<Root, Value>(_ keyPath: WritableKeyPath<Root, Value>) {
+    init?<Root, Value>(_ keyPath: KeyPath<Root, Value>) {
         guard !(Root.self is AnyClass), let offset = MemoryLayout<Root>.offset(of: keyPath) else {
             return nil
         }
         self.offset = offset
         mask = MeaningfulBytes.of(Value.self)
+    }
+
+    /// Whether the field's meaningful bytes are the same in `a` and `b`, and so its value.
+    func same<Root>(_ a: Root, _ b: Root) -> Bool {
+        withUnsafeBytes(of: a) { a in
+            withUnsafeBytes(of: b) { b in
+                guard let a = a.baseAddress, let b = b.baseAddress else { return true }
+                return mask.words.withUnsafeBufferPointer { words in
+                    mask.tail.withUnsafeBufferPointer {
+                        MeaningfulBytes.same(a + offset, b + offset, words, $0)
+                    }
+                }
+            }
+        }
     }
 }
 

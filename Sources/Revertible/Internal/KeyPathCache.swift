@@ -17,6 +17,8 @@ enum KeyPathCache {
         case optionalWrapped
         /// The key paths a ``VersioningController`` tells its observers about.
         case observedByController
+        /// A ``WholeElement``'s value.
+        case wholeElementValue
     }
 
     /// A value held by reference, so that the cache can hold it.
