@@ -40,6 +40,16 @@ enum Readme {
         var words: Int
     }
 
+    /// The first release's todo, and a board of either.
+    struct OldTodo: Codable, Equatable, Identifiable {
+        var id: Int
+        var title: String
+    }
+
+    struct Board<Element: Codable & Equatable & Identifiable>: Versionable, Equatable, Codable {
+        var todos: [Element] = []
+    }
+
     @Observable final class DrawingModel {
         var drawing = Drawing()
     }
@@ -54,8 +64,28 @@ enum Readme {
     }
 }
 
+struct Todo: Codable, Equatable, Identifiable {
+    var id: Int
+    var title: String
+    var priority = 0  // new in 1.1: stored todos have none
+}
+
+extension Todo: DecodingDefaults {
+    static var decodingDefaults: Todo { Todo(id: 0, title: "") }
+}
+
 @MainActor @Suite struct ReadmeStoreExamplesTests {
     let directory = TemporaryDirectory()
+
+    @Test func theDecodingDefaultsExample() throws {
+        let path = directory.path("board.keepsake")
+        let old = try KeepsakeStore(path: path).history("board", initialValue: Readme.Board<Readme.OldTodo>())
+        try old.append(Readme.Board(todos: [Readme.OldTodo(id: 1, title: "Milk")]))
+        try old.close()
+        let board = try KeepsakeStore(path: path).history("board", initialValue: Readme.Board<Todo>())
+        #expect(board.value.todos == [Todo(id: 1, title: "Milk", priority: 0)])
+        #expect(try board.undo().todos == [])
+    }
 
     @Test func theChangingYourModelExample() throws {
         let path = directory.path("memo.keepsake")

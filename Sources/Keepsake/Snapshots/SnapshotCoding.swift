@@ -76,7 +76,9 @@ enum SnapshotCoding {
     }
 
     private static func describe(_ error: DecodingError) -> String {
-        if case .keyNotFound(let key, _) = error { return "no value for \"\(key.stringValue)\"" }
+        if case .keyNotFound(let key, _) = error {
+            return "no value for \"\(key.stringValue)\"; " + RecordCoding.addedPropertyHint(key)
+        }
         return context(error)?.debugDescription ?? "\(error)"
     }
 }

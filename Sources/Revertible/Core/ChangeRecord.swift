@@ -179,11 +179,24 @@ package enum RecordCoding {
             var path = context.codingPath
             if case DecodingError.keyNotFound(let key, _) = error { path.append(key) }
             let location = path.map(\.stringValue).joined(separator: ".")
-            guard !location.isEmpty else { return context.debugDescription }
-            return "\(context.debugDescription) (at \(location))"
+            var sentence =
+                location.isEmpty ? context.debugDescription : "\(context.debugDescription) (at \(location))"
+            if case DecodingError.keyNotFound(let key, _) = error {
+                sentence += "; " + addedPropertyHint(key)
+            }
+            return sentence
         default:
             return "\(error)"
         }
+    }
+
+    /// What to do about a property missing from stored data, which the app may have added
+    /// since: a sentence without its full stop, as ``describe(_:)`` ends.
+    package static func addedPropertyHint(_ key: any CodingKey) -> String {
+        """
+        if "\(key.stringValue)" was added since the data was stored, conform the type that declares \
+        it to DecodingDefaults (or make it optional), so that stored values lacking it can be read
+        """
     }
 
     /// `items` in the order of the canonical JSON of each one's `key`: the order records list

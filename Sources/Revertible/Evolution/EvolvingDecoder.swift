@@ -3,9 +3,10 @@ public import Foundation
 /// Decodes JSON stored by an earlier version of a model into today's type.
 ///
 /// Stored data is merged over what the app provides: a key missing from the stored JSON (a
-/// property added since) takes its value from the app's `template` at the same place — except
-/// an optional's, which is `nil`, as the standard decoder reads it (a `nil` optional is left out
-/// of the JSON, so its absence says nothing of a property added); an extra key (a property
+/// property added since) takes its value from the app's `template` at the same place, or where
+/// the app has none (an array element it does not hold) from the type's ``DecodingDefaults`` —
+/// except an optional's, which is `nil`, as the standard decoder reads it (a `nil` optional is
+/// left out of the JSON, so its absence says nothing of a property added); an extra key (a property
 /// removed since) is ignored; a property declared renamed or converted in
 /// ``Versionable/propertyEvolution`` (by its name, whatever its JSON key) is read from its old
 /// name or old type.
@@ -62,7 +63,8 @@ private struct TreeDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { base.userInfo }
 
     /// Decodes a `T` here: leaves through the standard decoder, everything else through its
-    /// own `init(from:)` on this tree, with its declared evolution.
+    /// own `init(from:)` on this tree, with its declared evolution, and with its
+    /// ``DecodingDefaults`` where the app provides no template.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if Self.isLeaf(T.self) || node is NSNull {
             let data = try JSONSerialization.data(withJSONObject: node, options: .fragmentsAllowed)
@@ -71,6 +73,10 @@ private struct TreeDecoder: Decoder {
             } catch let error as DecodingError {
                 throw Self.relocated(error, to: codingPath)
             }
+        }
+        if template == nil, let defaults = DecodingDefaultsTree.of(T.self) {
+            return try T(
+                from: TreeDecoder(node: node, template: defaults, codingPath: codingPath, base: base))
         }
         return try T(from: self)
     }
@@ -172,7 +178,7 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let templateNode = template?[key.stringValue]
         guard let node = stored(key) else {
-            guard let templateNode else {
+            guard let templateNode = templateNode ?? DecodingDefaultsTree.of(T.self) else {
                 throw DecodingError.keyNotFound(
                     key,
                     .init(codingPath: codingPath, debugDescription: "No stored value, and none from the app"))
@@ -269,13 +275,17 @@ private struct UnkeyedTree: UnkeyedDecodingContainer {
         self.elementTemplate = elementTemplate
     }
 
-    private mutating func next() throws -> TreeDecoder {
+    /// The next element's decoder; `T`'s ``DecodingDefaults`` (when it has them) stand in for
+    /// what it lacks before the app's first element, which is another element.
+    private mutating func next(_ type: Any.Type = Any.self) throws -> TreeDecoder {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
                 Any.self, .init(codingPath: codingPath, debugDescription: "No more elements"))
         }
         defer { currentIndex += 1 }
-        return decoder.child(array[currentIndex], template: elementTemplate, key: AnyKey(index: currentIndex))
+        return decoder.child(
+            array[currentIndex], template: DecodingDefaultsTree.of(type) ?? elementTemplate,
+            key: AnyKey(index: currentIndex))
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -285,7 +295,7 @@ private struct UnkeyedTree: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let child = try next()
+        let child = try next(T.self)
         return try TypeBeingDecoded.with(T.self) { try child.decode(T.self) }
     }
 

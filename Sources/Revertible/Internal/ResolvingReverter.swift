@@ -279,6 +279,14 @@ struct ResolvingReverter<Root>: Reverter {
             }
             return .success(patch)
         } catch {
+            // Values stored by an earlier model (an element lacking a property added since,
+            // filled from its type's `DecodingDefaults`), read as stored checkpoints are.
+            func evolving<D: Decodable>(_: D.Type) -> Patch? {
+                try? EvolvingDecoding.decode(
+                    D.self, from: record.payload, template: { nil }, decoder: decoder)
+                    as? Patch
+            }
+            if let patch = evolving(decodable) { return .success(patch) }
             return .failure(
                 .undecodable(
                     path: record.path, type: "\(Patch.Value.self)", reason: RecordCoding.describe(error)))

@@ -1,0 +1,133 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// The first release of a task board: its tasks are plain `Codable` structs.
+enum OldBoardApp {
+    struct Task: Codable, Equatable, Identifiable {
+        var id: Int
+        var title: String
+    }
+
+    struct Board: Versionable, Equatable, Codable {
+        var tasks: [Task] = []
+        var byName: [String: Task] = [:]
+    }
+
+    /// The versions the old app recorded, oldest first: tasks inserted, edited, removed, and
+    /// added under names.
+    static let versions: [Board] = (0..<12).reduce(into: [Board()]) { versions, step in
+        var board = versions.last!
+        switch step % 4 {
+        case 0: board.tasks.append(Task(id: step, title: "task \(step)"))
+        case 1: board.tasks[board.tasks.count - 1].title += "!"
+        case 2: board.byName["n\(step % 3)"] = Task(id: 100 + step, title: "named \(step)")
+        default: board.tasks.remove(at: 0)
+        }
+        versions.append(board)
+    }
+
+    static func write(path: String, closing: Bool) throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: versions[0])
+        for version in versions.dropFirst() { try history.append(version) }
+        if closing { try history.close() }
+    }
+}
+
+/// An app update that adds a property to the tasks: every store the old app wrote opens, each
+/// stored task reading the added property from the type's `DecodingDefaults` (in a checkpoint
+/// and in a stored change alike); without them the open fails saying what to do, and the store
+/// is left as it was.
+@MainActor @Suite struct ElementEvolutionTests {
+    let directory = TemporaryDirectory()
+
+    struct Task: Codable, Equatable, Identifiable, DecodingDefaults {
+        var id: Int
+        var title: String
+        var priority = 0
+        var due: Date?
+
+        static var decodingDefaults: Task { Task(id: 0, title: "", priority: 2) }
+    }
+
+    struct Board: Versionable, Equatable, Codable {
+        var tasks: [Task] = []
+        var byName: [String: Task] = [:]
+    }
+
+    /// The old version as today's model reads it.
+    static func updated(_ board: OldBoardApp.Board) -> Board {
+        Board(
+            tasks: board.tasks.map { Task(id: $0.id, title: $0.title, priority: 2) },
+            byName: board.byName.mapValues { Task(id: $0.id, title: $0.title, priority: 2) })
+    }
+
+    func oldStore(closing: Bool) async throws -> String {
+        let path = directory.path("board-\(closing).keepsake")
+        await #expect(processExitsWith: .success) { [path = path as String, closing = closing as Bool] in
+            try OldBoardApp.write(path: path, closing: closing)
+        }
+        return path
+    }
+
+    @Test(arguments: [true, false])
+    func aPropertyAddedToTheElementsTakesTheTypesDefaults(closing: Bool) async throws {
+        let path = try await oldStore(closing: closing)
+        let expected = OldBoardApp.versions.map(Self.updated)
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: Board(), expected: expected)
+        // The next edit goes on field by field, and undoes.
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Board())
+        var next = expected.last!
+        next.byName["n0"]?.priority = 5
+        try history.append(next)
+        #expect(
+            try store.changes(ofVersion: expected.count, in: "doc")?.map(\.path) == [
+                #"byName[key: "n0"].priority"#
+            ])
+        #expect(try history.undo() == expected.last)
+        try history.checkInvariants()
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test func aSnapshotOfEarlierElementsRestoresWithTheDefaults() throws {
+        let path = directory.path("snapshot.keepsake")
+        let saved = OldBoardApp.versions[7]
+        try Caretaker(store: KeepsakeStore(path: path)).save(saved, as: "before")
+        try ModelEvolutionTests().moveSnapshots(at: path, to: Board.self)
+        let restored = try #require(
+            try Caretaker(store: KeepsakeStore(path: path)).restore("before", as: Board.self))
+        #expect(restored == Self.updated(saved))
+        #expect(restored.tasks.map(\.priority) == [2] && restored.byName.values.map(\.priority) == [2, 2])
+    }
+
+    struct TaskWithoutDefaults: Codable, Equatable, Identifiable {
+        var id: Int
+        var title: String
+        var priority = 0
+    }
+
+    struct BoardWithoutDefaults: Versionable, Equatable, Codable {
+        var tasks: [TaskWithoutDefaults] = []
+        var byName: [String: TaskWithoutDefaults] = [:]
+    }
+
+    @Test(arguments: [true, false])
+    func withoutDefaultsTheOpenFailsSayingWhatToDoAndLosesNothing(closing: Bool) async throws {
+        let path = try await oldStore(closing: closing)
+        let error = #expect(throws: KeepsakeError.self) {
+            try KeepsakeStore(path: path).history("doc", initialValue: BoardWithoutDefaults())
+        }
+        #expect(
+            error?.description.contains(
+                #"if "priority" was added since the data was stored, conform the type that declares it to DecodingDefaults (or make it optional)"#
+            ) == true, "\(String(describing: error))")
+        // The old model still reads every version, and today's with defaults too.
+        try ModelEvolutionTests.expectHistory(
+            at: path, initialValue: OldBoardApp.Board(), expected: OldBoardApp.versions)
+        try ModelEvolutionTests.expectHistory(
+            at: path, initialValue: Board(), expected: OldBoardApp.versions.map(Self.updated))
+    }
+}
