@@ -591,8 +591,31 @@ import Testing
         #expect(try store.historyNames() == ["doc"])
         #expect(try store.summary().histories.map(\.name) == ["doc"])
         #expect(!(try store.verify().isOK))
+        // The damaged index is never trusted with a miss: each is looked for in the table.
+        #expect(try store.database.write { $0.checkedIndexes }.isEmpty)
         store.close()
         #expect(try historyRows(path) == 1)
+    }
+
+    /// A name the index lacks is looked for in the table only until the table's indexes have
+    /// been checked against its rows, once per connection: a new history or snapshot then costs
+    /// no pass over every name.
+    @Test func aMissAfterTheIndexesWereCheckedIsTrusted() throws {
+        let path = try store()
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.database.write { $0.checkedIndexes }.isEmpty)
+        let fresh = try store.history("fresh", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(try store.database.write { $0.checkedIndexes } == ["history"])
+        try Caretaker(store: store).save(Doc.empty, as: "new")
+        #expect(try store.database.write { $0.checkedIndexes } == ["history", "snapshot"])
+        let other = try store.history("other", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = fresh.value
+        doc.title = "fresh"
+        try fresh.append(doc)
+        #expect(try store.historyNames() == ["doc", "fresh", "other"])
+        #expect(try store.history("fresh", initialValue: Doc.empty, maximumVersions: nil).value == doc)
+        #expect(other.versionCount == 0)
+        #expect(try store.integrityCheck() == ["ok"])
     }
 
     @Test func aHistoryNameIndexPointingAtAnotherHistoryIsDamageNotItsValue() throws {
