@@ -591,23 +591,40 @@ import Testing
         #expect(try store.historyNames() == ["doc"])
         #expect(try store.summary().histories.map(\.name) == ["doc"])
         #expect(!(try store.verify().isOK))
-        // The damaged index is never trusted with a miss: each is looked for in the table.
-        #expect(try store.database.write { $0.checkedIndexes }.isEmpty)
+        // The damaged index is never trusted with a miss: each is looked for in the table,
+        // and the check that would trust it fails.
+        for name in (0...IndexCheck.scannedMisses).map({ "new \($0)" }) {
+            #expect(try store.timeline(of: name) == nil)
+        }
+        #expect(try store.database.write { $0.indexChecks["history"] } == .failed)
+        #expect(performing: { _ = try store.timeline(of: "doc") }, throws: isLost)
         store.close()
         #expect(try historyRows(path) == 1)
     }
 
     /// A name the index lacks is looked for in the table only until the table's indexes have
-    /// been checked against its rows, once per connection: a new history or snapshot then costs
-    /// no pass over every name.
+    /// been checked against its rows, once per connection after a few misses: a new history or
+    /// snapshot then costs no pass over every name.
     @Test func aMissAfterTheIndexesWereCheckedIsTrusted() throws {
         let path = try store()
         let store = try KeepsakeStore(path: path)
-        #expect(try store.database.write { $0.checkedIndexes }.isEmpty)
+        #expect(try store.database.write { $0.indexChecks }.isEmpty)
         let fresh = try store.history("fresh", initialValue: Doc.empty, maximumVersions: nil)
-        #expect(try store.database.write { $0.checkedIndexes } == ["history"])
-        try Caretaker(store: store).save(Doc.empty, as: "new")
-        #expect(try store.database.write { $0.checkedIndexes } == ["history", "snapshot"])
+        let misses = try #require(
+            try store.database.write { connection -> Int? in
+                guard case .misses(let count)? = connection.indexChecks["history"] else { return nil }
+                return count
+            })
+        #expect(misses > 0)
+        for name in (misses...IndexCheck.scannedMisses).map({ "absent \($0)" }) {
+            #expect(try store.timeline(of: name) == nil)
+        }
+        #expect(try store.database.write { $0.indexChecks["history"] } == .passed)
+        let caretaker = Caretaker(store: store)
+        for name in (0...IndexCheck.scannedMisses).map({ "snapshot \($0)" }) {
+            try caretaker.save(Doc.empty, as: name)
+        }
+        #expect(try store.database.write { $0.indexChecks["snapshot"] } == .passed)
         let other = try store.history("other", initialValue: Doc.empty, maximumVersions: nil)
         var doc = fresh.value
         doc.title = "fresh"

@@ -1,3 +1,16 @@
+/// What a connection knows of a table's unique indexes, for ``SQLiteConnection/keyedRow(in:columns:key:)``.
+enum IndexCheck: Equatable {
+    /// Not checked yet; this many keys the index lacked were looked for in the table.
+    case misses(Int)
+    /// They hold every row under its own key: a key they lack is in no row.
+    case passed
+    /// They do not (the file is damaged): every miss is looked for in the table.
+    case failed
+
+    /// How many misses are looked for in the table before the indexes are checked.
+    static let scannedMisses = 8
+}
+
 /// What looking a row up by a unique key found, the key's index checked against the table.
 enum KeyedRow: Equatable {
     /// The row's id.
@@ -16,12 +29,13 @@ extension SQLiteConnection {
     /// index and confirmed by the row the index points at. SQLite reads a damaged index page
     /// without a word: this tells the damage from a row never written, or another row's.
     ///
-    /// When the index finds none, the first time on this connection, the table's indexes are
-    /// checked against its rows (`PRAGMA integrity_check(table)`, O(rows) once); while they
-    /// hold every row under its own key, a key they lack is in no row. Otherwise the key is
-    /// looked for in the table itself (`NOT INDEXED`): it told each miss apart so, and a new
-    /// history or snapshot cost a pass over every name (1 ms per new history in a store of
-    /// 15,000).
+    /// When the index finds none, the key is looked for in the table itself (`NOT INDEXED`, a
+    /// pass over every row) for the first ``IndexCheck/scannedMisses`` misses on this
+    /// connection; at the next, the table's indexes are checked against its rows once
+    /// (`PRAGMA integrity_check(table)`, the cost of a few passes), and while they hold every
+    /// row under its own key a key they lack is in no row. An app that creates a document or
+    /// two per launch pays a pass each, as before; a server that creates thousands pays the
+    /// check once (each new history cost 1 ms in a store of 15,000, growing with the count).
     ///
     /// - Parameters:
     ///   - table: A table with an `id` rowid column (a name of the schema's, not the caller's).
@@ -32,10 +46,14 @@ extension SQLiteConnection {
         let matching = columns.map { "\($0) = ?" }.joined(separator: " AND ")
         let values = key.map(SQLiteValue.text)
         guard let id = try scalarInt("SELECT id FROM \(table) WHERE \(matching)", values) else {
-            if checkedIndexes.contains(table) { return .missing }
-            if try query("PRAGMA integrity_check(\(table))", [], row: { $0.text(0) }) == ["ok"] {
-                checkedIndexes.insert(table)
-                return .missing
+            switch indexChecks[table] ?? .misses(0) {
+            case .passed: return .missing
+            case .misses(let count) where count >= IndexCheck.scannedMisses:
+                let passed = try query("PRAGMA integrity_check(\(table))", [], row: { $0.text(0) }) == ["ok"]
+                indexChecks[table] = passed ? .passed : .failed
+                if passed { return .missing }
+            case .misses(let count): indexChecks[table] = .misses(count + 1)
+            case .failed: break
             }
             let unindexed = try scalarInt("SELECT id FROM \(table) NOT INDEXED WHERE \(matching)", values)
             return unindexed == nil ? .missing : .lostFromIndex

@@ -33,9 +33,8 @@ public final class SQLiteConnection {
     /// The damage of the write-ahead log the store was opened with, read as of it (see
     /// ``KeepsakeStore/Options/readsDamagedLog``); `nil` for a log with none.
     var logDamage: WriteAheadLog.Damage?
-    /// The tables whose unique indexes this connection has checked against their rows
-    /// (``keyedRow(in:columns:key:)``): a key their index does not hold is in no row.
-    var checkedIndexes: Set<String> = []
+    /// What this connection knows of each table's unique indexes (``keyedRow(in:columns:key:)``).
+    var indexChecks: [String: IndexCheck] = [:]
     private var statements: [StatementKey: SQLiteStatement] = [:]
     /// The statements prepared last, found by where their SQL text lies in memory (the same
     /// literal always lies at the same address) before the dictionary above is searched;
