@@ -87,13 +87,7 @@ import Testing
         #expect(
             try store.changes(ofVersion: 1, in: "doc")?.map(\.path) == ["canvas.strokes[id: \(first.id)]"])
         let history = try store.history("doc", initialValue: Doc())
-        #expect(history.value.canvas == earlier.last)
-        for index in earlier.indices.reversed().dropFirst() {
-            #expect(try history.undo().canvas == earlier[index], "undo to \(index)")
-        }
-        for index in earlier.indices.dropFirst() {
-            #expect(try history.redo().canvas == earlier[index], "redo to \(index)")
-        }
+        try Self.expectUndoAndRedo(history, through: earlier)
         var next = earlier.last!
         next.strokes[5].color = "blue"
         try history.append(Doc(canvas: next))
@@ -104,6 +98,17 @@ import Testing
         #expect(try history.undo().canvas == earlier.last)
         try history.checkInvariants()
         #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    /// Expects `history` at the last of `canvases`, then each undo and each redo through them.
+    static func expectUndoAndRedo(_ history: KeepsakeHistory<Doc>, through canvases: [Canvas]) throws {
+        #expect(history.value.canvas == canvases.last)
+        for index in canvases.indices.reversed().dropFirst() {
+            #expect(try history.undo().canvas == canvases[index], "undo to \(index)")
+        }
+        for index in canvases.indices.dropFirst() {
+            #expect(try history.redo().canvas == canvases[index], "redo to \(index)")
+        }
     }
 
     @Test func anEarlierWholeStructHistoryOpensUndoesAndGoesOnFieldByField() throws {
@@ -117,13 +122,7 @@ import Testing
         let store = try KeepsakeStore(path: path)
         #expect(try store.changes(ofVersion: 1, in: "doc")?.map(\.path) == ["canvas"])
         let history = try store.history("doc", initialValue: Doc())
-        #expect(history.value.canvas == earlier.last)
-        for index in earlier.indices.reversed().dropFirst() {
-            #expect(try history.undo().canvas == earlier[index], "undo to \(index)")
-        }
-        for index in earlier.indices.dropFirst() {
-            #expect(try history.redo().canvas == earlier[index], "redo to \(index)")
-        }
+        try Self.expectUndoAndRedo(history, through: earlier)
 
         let today = Self.versions(from: earlier.last!, count: 8, seed: 2)
         for canvas in today.dropFirst() { try history.append(Doc(canvas: canvas)) }

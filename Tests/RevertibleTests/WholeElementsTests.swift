@@ -49,27 +49,8 @@ import Testing
         var label: String
     }
 
-    struct Pair: Codable, Equatable {
-        var x: Int
-        var y: Int
-
-        init(x: Int, y: Int) {
-            self.x = x
-            self.y = y
-        }
-
-        init(from decoder: any Decoder) throws {
-            var container = try decoder.unkeyedContainer()
-            x = try container.decode(Int.self)
-            y = try container.decode(Int.self)
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.unkeyedContainer()
-            try container.encode(x)
-            try container.encode(y)
-        }
-    }
+    /// Encoded as `[x, y]`.
+    typealias Pair = PlainStructTests.Pair
 
     struct Sheet: Versionable, Equatable, Codable {
         var serials = [Serial(id: 1, issued: 10, label: "a")]

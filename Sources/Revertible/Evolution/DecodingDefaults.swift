@@ -52,14 +52,9 @@ enum DecodingDefaultsTree {
         guard let defaults = type as? any DecodingDefaults.Type else { return nil }
         let key = ObjectIdentifier(type)
         if let tree = trees.withLock({ $0[key] }) { return tree.node }
-        let node = try? ChangeRecord.makeEncoder().encode(defaults.decodingDefaults).jsonObject()
+        let node = try? JSONSerialization.jsonObject(
+            with: ChangeRecord.makeEncoder().encode(defaults.decodingDefaults), options: .fragmentsAllowed)
         trees.withLock { $0[key] = Tree(node) }
         return node
-    }
-}
-
-extension Data {
-    fileprivate func jsonObject() throws -> Any {
-        try JSONSerialization.jsonObject(with: self, options: .fragmentsAllowed)
     }
 }
