@@ -94,25 +94,22 @@ struct WholeElement<Element: Equatable>: VersionableLeaf {
     static func == (a: Self, b: Self) -> Bool { Equality.same(a.value, b.value) }
 
     func addReversions(into reverter: inout some Reverter<Self>) {
-        if Self.tracksFields {
-            let value = KeyPathCache.path(.wholeElementValue, of: Self.self) { \Self.value }
-            if reverter.inPlace(
-                as: DiffingReverter<Self>.self, { $0.appendPlainFieldReversions(at: value, component: nil) })
-            {
-                return
-            }
-            if reverter.inPlace(
-                as: ResolvingReverter<Self>.self, { $0.appendPlainFieldReversions(at: value, component: nil) }
-            ) {
-                return
-            }
+        if let value = Self.trackedValue, reverter.appendPlainFieldReversions(at: value, component: nil) {
+            return
         }
         reverter.appendLeafReversion(at: KeyPathCache.identity(), component: nil)
     }
 
-    /// Whether the element type is a plain `Codable` struct that can be tracked field by field.
-    private static var tracksFields: Bool {
-        Element.self is any Codable.Type && FieldTable<Element>.shared.tracksPlainFields
+    /// `\Self.value` when the element type is a plain `Codable` struct that can be tracked field
+    /// by field, else `nil`: decided once per type, found by one lookup per changed element.
+    private static var trackedValue: WritableKeyPath<Self, Element>? {
+        typealias Found = KeyPathCache.Box<WritableKeyPath<Self, Element>?>
+        let found = KeyPathCache.object(.wholeElementValue, of: Self.self) { () -> Found in
+            let tracked = Element.self is any Codable.Type && FieldTable<Element>.shared.tracksPlainFields
+            let value: WritableKeyPath<Self, Element> = \Self.value
+            return Found(tracked ? value : nil)
+        }
+        return found.value
     }
 }
 

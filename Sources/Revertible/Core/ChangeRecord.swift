@@ -176,15 +176,15 @@ package enum RecordCoding {
         switch error {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
-            var path = context.codingPath
-            if case DecodingError.keyNotFound(let key, _) = error { path.append(key) }
-            let location = path.map(\.stringValue).joined(separator: ".")
-            var sentence =
-                location.isEmpty ? context.debugDescription : "\(context.debugDescription) (at \(location))"
+            var (path, hint) = (context.codingPath, "")
             if case DecodingError.keyNotFound(let key, _) = error {
-                sentence += "; " + addedPropertyHint(key)
+                path.append(key)
+                hint = "; " + addedPropertyHint(key)
             }
-            return sentence
+            let location = path.map(\.stringValue).joined(separator: ".")
+            return
+                (location.isEmpty ? context.debugDescription : "\(context.debugDescription) (at \(location))")
+                + hint
         default:
             return "\(error)"
         }

@@ -431,20 +431,29 @@ private struct PlainStructField<Root, Value: Equatable>: FieldRegistration {
     let bytes: FieldBytes?
 
     func register<R: Reverter<Root>>(into reverter: inout R) {
-        let (keyPath, component) = (keyPath, component)
-        if reverter.inPlace(
+        if reverter.appendPlainFieldReversions(at: keyPath, component: component) { return }
+        reverter.appendOverwriteReversion(at: keyPath, component: component)
+    }
+}
+
+extension Reverter {
+    /// Registers the plain struct at `keyPath` field by field, through the diffing or the
+    /// resolving reverter's own method (``PlainStructField``, ``WholeElement``).
+    ///
+    /// - Returns: `false` when this is another reverter, which the caller registers the struct
+    ///   with whole.
+    mutating func appendPlainFieldReversions<Value>(
+        at keyPath: WritableKeyPath<Root, Value>, component: PathComponent?
+    ) -> Bool {
+        if inPlace(
             as: DiffingReverter<Root>.self,
             { $0.appendPlainFieldReversions(at: keyPath, component: component) })
         {
-            return
+            return true
         }
-        if reverter.inPlace(
+        return inPlace(
             as: ResolvingReverter<Root>.self,
             { $0.appendPlainFieldReversions(at: keyPath, component: component) })
-        {
-            return
-        }
-        reverter.appendOverwriteReversion(at: keyPath, component: component)
     }
 }
 

@@ -17,7 +17,7 @@ enum KeyPathCache {
         case optionalWrapped
         /// The key paths a ``VersioningController`` tells its observers about.
         case observedByController
-        /// A ``WholeElement``'s value.
+        /// A ``WholeElement``'s value, when its element is tracked field by field.
         case wholeElementValue
     }
 
