@@ -47,22 +47,26 @@ extension Dictionary {
         structure: DictionaryPatch<Key, Value>?, elements: [(key: Key, old: Value, new: Value)]
     ) {
         let equal = DynamicConformance.equality(of: Value.self)
-        var removed: [Key: Value] = [:]
-        var elements: [(key: Key, old: Value, new: Value)] = []
-        for (key, oldValue) in old {
-            if let newValue = new[key] {
-                if equal?(oldValue, newValue) != true { elements.append((key, oldValue, newValue)) }
-            } else {
-                removed[key] = oldValue
-            }
-        }
-        var inserted: [Key: Value] = [:]
-        if new.count - (old.count - removed.count) > 0 {
-            for (key, newValue) in new where old[key] == nil { inserted[key] = newValue }
-        }
+        var (removed, inserted): ([Key: Value], [Key: Value]) = ([:], [:])
+        // The positions of changed values, made into elements after the walk: a step touches
+        // no tuple of generic values, whose metadata would be looked up at run time.
+        var changedOld: [Index] = []
+        var changedNew: [Index] = []
+        HashedPairing.pair(
+            old.keys, new.keys, position: { keys, key in keys.firstIndex(of: key) },
+            both: { oldIndex, newIndex in
+                if equal?(old.values[oldIndex], new.values[newIndex]) != true {
+                    changedOld.append(oldIndex)
+                    changedNew.append(newIndex)
+                }
+            },
+            removed: { removed[old.keys[$0]] = old.values[$0] },
+            inserted: { inserted[new.keys[$0]] = new.values[$0] })
         // In the order of the keys' JSON, not the dictionary's (which differs between equal
         // dictionaries), so that the same change is recorded the same way.
-        elements = RecordCoding.inJSONOrder(elements, by: \.key)
+        let elements = RecordCoding.inJSONOrder(
+            zip(changedOld, changedNew).map { (key: old.keys[$0], old: old.values[$0], new: new.values[$1]) },
+            by: \.key)
         guard !removed.isEmpty || !inserted.isEmpty else { return (nil, elements) }
         return (
             DictionaryPatch(removed: removed, inserted: inserted, oldCount: old.count, newCount: new.count),

@@ -5,9 +5,11 @@ extension Set: Versionable, Revertible, VersionableLeaf {
 
     /// Makes a ``SetPatch``.
     public static func patch(from old: Set<Element>, to new: Set<Element>) -> SetPatch<Element> {
-        SetPatch(
-            removed: old.subtracting(new), inserted: new.subtracting(old), oldCount: old.count,
-            newCount: new.count)
+        var (removed, inserted): (Set<Element>, Set<Element>) = ([], [])
+        HashedPairing.pair(
+            old, new, position: { members, member in members.firstIndex(of: member) }, both: { _, _ in },
+            removed: { removed.insert(old[$0]) }, inserted: { inserted.insert(new[$0]) })
+        return SetPatch(removed: removed, inserted: inserted, oldCount: old.count, newCount: new.count)
     }
 }
 
