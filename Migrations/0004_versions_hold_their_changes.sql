@@ -86,7 +86,12 @@ ALTER TABLE scope ADD COLUMN floor INTEGER NOT NULL DEFAULT 0 CHECK (floor >= 0)
 CREATE INDEX version_undone ON version(history_id, scope_level, position) WHERE is_undone = 1;
 CREATE INDEX checkpoint_by_position ON checkpoint(history_id, position);
 
--- The views of schema 3, reading the changes from their versions.
+-- The views of schema 3, reading the changes from their versions. They read the JSON with
+-- json_extract, not the `->` and `->>` operators, which SQLite has only since 3.38 (Ubuntu 22.04
+-- has 3.37.2): the first release wrote them with the operators, and stores it created have
+-- those views until a newer Keepsake opens them for writing, which writes these instead
+-- (Schema.refreshViews). A patch shows as its JSON text, as `->` showed it (a patch that is a
+-- bare number shows in SQLite's form of it: -12.5e3 as -12500.0).
 
 CREATE VIEW timeline AS
 SELECT h.name AS history, 0 AS version,
@@ -100,15 +105,19 @@ SELECT h.name, v.position,
        strftime('%Y-%m-%dT%H:%M:%S', v.created_at, 'unixepoch', 'localtime'),
        v.scope_level, CASE v.is_undone WHEN 1 THEN 'undone' ELSE 'applied' END,
        CASE json_type(v.tag) WHEN 'text' THEN json_extract(v.tag, '$') ELSE v.tag END,
-       (SELECT group_concat(j.value ->> 0, ', ') FROM json_each(v.changes) AS j)
+       (SELECT group_concat(json_extract(j.value, '$[0]'), ', ') FROM json_each(v.changes) AS j)
 FROM version v JOIN history h ON h.id = v.history_id JOIN scope s ON s.history_id = v.history_id AND s.level = 0
 WHERE v.position > s.floor;
 
 -- Every change of a version kept: what version `version` of `history` changed, and how
 -- (`patch` is JSON).
 CREATE VIEW changes AS
-SELECT h.name AS history, v.position AS version, j.key AS ordinal, j.value ->> 0 AS path,
-       j.value ->> 1 AS kind, j.value -> 2 AS patch
+SELECT h.name AS history, v.position AS version, j.key AS ordinal, json_extract(j.value, '$[0]') AS path,
+       json_extract(j.value, '$[1]') AS kind,
+       CASE json_type(j.value, '$[2]')
+           WHEN 'object' THEN json_extract(j.value, '$[2]') WHEN 'array' THEN json_extract(j.value, '$[2]')
+           WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
+           ELSE json_quote(json_extract(j.value, '$[2]')) END AS patch
 FROM version v JOIN history h ON h.id = v.history_id
      JOIN scope s ON s.history_id = v.history_id AND s.level = 0, json_each(v.changes) AS j
 WHERE v.position > s.floor;

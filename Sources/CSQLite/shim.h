@@ -3,6 +3,11 @@
 
 #include <sqlite3.h>
 
+// STRICT tables and sqlite3_changes64 came with SQLite 3.37.0 (Ubuntu 22.04 has 3.37.2).
+#if SQLITE_VERSION_NUMBER < 3037000
+#error "Keepsake needs SQLite 3.37 or later (Ubuntu 22.04, Debian 12, macOS 14, iOS 17 have it)"
+#endif
+
 // SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
 // Binding with it makes SQLite copy the bytes before the call returns.
 static inline sqlite3_destructor_type keepsake_sqlite_transient(void) {

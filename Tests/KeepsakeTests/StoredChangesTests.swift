@@ -88,15 +88,37 @@ import Testing
         let text = StoredChanges.encode(records, position: 9).text
         let connection = try SQLiteConnection(path: ":memory:")
         #expect(try connection.scalarInt("SELECT json_valid(?)", [.text(text)]) == 1)
+        // The `changes` view's columns, on the JSON of the version.
+        let view = try #require(Schema.views["changes"])
+        let path = "json_extract(j.value, '$[0]')"
+        let kind = "json_extract(j.value, '$[1]')"
+        let patch = try #require(
+            view.range(of: "CASE json_type(j.value, '$[2]')").flatMap { start in
+                view.range(of: " AS patch", range: start.lowerBound..<view.endIndex).map {
+                    String(view[start.lowerBound..<$0.lowerBound])
+                }
+            })
+        #expect(view.contains(path + " AS path") && view.contains(kind + " AS kind"))
         let rows = try connection.query(
-            "SELECT j.value ->> 0, j.value ->> 1, json(j.value -> 2) FROM json_each(?) AS j", [.text(text)]
+            "SELECT \(path), \(kind), \(patch) FROM json_each(?) AS j", [.text(text)]
         ) { ($0.text(0) ?? "", $0.text(1) ?? "", $0.text(2) ?? "") }
         #expect(rows.map(\.0) == records.map(\.path.description))
         #expect(rows.map(\.1) == records.map(\.kind))
-        let minified = try Self.patches.map {
-            try connection.scalarText("SELECT json(?)", [.text($0)]) ?? ""
+        // The same JSON values (a bare number in SQLite's form of it: -12.5e3 as -12500.0).
+        func decoded(_ json: String) throws -> NSObject {
+            try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed) as! NSObject
         }
-        #expect(rows.map(\.2) == minified)
+        #expect(try rows.map { try decoded($0.2) } == Self.patches.map(decoded))
+        #expect(
+            rows.map(\.2)[..<3] == [
+                #"{"new":"Milk","old":"Mlk"}"#, #"{"new":"a ] } [ { \" \\ b","old":null}"#,
+                #"[1,[2,{"x":[]}]]"#,
+            ])
+        #expect(
+            rows.map(\.2)[3...] == [
+                #""just a string, with ] and }""#, "-12500.0", "true", "null",
+                #"{"new":{"$blob":3},"old":""}"#,
+            ])
     }
 
     /// Migration 0004 quotes with SQLite's `json_quote`; Keepsake reads that text the same way.

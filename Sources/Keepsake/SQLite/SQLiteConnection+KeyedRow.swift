@@ -55,7 +55,12 @@ extension SQLiteConnection {
             case .misses(let count): indexChecks[table] = .misses(count + 1)
             case .failed: break
             }
-            let unindexed = try scalarInt("SELECT id FROM \(table) NOT INDEXED WHERE \(matching)", values)
+            // `+column`: SQLite 3.37 (Ubuntu 22.04's) answers `column = ?` on a unique column
+            // through its index even when told NOT INDEXED (3.40 does not), which would take a
+            // lost index entry for a missing row; a unary `+` keeps every version off the index.
+            let unindexed = try scalarInt(
+                "SELECT id FROM \(table) NOT INDEXED WHERE "
+                    + columns.map { "+\($0) = ?" }.joined(separator: " AND "), values)
             return unindexed == nil ? .missing : .lostFromIndex
         }
         // The index holds the key and the row id: reading the row by its id checks both.

@@ -76,12 +76,15 @@ enum Schema {
                     "the file cannot be written (it is locked, on read-only media, or not permitted)"))
         }
         do {
+            let unreadableViews = try readSchema(connection, readOnly: readOnly)
             let version = try checkIdentity(connection, path: path, readOnly: readOnly)
             connection.schemaVersion = readOnly ? version : currentVersion
             connection.logDamage = damage
             if !readOnly {
                 try connection.enableWAL(synchronous: synchronous)
+                if unreadableViews { try dropUnreadableViews(connection) }
                 try migrate(connection, from: version)
+                try refreshViews(connection)
             } else if version < 4 {
                 try createSchema4Views(connection, over: version)
             }
@@ -254,6 +257,111 @@ enum Schema {
             throw .notAStore(
                 path: path, reason: "it is truncated (\(size) bytes, the header says \(pageCount * pageSize))"
             )
+        }
+    }
+
+    /// The views every store has, by name, as SQLite keeps them in `sqlite_schema` (the
+    /// statement without its `;`): the last `CREATE VIEW` of each in the migrations. Views hold
+    /// no data, so a store opened for writing is given these (``refreshViews(_:)``) whatever
+    /// the migrations that made it wrote.
+    static let views: [String: String] = {
+        var views: [String: String] = [:]
+        for migration in migrations {
+            var lines = migration.sql.split(separator: "\n", omittingEmptySubsequences: false)[...]
+            while let line = lines.popFirst() {
+                let words = line.split(separator: " ")
+                guard words.count >= 3, words[0] == "CREATE" || words[0] == "DROP", words[1] == "VIEW" else {
+                    continue
+                }
+                let name = String(words[2].trimmingCharacters(in: [";"]))
+                guard words[0] == "CREATE" else {
+                    views[name] = nil
+                    continue
+                }
+                var statement = [line]
+                while !statement.last!.hasSuffix(";"), let next = lines.popFirst() { statement.append(next) }
+                views[name] = String(statement.joined(separator: "\n").dropLast())
+            }
+        }
+        return views
+    }()
+
+    /// Has SQLite read the schema, and says whether some of Keepsake's views (``views``) could
+    /// not be read.
+    ///
+    /// SQLite reads every object of the schema before the first statement that needs one, and
+    /// refuses the whole file ("malformed database schema") when one does not parse: a view
+    /// written with syntax this SQLite lacks, such as the first release's, which read JSON with
+    /// `->>` (SQLite 3.38), on Ubuntu 22.04's SQLite 3.37. Views hold no data: such a store is
+    /// read without them (`PRAGMA writable_schema` has SQLite go on past them; left on for a
+    /// reader, whose later re-reads of the schema need it too, and which cannot write), and one
+    /// opened for writing is given them again (``dropUnreadableViews(_:)``). An object of any
+    /// other kind or name that does not parse is damage, reported as before.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_writable_schema
+    private static func readSchema(_ connection: SQLiteConnection, readOnly: Bool) throws -> Bool {
+        do {
+            _ = try connection.scalarInt("SELECT count(*) FROM sqlite_schema")
+            return false
+        } catch  where error.code == .corrupt {
+            guard let object = unreadableObject(in: error.message), views[object] != nil else { throw error }
+        }
+        try connection.execute("PRAGMA writable_schema = ON")
+        _ = try connection.scalarInt("SELECT count(*) FROM sqlite_schema")
+        if !readOnly { try connection.execute("PRAGMA writable_schema = OFF") }
+        return true
+    }
+
+    /// The object named by SQLite's "malformed database schema (name) - …" message, if it is one.
+    static func unreadableObject(in message: String) -> String? {
+        let prefix = "malformed database schema ("
+        guard message.hasPrefix(prefix) else { return nil }
+        let rest = message.dropFirst(prefix.count)
+        return rest.firstIndex(of: ")").map { String(rest[..<$0]) }
+    }
+
+    /// Deletes Keepsake's views that differ from ``views`` from `sqlite_schema`, when some of them
+    /// could not be read (``readSchema(_:readOnly:)``): `DROP VIEW` cannot drop a view SQLite did
+    /// not read, but deleting its row is what `DROP VIEW` does (a view has no pages). The schema's
+    /// version is raised in the same transaction, so that every connection reads the schema
+    /// again; ``refreshViews(_:)`` then creates the views. A crash in between leaves a store
+    /// without some views, which the next open for writing creates.
+    private static func dropUnreadableViews(_ connection: SQLiteConnection) throws {
+        try connection.execute("PRAGMA writable_schema = ON")
+        defer { try? connection.execute("PRAGMA writable_schema = OFF") }
+        try connection.transaction {
+            let stale = try connection.query("SELECT name, sql FROM sqlite_schema WHERE type = 'view'") {
+                (name: $0.text(0) ?? "", sql: $0.text(1))
+            }.filter { views[$0.name] != nil && views[$0.name] != $0.sql }
+            guard !stale.isEmpty else { return }
+            for view in stale {
+                try connection.execute(
+                    "DELETE FROM sqlite_schema WHERE type = 'view' AND name = ?1", [.text(view.name)])
+            }
+            let version = try connection.scalarInt("PRAGMA schema_version") ?? 0
+            try connection.execute("PRAGMA schema_version = \(version + 1)")
+        }
+    }
+
+    /// Gives the store Keepsake's views as ``views`` defines them, replacing any that differ
+    /// (a store the first release created has views that read JSON with `->>`, which SQLite
+    /// before 3.38 cannot read) and creating any missing; nothing is written when all match.
+    /// Older Keepsake builds read the store as before: the views show the same columns, and
+    /// Keepsake itself reads none.
+    static func refreshViews(_ connection: SQLiteConnection) throws {
+        func stale() throws -> [String] {
+            let stored = Dictionary(
+                try connection.query("SELECT name, sql FROM sqlite_schema WHERE type = 'view'") {
+                    ($0.text(0) ?? "", $0.text(1) ?? "")
+                }, uniquingKeysWith: { first, _ in first })
+            return views.keys.filter { stored[$0] != views[$0] }.sorted()
+        }
+        guard try !stale().isEmpty else { return }
+        try connection.transaction {
+            for name in try stale() {
+                try connection.execute("DROP VIEW IF EXISTS \(name)")
+                try connection.execute(views[name]!)
+            }
         }
     }
 

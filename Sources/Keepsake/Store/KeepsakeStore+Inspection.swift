@@ -175,7 +175,7 @@ extension KeepsakeStore {
                 + connection.query(
                     """
                     SELECT v.position, v.created_at, v.tag, v.scope_level, v.is_undone,
-                           (SELECT json_group_array(j.value ->> 0) FROM json_each(v.changes) AS j), \(digest)
+                           (SELECT json_group_array(json_extract(j.value, '$[0]')) FROM json_each(v.changes) AS j), \(digest)
                     FROM version v WHERE v.history_id = ?1 AND \(HistoryRows.aboveFloor) ORDER BY v.position
                     """, [.integer(id)]
                 ) { row in
