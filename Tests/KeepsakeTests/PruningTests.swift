@@ -157,10 +157,11 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         }
         let versionLines = plan.filter { $0.contains("version") }
         #expect(!versionLines.isEmpty)
-        // Every search of `version` is bounded: by the partial index, or by a position range.
+        // Every search of `version` is bounded: by the partial index (SQLite 3.46 reads it as a
+        // covering index: "USING COVERING INDEX version_undone"), or by a position range.
         for line in versionLines {
             #expect(
-                line.contains("USING INDEX version_undone") || line.contains("position>? AND position<?"),
+                line.contains("INDEX version_undone") || line.contains("position>? AND position<?"),
                 "\(line)")
         }
     }
