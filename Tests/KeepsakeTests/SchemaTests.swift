@@ -100,7 +100,10 @@ import Testing
         }
     }
 
-    @Test func aNewerSchemaIsRefusedAndLeftByteForByte() throws {
+    /// Before anything is written, its views too when this SQLite cannot read them (which a store
+    /// of this schema would have rewritten).
+    @Test(arguments: [false, true])
+    func aNewerSchemaIsRefusedAndLeftByteForByte(unreadableViews: Bool) throws {
         let path = directory.path("newer.keepsake")
         try open(path).close()
         do {
@@ -108,6 +111,9 @@ import Testing
             try connection.execute("PRAGMA user_version = \(Schema.currentVersion + 1)")
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             connection.close()
+        }
+        if unreadableViews {
+            try ViewTests.setView("timeline", to: "CREATE VIEW timeline AS SELECT 1 ->>> 2", at: path)
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(

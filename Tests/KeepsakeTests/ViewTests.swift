@@ -191,25 +191,6 @@ import Testing
         }
     }
 
-    /// A store of a newer schema is refused before anything is written, its unreadable views too.
-    @Test func aNewerSchemaWithUnreadableViewsIsRefusedUntouched() throws {
-        let path = try storeWithAHistory("newer.keepsake")
-        try Self.setView("timeline", to: "CREATE VIEW timeline AS SELECT 1 ->>> 2", at: path)
-        do {
-            let connection = try SQLiteConnection(path: path)
-            try connection.execute("PRAGMA user_version = \(Schema.currentVersion + 1)")
-            connection.close()
-        }
-        let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(
-            throws: KeepsakeError.newerSchema(
-                path: path, version: Schema.currentVersion + 1, supported: Schema.currentVersion)
-        ) {
-            try open(path).close()
-        }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
-    }
-
     @Test func theUnreadableObjectIsReadFromSQLitesMessage() {
         #expect(
             Schema.unreadableObject(in: #"malformed database schema (timeline) - near ">>": syntax error"#)

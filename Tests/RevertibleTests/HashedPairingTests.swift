@@ -68,13 +68,20 @@ import Testing
         return new
     }
 
+    /// 0, 1, 5, 40 or 150 entries (by round) with keys below 200.
+    static func randomEntries(round: Int, using generator: inout SeededGenerator) -> [Int: String] {
+        var entries: [Int: String] = [:]
+        while entries.count < [0, 1, 5, 40, 150][round % 5] {
+            entries[Int.random(in: 0..<200, using: &generator)] = "value"
+        }
+        return entries
+    }
+
     @Test(arguments: Soak.batches(usually: 3))
     func dictionariesPairLikeTheirKeysSets(batch: UInt64) {
         var generator = SeededGenerator(seed: 0x4A5E_D000 &+ batch)
         for round in 0..<400 {
-            let count = [0, 1, 5, 40, 150][round % 5]
-            var old: [Int: String] = [:]
-            while old.count < count { old[Int.random(in: 0..<200, using: &generator)] = "value" }
+            let old = Self.randomEntries(round: round, using: &generator)
             let new = Self.version(of: old, form: round % 5, using: &generator)
             #expect(Self.paired(old, new) == Self.expected(old, new), "batch \(batch), round \(round)")
             // The dictionary's difference, as set algebra and `!=` on the values give it.
@@ -93,10 +100,7 @@ import Testing
     func setsPairLikeSetAlgebra(batch: UInt64) {
         var generator = SeededGenerator(seed: 0x5E7_D000 &+ batch)
         for round in 0..<400 {
-            let count = [0, 1, 5, 40, 150][round % 5]
-            var old: [Int: String] = [:]
-            while old.count < count { old[Int.random(in: 0..<200, using: &generator)] = "value" }
-            let oldSet = Set(old.keys)
+            let oldSet = Set(Self.randomEntries(round: round, using: &generator).keys)
             var newSet = round % 5 < 3 ? oldSet : Set(oldSet.shuffled(using: &generator))
             for _ in 0..<Int.random(in: 0...(round % 5 == 2 ? 40 : 6), using: &generator) {
                 let member = Int.random(in: 0..<200, using: &generator)
