@@ -457,4 +457,67 @@ extension Schema {
                 PRAGMA legacy_alter_table = OFF;
                 """#),
     ]
+
+    /// The views every store has, by name, as SQLite keeps them in `sqlite_schema` (the
+    /// statement without its `;`): the last `CREATE VIEW` of each in the migrations. Views hold
+    /// no data, so a store opened for writing is given these (`refreshViews(_:)`) whatever the
+    /// migrations that made it wrote.
+    static let views: [String: String] = [
+        "changes": #"""
+            CREATE VIEW changes AS
+            SELECT h.name AS history, v.position AS version, j.key AS ordinal, json_extract(j.value, '$[0]') AS path,
+                   json_extract(j.value, '$[1]') AS kind,
+                   CASE json_type(j.value, '$[2]')
+                       WHEN 'object' THEN json_extract(j.value, '$[2]') WHEN 'array' THEN json_extract(j.value, '$[2]')
+                       WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
+                       ELSE json_quote(json_extract(j.value, '$[2]')) END AS patch
+            FROM version v JOIN history h ON h.id = v.history_id
+                 JOIN scope s ON s.history_id = v.history_id AND s.level = 0, json_each(v.changes) AS j
+            WHERE v.position > s.floor
+            """#,
+        "sizes": #"""
+            CREATE VIEW sizes AS
+            SELECT h.name AS history,
+                   (SELECT count(*) FROM version WHERE history_id = h.id) AS versions,
+                   (SELECT coalesce(sum(json_array_length(changes)), 0) FROM version WHERE history_id = h.id) AS changes,
+                   (SELECT coalesce(sum(length(changes)), 0) FROM version WHERE history_id = h.id) AS change_bytes,
+                   (SELECT count(*) FROM checkpoint WHERE history_id = h.id) AS checkpoints,
+                   (SELECT coalesce(sum(length(value)), 0) FROM checkpoint WHERE history_id = h.id) AS checkpoint_bytes,
+                   (SELECT coalesce(sum(b.size), 0) FROM blob b WHERE b.id IN (
+                        SELECT j.value FROM version v, json_tree(v.changes) j
+                        WHERE v.history_id = h.id AND json_valid(v.changes) AND j.key = '$blob'
+                        UNION SELECT j.value FROM checkpoint k, json_tree(k.value) j
+                        WHERE k.history_id = h.id AND json_valid(k.value) AND j.key = '$blob')) AS blob_bytes
+            FROM history h
+            """#,
+        "snapshots": #"""
+            CREATE VIEW snapshots AS
+            SELECT s.value_type AS type,
+                   CASE WHEN s.namespace = s.value_type THEN NULL
+                        ELSE substr(s.namespace, 1, length(s.namespace) - length(s.value_type) - 1) END AS scope,
+                   s.name, strftime('%Y-%m-%dT%H:%M:%S', s.created_at, 'unixepoch', 'localtime') AS date,
+                   (SELECT coalesce(sum(length(p.path) + length(p.value)), 0) FROM snapshot_property p WHERE p.snapshot_id = s.id)
+                   + (SELECT coalesce(sum(b.size), 0) FROM blob b WHERE b.id IN (
+                         SELECT j.value FROM snapshot_property p, json_tree(p.value) j
+                         WHERE p.snapshot_id = s.id AND json_valid(p.value) AND j.key IN ('$blob', '$json'))) AS bytes
+            FROM snapshot s
+            """#,
+        "timeline": #"""
+            CREATE VIEW timeline AS
+            SELECT h.name AS history, 0 AS version,
+                   strftime('%Y-%m-%dT%H:%M:%S', h.created_at, 'unixepoch', 'localtime') AS date,
+                   0 AS scope, 'base' AS state,
+                   CASE json_type(s.base_tag) WHEN 'text' THEN json_extract(s.base_tag, '$') ELSE s.base_tag END AS tag,
+                   '' AS paths
+            FROM history h JOIN scope s ON s.history_id = h.id AND s.level = 0
+            UNION ALL
+            SELECT h.name, v.position,
+                   strftime('%Y-%m-%dT%H:%M:%S', v.created_at, 'unixepoch', 'localtime'),
+                   v.scope_level, CASE v.is_undone WHEN 1 THEN 'undone' ELSE 'applied' END,
+                   CASE json_type(v.tag) WHEN 'text' THEN json_extract(v.tag, '$') ELSE v.tag END,
+                   (SELECT group_concat(json_extract(j.value, '$[0]'), ', ') FROM json_each(v.changes) AS j)
+            FROM version v JOIN history h ON h.id = v.history_id JOIN scope s ON s.history_id = v.history_id AND s.level = 0
+            WHERE v.position > s.floor
+            """#,
+    ]
 }

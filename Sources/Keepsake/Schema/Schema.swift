@@ -260,32 +260,6 @@ enum Schema {
         }
     }
 
-    /// The views every store has, by name, as SQLite keeps them in `sqlite_schema` (the
-    /// statement without its `;`): the last `CREATE VIEW` of each in the migrations. Views hold
-    /// no data, so a store opened for writing is given these (``refreshViews(_:)``) whatever
-    /// the migrations that made it wrote.
-    static let views: [String: String] = {
-        var views: [String: String] = [:]
-        for migration in migrations {
-            var lines = migration.sql.split(separator: "\n", omittingEmptySubsequences: false)[...]
-            while let line = lines.popFirst() {
-                let words = line.split(separator: " ")
-                guard words.count >= 3, words[0] == "CREATE" || words[0] == "DROP", words[1] == "VIEW" else {
-                    continue
-                }
-                let name = String(words[2].trimmingCharacters(in: [";"]))
-                guard words[0] == "CREATE" else {
-                    views[name] = nil
-                    continue
-                }
-                var statement = [line]
-                while !statement.last!.hasSuffix(";"), let next = lines.popFirst() { statement.append(next) }
-                views[name] = String(statement.joined(separator: "\n").dropLast())
-            }
-        }
-        return views
-    }()
-
     /// Has SQLite read the schema, and says whether some of Keepsake's views (``views``) could
     /// not be read.
     ///
