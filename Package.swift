@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 // Keepsake has no Swift package dependencies by design: only the toolchain and the system
