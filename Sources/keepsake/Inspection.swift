@@ -227,7 +227,11 @@ enum Inspection {
             print("schema version: \(result.schemaVersion)")
             print(result.problems.isEmpty ? "histories: consistent" : "problems:")
             for problem in result.problems { print("  - \(problem)") }
-            if !result.isOK {
+            if result.integrity == ["ok"], !result.problems.isEmpty,
+                result.problems.allSatisfy({ $0.hasPrefix("the views ") })
+            {
+                print("Nothing else is wrong: the first open for writing (your app's) rewrites the views.")
+            } else if !result.isOK {
                 print(
                     "'keepsake salvage \(path) NEW-PATH' copies what the store still proves into a new store."
                 )

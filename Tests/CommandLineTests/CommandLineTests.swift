@@ -183,6 +183,30 @@ import Testing
             ))
     }
 
+    /// A view this SQLite cannot parse (as Ubuntu 22.04's 3.37 cannot parse the first release's,
+    /// written with `->>`) is no damage: the store reads, and verify says what to do, not salvage.
+    @Test func verifySaysViewsThisSQLiteCannotReadAreRewrittenByAWriter() throws {
+        let store = try demoStore()
+        let connection = try SQLiteConnection(path: store)
+        try connection.execute("PRAGMA writable_schema = ON")
+        try connection.transaction {
+            try connection.execute(
+                "UPDATE sqlite_schema SET sql = 'CREATE VIEW timeline AS SELECT 1 ->>> 2' WHERE name = 'timeline'"
+            )
+            let version = try connection.scalarInt("PRAGMA schema_version")!
+            try connection.execute("PRAGMA schema_version = \(version + 1)")
+        }
+        connection.close()
+        let result = try run("verify", store)
+        #expect(result.status == 1)
+        #expect(result.output.contains("  - the views timeline do not parse in this SQLite ("))
+        #expect(
+            result.output.hasSuffix(
+                "Nothing else is wrong: the first open for writing (your app's) rewrites the views.\nFAILED\n"
+            ))
+        #expect(try run("log", store, "demo-note").status == 0)
+    }
+
     @Test func verifyReportsMalformedJSONAndDamagedBlobsWithExitStatusOne() throws {
         let store = try demoStore()
         let connection = try SQLiteConnection(path: store)

@@ -141,6 +141,13 @@ import Testing
             let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
             #expect(try store.value(ofHistory: "doc", as: Doc.self)?.title == "three")
             #expect(try store.integrityCheck() == ["ok"])
+            let version = try SQLiteConnection(path: ":memory:").scalarText("SELECT sqlite_version()")!
+            #expect(
+                try store.verify().problems == [
+                    "the views changes, timeline do not parse in this SQLite (\(version)), nor in its sqlite3 shell "
+                        + "(the first release wrote them with ->>, which needs SQLite 3.38, or they are damaged): "
+                        + "they hold no data, and opening the store for writing rewrites them"
+                ])
             store.close()
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -152,6 +159,7 @@ import Testing
         #expect(try history.undo().title == "two")
         try history.checkInvariants()
         #expect(try store.integrityCheck() == ["ok"])
+        #expect(try store.verify().problems == [])
         store.close()
         let connection = try open(path)
         defer { connection.close() }

@@ -35,6 +35,9 @@ public final class SQLiteConnection {
     var logDamage: WriteAheadLog.Damage?
     /// What this connection knows of each table's unique indexes (``keyedRow(in:columns:key:)``).
     var indexChecks: [String: IndexCheck] = [:]
+    /// Whether the store, opened read-only, has views of Keepsake's that this SQLite cannot
+    /// parse, and is read without them (`Schema.readSchema`): ``KeepsakeStore/verify()`` says so.
+    var readsWithoutUnreadableViews = false
     private var statements: [StatementKey: SQLiteStatement] = [:]
     /// The statements prepared last, found by where their SQL text lies in memory (the same
     /// literal always lies at the same address) before the dictionary above is searched;

@@ -80,6 +80,7 @@ enum Schema {
             let version = try checkIdentity(connection, path: path, readOnly: readOnly)
             connection.schemaVersion = readOnly ? version : currentVersion
             connection.logDamage = damage
+            connection.readsWithoutUnreadableViews = readOnly && unreadableViews
             if !readOnly {
                 try connection.enableWAL(synchronous: synchronous)
                 if unreadableViews { try dropUnreadableViews(connection) }
@@ -317,22 +318,24 @@ enum Schema {
         }
     }
 
+    /// The names of Keepsake's views whose text in the store differs from ``views``, sorted.
+    static func staleViews(_ connection: SQLiteConnection) throws -> [String] {
+        let stored = Dictionary(
+            try connection.query("SELECT name, sql FROM sqlite_schema WHERE type = 'view'") {
+                ($0.text(0) ?? "", $0.text(1) ?? "")
+            }, uniquingKeysWith: { first, _ in first })
+        return views.keys.filter { stored[$0] != views[$0] }.sorted()
+    }
+
     /// Gives the store Keepsake's views as ``views`` defines them, replacing any that differ
     /// (a store the first release created has views that read JSON with `->>`, which SQLite
     /// before 3.38 cannot read) and creating any missing; nothing is written when all match.
     /// Older Keepsake builds read the store as before: the views show the same columns, and
     /// Keepsake itself reads none.
     static func refreshViews(_ connection: SQLiteConnection) throws {
-        func stale() throws -> [String] {
-            let stored = Dictionary(
-                try connection.query("SELECT name, sql FROM sqlite_schema WHERE type = 'view'") {
-                    ($0.text(0) ?? "", $0.text(1) ?? "")
-                }, uniquingKeysWith: { first, _ in first })
-            return views.keys.filter { stored[$0] != views[$0] }.sorted()
-        }
-        guard try !stale().isEmpty else { return }
+        guard try !staleViews(connection).isEmpty else { return }
         try connection.transaction {
-            for name in try stale() {
+            for name in try staleViews(connection) {
                 try connection.execute("DROP VIEW IF EXISTS \(name)")
                 try connection.execute(views[name]!)
             }

@@ -250,6 +250,17 @@ extension KeepsakeStore {
                     problems.append("\(what) could not be checked: \(error)")
                 }
             }
+            if connection.readsWithoutUnreadableViews {
+                check("views") {
+                    let names = try Schema.staleViews(connection).joined(separator: ", ")
+                    let version = try connection.scalarText("SELECT sqlite_version()") ?? "?"
+                    return [
+                        "the views \(names) do not parse in this SQLite (\(version)), nor in its sqlite3 shell "
+                            + "(the first release wrote them with ->>, which needs SQLite 3.38, or they are "
+                            + "damaged): they hold no data, and opening the store for writing rewrites them"
+                    ]
+                }
+            }
             check("foreign keys") {
                 try connection.query("PRAGMA foreign_key_check") {
                     "foreign key violation in \($0.text(0) ?? "") row \($0.int64(1) ?? 0)"
