@@ -138,10 +138,15 @@ import Testing
         #expect(try connection.scalarInt("PRAGMA trusted_schema") == 0)
     }
 
-    @Test func fullSynchronousIsSelectable() throws {
-        let connection = try SQLiteConnection(path: directory.path("full.db"))
-        try connection.enableWAL(synchronous: .full)
-        #expect(try connection.scalarInt("PRAGMA synchronous") == 2)
+    /// And on Apple's systems, where only `F_FULLFSYNC` reaches the disk, every sync of `.full`
+    /// and a checkpoint's of `.normal` use it (set everywhere; other systems ignore it).
+    @Test(arguments: [SQLiteConnection.Synchronous.normal, .full])
+    func eachDurabilityIsSelectableWithTheSyncsItNeeds(synchronous: SQLiteConnection.Synchronous) throws {
+        let connection = try SQLiteConnection(path: directory.path("\(synchronous).db"))
+        try connection.enableWAL(synchronous: synchronous)
+        #expect(try connection.scalarInt("PRAGMA synchronous") == (synchronous == .full ? 2 : 1))
+        #expect(try connection.scalarInt("PRAGMA fullfsync") == (synchronous == .full ? 1 : 0))
+        #expect(try connection.scalarInt("PRAGMA checkpoint_fullfsync") == 1)
     }
 
     @Test func aConstraintErrorIsTypedAndTheConnectionKeepsWorking() throws {

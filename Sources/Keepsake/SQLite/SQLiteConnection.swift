@@ -11,12 +11,19 @@ import Foundation
 public final class SQLiteConnection {
     /// How durable a commit is. Related SQLite documentation:
     /// https://www.sqlite.org/pragma.html#pragma_synchronous
+    ///
+    /// On Apple's systems `fsync` leaves the writes in the drive's cache, where a power loss
+    /// can lose them or write them out of order; only `F_FULLFSYNC` flushes it. So each mode
+    /// also sets which syncs use `F_FULLFSYNC` (``SQLiteConnection/enableWAL(synchronous:)`` does;
+    /// other systems ignore it).
     public enum Synchronous: String, Sendable {
         /// In WAL mode, a commit survives a process crash; the last commits before a power loss
-        /// or OS crash may roll back. The database is never corrupted. The default.
+        /// or OS crash may roll back. The database is never corrupted: the syncs of a
+        /// checkpoint, which copies the log into the file, use `F_FULLFSYNC`
+        /// (`checkpoint_fullfsync`). The default.
         case normal = "NORMAL"
-        /// Every commit is also synced to disk: it survives a power loss, at the price of an
-        /// fsync per commit.
+        /// Every commit is also synced to disk: it survives a power loss, at the price of a
+        /// sync per commit (`F_FULLFSYNC` on Apple's systems: `fullfsync`).
         case full = "FULL"
     }
 
@@ -170,8 +177,22 @@ public final class SQLiteConnection {
             throw SQLiteError(
                 code: .error, message: "journal_mode is \(mode ?? "unknown"), expected wal", sql: nil)
         }
-        try execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        try setSynchronous(synchronous)
         try execute("PRAGMA journal_size_limit = \(Self.logSizeLimit)")
+    }
+
+    /// Sets the durability of this connection's commits and checkpoints: `synchronous`, and
+    /// which syncs use `F_FULLFSYNC` on Apple's systems (every sync with `.full`, a
+    /// checkpoint's with `.normal`), where `fsync` alone does not reach the disk. SQLite's own
+    /// default is neither; other systems ignore both settings.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_fullfsync
+    ///
+    /// - Throws: ``SQLiteError``.
+    func setSynchronous(_ synchronous: Synchronous) throws(SQLiteError) {
+        try execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        try execute("PRAGMA fullfsync = \(synchronous == .full ? "ON" : "OFF")")
+        try execute("PRAGMA checkpoint_fullfsync = ON")
     }
 
     /// The statement for `sql`, prepared once and then reused from a cache.

@@ -78,7 +78,7 @@ final class WALCheckpointer: @unchecked Sendable {
         // A connection finds the database in WAL mode when it first reads it: until then its
         // checkpoints do nothing (and say so only by a log size of -1).
         _ = try connection.scalarText("PRAGMA journal_mode")
-        try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        try connection.setSynchronous(synchronous)
         try connection.execute("PRAGMA journal_size_limit = \(SQLiteConnection.logSizeLimit)")
         // Its work stops, as the writer's does, once newer code has upgraded the store.
         connection.onChangeByOthers = { try Schema.followUpgrade(of: $0, path: path) }
