@@ -83,6 +83,22 @@ import Testing
                 #expect(!code.contains("->"), "migration \(migration.version): \(line)")
             }
         }
+        // Nor any SQL in the sources: Swift has no `->>`, and no `->` before a literal.
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap {
+            $0 as? String
+        }
+        .filter { $0.hasSuffix(".swift") && !$0.hasSuffix("Migrations+Generated.swift") }
+        #expect(files.count > 50)
+        let operators = try Regex(#"->>|->\s*['0-9]"#)
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                #expect(line.firstMatch(of: operators) == nil, "\(file):\(number + 1): \(line)")
+            }
+        }
     }
 
     /// The first release's views read the JSON with `->>` and `->`: opening its stores for
@@ -145,7 +161,7 @@ import Testing
             #expect(
                 try store.verify().problems == [
                     "the views changes, timeline do not parse in this SQLite (\(version)), nor in its sqlite3 shell "
-                        + "(the first release wrote them with ->>, which needs SQLite 3.38, or they are damaged): "
+                        + "(the first release wrote them with a JSON operator SQLite has only since 3.38, or they are damaged): "
                         + "they hold no data, and opening the store for writing rewrites them"
                 ])
             store.close()

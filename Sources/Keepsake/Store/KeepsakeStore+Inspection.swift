@@ -256,7 +256,7 @@ extension KeepsakeStore {
                     let version = try connection.scalarText("SELECT sqlite_version()") ?? "?"
                     return [
                         "the views \(names) do not parse in this SQLite (\(version)), nor in its sqlite3 shell "
-                            + "(the first release wrote them with ->>, which needs SQLite 3.38, or they are "
+                            + "(the first release wrote them with a JSON operator SQLite has only since 3.38, or they are "
                             + "damaged): they hold no data, and opening the store for writing rewrites them"
                     ]
                 }
