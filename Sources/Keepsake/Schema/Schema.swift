@@ -76,8 +76,8 @@ enum Schema {
                     "the file cannot be written (it is locked, on read-only media, or not permitted)"))
         }
         do {
-            let unreadableViews = try readSchema(connection, readOnly: readOnly)
-            let version = try checkIdentity(connection, path: path, readOnly: readOnly)
+            let (objects, unreadableViews) = try readSchema(connection, readOnly: readOnly)
+            let version = try checkIdentity(connection, objects: objects, path: path, readOnly: readOnly)
             connection.schemaVersion = readOnly ? version : currentVersion
             connection.logDamage = damage
             connection.readsWithoutUnreadableViews = readOnly && unreadableViews
@@ -261,8 +261,8 @@ enum Schema {
         }
     }
 
-    /// Has SQLite read the schema, and says whether some of Keepsake's views (``views``) could
-    /// not be read.
+    /// Has SQLite read the schema: returns how many objects it holds, and whether some of
+    /// Keepsake's views (``views``) could not be read.
     ///
     /// SQLite reads every object of the schema before the first statement that needs one, and
     /// refuses the whole file ("malformed database schema") when one does not parse: a view
@@ -274,17 +274,22 @@ enum Schema {
     /// other kind or name that does not parse is damage, reported as before.
     ///
     /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_writable_schema
-    private static func readSchema(_ connection: SQLiteConnection, readOnly: Bool) throws -> Bool {
+    private static func readSchema(
+        _ connection: SQLiteConnection, readOnly: Bool
+    ) throws -> (objects: Int64, unreadableViews: Bool) {
+        let count = "SELECT count(*) FROM sqlite_schema"
         do {
-            _ = try connection.scalarInt("SELECT count(*) FROM sqlite_schema")
-            return false
-        } catch  where error.code == .corrupt {
-            guard let object = unreadableObject(in: error.message), views[object] != nil else { throw error }
+            let objects = try connection.scalarInt(count) ?? 0
+            return (objects, false)
+        } catch {
+            guard error.code == .corrupt, let object = unreadableObject(in: error.message),
+                views[object] != nil
+            else { throw error }
         }
         try connection.execute("PRAGMA writable_schema = ON")
-        _ = try connection.scalarInt("SELECT count(*) FROM sqlite_schema")
+        let objects = try connection.scalarInt(count) ?? 0
         if !readOnly { try connection.execute("PRAGMA writable_schema = OFF") }
-        return true
+        return (objects, true)
     }
 
     /// The object named by SQLite's "malformed database schema (name) - …" message, if it is one.
@@ -305,13 +310,11 @@ enum Schema {
         try connection.execute("PRAGMA writable_schema = ON")
         defer { try? connection.execute("PRAGMA writable_schema = OFF") }
         try connection.transaction {
-            let stale = try connection.query("SELECT name, sql FROM sqlite_schema WHERE type = 'view'") {
-                (name: $0.text(0) ?? "", sql: $0.text(1))
-            }.filter { views[$0.name] != nil && views[$0.name] != $0.sql }
+            let stale = try staleViews(connection)
             guard !stale.isEmpty else { return }
-            for view in stale {
+            for name in stale {
                 try connection.execute(
-                    "DELETE FROM sqlite_schema WHERE type = 'view' AND name = ?1", [.text(view.name)])
+                    "DELETE FROM sqlite_schema WHERE type = 'view' AND name = ?1", [.text(name)])
             }
             let version = try connection.scalarInt("PRAGMA schema_version") ?? 0
             try connection.execute("PRAGMA schema_version = \(version + 1)")
@@ -342,13 +345,13 @@ enum Schema {
         }
     }
 
-    /// Reads the application id and schema version; returns the version.
+    /// Reads the application id and schema version; returns the version. `objects` is the
+    /// schema's count of objects (``readSchema(_:readOnly:)``): none in a new, empty database.
     private static func checkIdentity(
-        _ connection: SQLiteConnection, path: String, readOnly: Bool
+        _ connection: SQLiteConnection, objects: Int64, path: String, readOnly: Bool
     ) throws -> Int {
         let applicationID = try connection.scalarInt("PRAGMA application_id") ?? 0
         let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
-        let objects = try connection.scalarInt("SELECT count(*) FROM sqlite_schema") ?? 0
         switch applicationID {
         case Int64(Self.applicationID):
             if version > currentVersion {
