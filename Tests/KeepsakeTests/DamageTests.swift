@@ -336,6 +336,40 @@ import Testing
         }
     }
 
+    /// What the inspection calls (``KeepsakeStore/timeline(of:)``, which `keepsake log` prints,
+    /// and ``KeepsakeStore/changes(ofVersion:in:)``, which `keepsake show` prints) say of a
+    /// version whose changes are damaged: the history's damage error naming the version, as
+    /// opening the history would, never SQLite's bare "malformed JSON" nor a damaged path shown
+    /// as if stored.
+    @Test(arguments: [
+        (
+            #"UPDATE version SET changes = substr(changes, 1, 20) WHERE position = 3"#,
+            "the changes of version 3 are not readable: a patch is not closed"
+        ),
+        (
+            #"UPDATE version SET changes = replace(changes, '"note"', '"title"') WHERE position = 3"#,
+            "change 0 of version 3 (at title) does not match its digest"
+        ),
+    ])
+    func aVersionsDamagedChangesAreDamageWhenInspected(sql: String, reason: String) throws {
+        let (path, _) = try independentVersions()
+        do {
+            let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+            #expect(
+                try store.timeline(of: "doc")?.map(\.paths) == [
+                    [], ["title"], ["status"], ["note"], ["scores"],
+                ])
+            #expect(try store.changes(ofVersion: 3, in: "doc")?.map(\.path) == ["note"])
+        }
+        try damage(path, sql)
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect { try store.timeline(of: "doc") } throws: { isDamaged($0, reason) }
+        #expect { try store.changes(ofVersion: 3, in: "doc") } throws: { isDamaged($0, reason) }
+        #expect(try store.changes(ofVersion: 2, in: "doc")?.map(\.path) == ["status"])
+        let problems = try store.verify().problems
+        #expect(!problems.isEmpty && problems.allSatisfy { $0.hasPrefix("history doc, version 3: ") })
+    }
+
     @Test func aVersionItsScopeNoLongerListsIsDamageNotSkippedByUndo() throws {
         let (path, newest) = try independentVersions()
         // Version 3 now claims a scope that does not exist: undo, which reads the current

@@ -21,6 +21,20 @@ enum StoredChanges {
         var kind: String
         var patch: String
         var digest: Int64?
+
+        /// Whether the element matches its digest as the `ordinal`th change of the version at
+        /// `position`. One written before schema 2 has no digest and matches; so does one of a
+        /// position out of range, which no digest covers (the version's own checks report it).
+        func matchesDigest(position: Int64, ordinal: Int) -> Bool {
+            guard let digest, (0...Int64(HistoryRows.largestNumber)).contains(position) else { return true }
+            return digest
+                == HistoryRows.digest(position: Int(position), ordinal: Int64(ordinal), path, kind, patch)
+        }
+
+        /// ``matchesDigest(position:ordinal:)`` for a position read as an `Int`.
+        func matchesDigest(position: Int, ordinal: Int) -> Bool {
+            matchesDigest(position: Int64(position), ordinal: ordinal)
+        }
     }
 
     /// The column's text for `reversion`'s records at `position`, and the bytes the records take
@@ -119,29 +133,37 @@ enum StoredChanges {
     ///   fills it in) when the text is not such an array or a change does not match its digest;
     ///   `PathDescriptor.ParseError` when a path does not parse.
     static func records(_ text: String, position: Int) throws -> [ChangeRecord] {
+        try checkedEntries(text, position: position).map { entry in
+            ChangeRecord(
+                path: try PathDescriptor(parsing: entry.path), kind: entry.kind,
+                payload: Data(entry.patch.utf8))
+        }
+    }
+
+    /// The elements stored in `text` for the version at `position`, each checked against its
+    /// digest: what every reader of a version's changes shows or applies.
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)``, with no history name (the caller
+    ///   fills it in), when the text is not such an array or an element does not match its digest.
+    static func checkedEntries(_ text: String, position: Int) throws(KeepsakeError) -> [Entry] {
         let entries: [Entry]
-        do {
+        do throws(Malformed) {
             entries = try Self.entries(text)
         } catch {
             throw KeepsakeError.damaged(
                 history: "", reason: "the changes of version \(position) are not readable: \(error.reason)")
         }
-        return try entries.enumerated().map { ordinal, entry in
-            if let digest = entry.digest,
-                digest
-                    != HistoryRows.digest(
-                        position: position, ordinal: Int64(ordinal), entry.path, entry.kind, entry.patch)
-            {
-                let place = entry.path.isEmpty ? "(root)" : entry.path
-                throw KeepsakeError.damaged(
-                    history: "",
-                    reason: "change \(ordinal) of version \(position) (at \(place)) does not match its digest"
-                )
-            }
-            return ChangeRecord(
-                path: try PathDescriptor(parsing: entry.path), kind: entry.kind,
-                payload: Data(entry.patch.utf8))
+        if let ordinal = entries.indices.first(where: {
+            !entries[$0].matchesDigest(position: position, ordinal: $0)
+        }) {
+            let path = entries[ordinal].path
+            throw KeepsakeError.damaged(
+                history: "",
+                reason:
+                    "change \(ordinal) of version \(position) (at \(path.isEmpty ? "(root)" : path)) does not match its digest"
+            )
         }
+        return entries
     }
 
     /// Why a column's text could not be split.

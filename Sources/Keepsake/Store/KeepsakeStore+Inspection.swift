@@ -152,7 +152,8 @@ extension KeepsakeStore {
     ///
     /// - Parameter history: The history's name.
     /// - Returns: The timeline, or `nil` when there is no such history.
-    /// - Throws: ``KeepsakeError``.
+    /// - Throws: ``KeepsakeError``; ``KeepsakeError/damaged(history:reason:)`` naming the first
+    ///   version whose changes are not readable or do not match their digests.
     public func timeline(of history: String) throws(KeepsakeError) -> [VersionSummary]? {
         try read { connection, _ in
             guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
@@ -175,18 +176,23 @@ extension KeepsakeStore {
                 + connection.query(
                     """
                     SELECT v.position, v.created_at, v.tag, v.scope_level, v.is_undone,
-                           (SELECT json_group_array(json_extract(j.value, '$[0]')) FROM json_each(v.changes) AS j), \(digest)
+                           v.changes, \(digest)
                     FROM version v WHERE v.history_id = ?1 AND \(HistoryRows.aboveFloor) ORDER BY v.position
                     """, [.integer(id)]
                 ) { row in
-                    let paths =
-                        (try? JSONDecoder().decode([String].self, from: Data((row.text(5) ?? "[]").utf8)))
-                        ?? []
+                    let position = Int(row.int64(0) ?? 0)
+                    let paths: [String]
+                    do throws(KeepsakeError) {
+                        paths = try StoredChanges.checkedEntries(row.text(5) ?? "", position: position).map(
+                            \.path)
+                    } catch {
+                        throw error.naming(history: history)
+                    }
                     return VersionSummary(
-                        version: Int(row.int64(0) ?? 0),
+                        version: position,
                         date: Date(timeIntervalSince1970: row.double(1) ?? 0),
                         tag: try HistoryRows.decodeTag(
-                            row.text(2), digest: row.int64(6), version: Int(row.int64(0) ?? 0))?.description,
+                            row.text(2), digest: row.int64(6), version: position)?.description,
                         scopeLevel: Int(row.int64(3) ?? 0),
                         undone: row.int64(4) == 1,
                         paths: paths)
@@ -200,7 +206,8 @@ extension KeepsakeStore {
     ///   - version: The version's number, as ``timeline(of:)`` lists it.
     ///   - history: The history's name.
     /// - Returns: The changes, or `nil` when there is no such history or version.
-    /// - Throws: ``KeepsakeError``.
+    /// - Throws: ``KeepsakeError``; ``KeepsakeError/damaged(history:reason:)`` when the
+    ///   version's changes are not readable or one does not match its digest.
     public func changes(ofVersion version: Int, in history: String) throws(KeepsakeError) -> [ChangeSummary]?
     {
         try read { connection, _ in
@@ -211,14 +218,12 @@ extension KeepsakeStore {
                     WHERE history_id = ?1 AND position = ?2 AND position > (SELECT floor FROM scope WHERE history_id = ?1 AND level = 0)
                     """, [.integer(id), .integer(Int64(version))])
             else { return nil }
-            do throws(StoredChanges.Malformed) {
-                return try StoredChanges.entries(changes).map {
+            do throws(KeepsakeError) {
+                return try StoredChanges.checkedEntries(changes, position: version).map {
                     ChangeSummary(path: $0.path, kind: $0.kind, patch: $0.patch)
                 }
             } catch {
-                throw KeepsakeError.damaged(
-                    history: history,
-                    reason: "the changes of version \(version) are not readable: \(error.reason)")
+                throw error.naming(history: history)
             }
         }
     }
@@ -291,13 +296,7 @@ extension KeepsakeStore {
                             return
                                 "history \(history), version \(position): the path \(entry.path.debugDescription) does not parse"
                         }
-                        if let digest = entry.digest,
-                            (0...Int64(HistoryRows.largestNumber)).contains(position),
-                            digest
-                                != HistoryRows.digest(
-                                    position: Int(position), ordinal: Int64(ordinal), entry.path, entry.kind,
-                                    entry.patch)
-                        {
+                        if !entry.matchesDigest(position: position, ordinal: ordinal) {
                             return
                                 "history \(history), version \(position): change \(ordinal) does not match its digest"
                         }
