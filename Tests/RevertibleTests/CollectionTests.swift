@@ -157,6 +157,31 @@ import Testing
         #expect(document == original)
     }
 
+    /// An `Identifiable` element's `id` is a `let`, which a `Versionable` element does not
+    /// track: another element that holds the same tracked values (two untitled items) is still
+    /// not the one a patch recorded. Taken out, it would come back with the recorded id.
+    @Test func anotherElementWithTheSameValuesIsTheWrongVersion() throws {
+        var document = Document.empty
+        let original = document
+        document.items = [Self.item(1, "Untitled")]
+        let reversion = try #require(document.reversion(to: original))
+        let stored = try Reversion(records: try reversion.records(), resolvingAgainst: document)
+        var other = Document.empty
+        other.items = [Self.item(2, "Untitled")]
+        for reversion in [reversion, stored] {
+            var value = other
+            #expect(
+                throws: ReversionError.wrongVersion(
+                    path: try PathDescriptor(parsing: "items"), reason: "the element at 0 differs")
+            ) {
+                try reversion.revert(&value)
+            }
+            #expect(value == other)
+        }
+        try stored.revert(&document)
+        #expect(document == original)
+    }
+
     @Test func aMissingElementIsTheWrongVersion() throws {
         var document = Document.empty
         document.items = [Self.item(1)]

@@ -3,7 +3,7 @@
 ///
 /// Offsets follow `CollectionDifference`: removals index the old array, insertions the new
 /// one. Reverting checks the array's length and the element at each inserted offset: what a
-/// ``Versionable`` element tracks, `==` for other `Equatable` ones, else the `id` of
+/// ``Versionable`` element tracks, `==` for other `Equatable` ones, and the `id` of
 /// `Identifiable` ones. Stored as
 /// `{"insertions": [{"offset": 2, "element": …}], "removals": [], "oldCount": 2, "newCount": 3}`.
 public struct ArrayPatch<Element>: LeafPatch {
@@ -48,13 +48,16 @@ public struct ArrayPatch<Element>: LeafPatch {
             return "offset \(entry.offset) is outside the array"
         }
         // The whole element, not only its id: one that differs would be lost when it is taken
-        // out, and brought back as the patch recorded it.
+        // out, and brought back as the patch recorded it. And its id too, which a `Versionable`
+        // element does not track (a `let`): another element that holds the same tracked values
+        // is not the one the patch recorded, and it would come back with the recorded id.
         for entry in entries {
             let element = value[entry.offset]
-            let same =
-                Equality.sameTracked(element, entry.element)
-                ?? DynamicConformance.sameIdentity(element, entry.element)
-            if same == false { return "the element at \(entry.offset) differs" }
+            if Equality.sameTracked(element, entry.element) == false
+                || DynamicConformance.sameID(element, entry.element) == false
+            {
+                return "the element at \(entry.offset) differs"
+            }
         }
         return nil
     }
@@ -84,15 +87,11 @@ extension ArrayPatch: Codable where Element: Codable {
             zip(entries, entries.dropFirst()).allSatisfy { $0.offset < $1.offset }
                 && entries.allSatisfy { $0.offset >= 0 && $0.offset < count }
         }
-        // Differences of non-negative numbers only, so that no stored count can overflow.
-        guard oldCount >= 0, newCount >= 0, oldCount - removals.count == newCount - insertions.count,
+        guard
+            PatchCounts.fit(
+                oldCount: oldCount, newCount: newCount, removed: removals.count, inserted: insertions.count),
             fits(removals, oldCount), fits(insertions, newCount)
-        else {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "The offsets do not fit the stored counts"))
-        }
+        else { throw PatchCounts.misfit(decoder, "The offsets do not fit the stored counts") }
     }
 }
 extension ArrayPatch: Sendable where Element: Sendable {}

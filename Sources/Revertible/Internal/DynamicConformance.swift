@@ -10,13 +10,10 @@ enum DynamicConformance {
         { Equality.same(unsafeBitCast($0, to: E.self), unsafeBitCast($1, to: E.self)) }
     }
 
-    /// Whether two elements have the same identity: equal `id`s for `Identifiable` elements,
-    /// `==` for `Equatable` ones, `nil` when neither applies.
-    static func sameIdentity<T>(_ a: T, _ b: T) -> Bool? {
-        if let identifiable = T.self as? any Identifiable.Type {
-            return sameID(identifiable, a, b)
-        }
-        return Equality.equal(a, b)
+    /// Whether two elements have equal `id`s, when `T` is `Identifiable`; else `nil`.
+    static func sameID<T>(_ a: T, _ b: T) -> Bool? {
+        guard let identifiable = T.self as? any Identifiable.Type else { return nil }
+        return sameID(identifiable, a, b)
     }
 
     private static func sameID<E: Identifiable, T>(_: E.Type, _ a: T, _ b: T) -> Bool {
