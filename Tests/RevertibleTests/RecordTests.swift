@@ -71,6 +71,45 @@ import Testing
         }
     }
 
+    /// A collection patch whose counts do not fit what it removes and inserts (a damaged or
+    /// hand-made record) would revert a value and then refuse its own inverse, or trap on an
+    /// offset: it does not decode.
+    @Test(arguments: [
+        ("scores", "entries", #"{"inserted":{"b":2},"newCount":1,"oldCount":1,"removed":{}}"#),
+        ("scores", "entries", #"{"inserted":{},"newCount":-1,"oldCount":0,"removed":{"a":1}}"#),
+        ("items[id: 1].tags", "members", #"{"inserted":["x"],"newCount":2,"oldCount":2,"removed":[]}"#),
+        ("items[id: 1].tags", "members", #"{"inserted":[],"newCount":0,"oldCount":0,"removed":["x"]}"#),
+        (
+            "numbers", "elements",
+            #"{"insertions":[{"element":3,"offset":0}],"newCount":1,"oldCount":1,"removals":[]}"#
+        ),
+    ])
+    func aCollectionPatchWhoseCountsDoNotFitDoesNotDecode(path: String, kind: String, patch: String) throws {
+        var document = Document.empty
+        document.scores = ["a": 1]
+        document.items = [.init(id: 1, name: "one", done: false, tags: ["x"])]
+        document.numbers = [3]
+        let record = ChangeRecord(
+            path: try PathDescriptor(parsing: path), kind: kind, payload: Data(patch.utf8))
+        #expect {
+            try Reversion(records: [record], resolvingAgainst: document)
+        } throws: { error in
+            guard case .undecodable(let found, let type, let reason) = error as? ReversionError else {
+                return false
+            }
+            return found.description == path
+                && type
+                    == [
+                        "entries": "Dictionary<String, Int>", "members": "Set<String>",
+                        "elements": "Array<Int>",
+                    ][kind]
+                && reason
+                    == (kind == "elements"
+                        ? "The offsets do not fit the stored counts"
+                        : "The stored counts do not fit the members removed and inserted")
+        }
+    }
+
     @Test func aRecordOfAnotherKindIsRefused() {
         let record = ChangeRecord(path: [.property("name")], kind: "bytes", payload: Data("{}".utf8))
         #expect(

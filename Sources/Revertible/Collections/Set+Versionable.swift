@@ -68,5 +68,19 @@ extension SetPatch: Codable where Element: Codable {
         try container.encode(oldCount, forKey: .oldCount)
         try container.encode(newCount, forKey: .newCount)
     }
+
+    /// Decodes a patch, refusing one whose counts do not fit its members (a damaged record),
+    /// which would revert and then refuse its own inverse.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        removed = try container.decode(Set<Element>.self, forKey: .removed)
+        inserted = try container.decode(Set<Element>.self, forKey: .inserted)
+        oldCount = try container.decode(Int.self, forKey: .oldCount)
+        newCount = try container.decode(Int.self, forKey: .newCount)
+        guard
+            PatchCounts.fit(
+                oldCount: oldCount, newCount: newCount, removed: removed.count, inserted: inserted.count)
+        else { throw PatchCounts.misfit(decoder) }
+    }
 }
 extension SetPatch: Sendable where Element: Sendable {}
