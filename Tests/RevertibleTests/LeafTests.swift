@@ -26,6 +26,31 @@ import Testing
         #expect(new.value == b)
     }
 
+    /// Applying is only ever done after the check, but a patch applied to a value it does not
+    /// fit (what a damaged reversion whose changes overlap could bring) leaves it as it is
+    /// rather than stop the process.
+    @Test func aPatchAppliedWhereItDoesNotFitLeavesTheValue() {
+        let text = RangePatch(from: "a long title", to: "a long title, edited")
+        var short = "ab"
+        text.apply(to: &short, toward: .new)
+        #expect(short == "ab")
+        var bytes = Data([1])
+        RangePatch(from: Data([1, 2, 3, 4]), to: Data([1, 2, 9, 4])).apply(to: &bytes, toward: .old)
+        #expect(bytes == Data([1]))
+        let elements = ArrayPatch<Int>(
+            removals: [.init(offset: 3, element: 7)], insertions: [.init(offset: 5, element: 8)], oldCount: 6,
+            newCount: 6)
+        var numbers = [1, 2]
+        elements.apply(to: &numbers, toward: .new)
+        #expect(numbers == [1, 2])
+        elements.apply(to: &numbers, toward: .old)
+        #expect(numbers == [1, 2])
+        // Where it fits, it applies.
+        numbers = [0, 1, 2, 7, 4, 5]
+        elements.apply(to: &numbers, toward: .new)
+        #expect(numbers == [0, 1, 2, 4, 5, 8])
+    }
+
     @Test func numbersAndFlags() throws {
         try Self.check(true, false)
         try Self.check(1, 2)

@@ -110,6 +110,80 @@ import Testing
         }
     }
 
+    /// Records two of whose changes reach the same place (however the path spells a key), or
+    /// one inside another's leaf, are refused: each change is checked before any is applied,
+    /// so the second would be applied unchecked to what the first left. Two text patches of one
+    /// title stopped the process (a range that no longer fit).
+    @Test(arguments: [
+        (
+            "title", "text", #"{"new":"ab","newCount":2,"offset":0,"old":"a","oldCount":1}"#,
+            "title", "text", #"{"new":"ab","newCount":2,"offset":0,"old":"a","oldCount":1}"#, "String"
+        ),
+        (
+            #"scores[key: "a"]"#, "replace", #"{"new":1,"old":0}"#,
+            #"scores[key: "a"]"#, "replace", #"{"new":1,"old":5}"#, "Int"
+        ),
+        (
+            "tint", "replace", #"{"new":{"rgb":{"r":1,"g":2,"b":3}},"old":{"none":{}}}"#,
+            "tint.rgb.g", "replace", #"{"new":2,"old":7}"#, "Tint"
+        ),
+        (
+            "tint.rgb", "replace", #"{"new":{"r":1,"g":2,"b":3},"old":{"r":1,"g":2,"b":4}}"#,
+            "tint.rgb.g", "replace", #"{"new":2,"old":7}"#, "Tint"
+        ),
+    ])
+    func changesThatOverlapAreRefused(
+        firstPath: String, firstKind: String, firstPatch: String, secondPath: String, secondKind: String,
+        secondPatch: String, type: String
+    ) throws {
+        var document = Document.empty
+        document.title = "ab"
+        document.scores = ["a": 1]
+        document.tint = .rgb(r: 1, g: 2, b: 3)
+        let records = [
+            ChangeRecord(
+                path: try PathDescriptor(parsing: firstPath), kind: firstKind, payload: Data(firstPatch.utf8)),
+            ChangeRecord(
+                path: try PathDescriptor(parsing: secondPath), kind: secondKind,
+                payload: Data(secondPatch.utf8)),
+        ]
+        #expect(
+            throws: ReversionError.undecodable(
+                path: try PathDescriptor(parsing: secondPath), type: type,
+                reason:
+                    "it overlaps the change at `\(try PathDescriptor(parsing: firstPath))` of the same reversion"
+            )
+        ) {
+            try Reversion(records: records, resolvingAgainst: document)
+        }
+        // Each alone is a reversion of its own.
+        for record in records {
+            _ = try Reversion(records: [record], resolvingAgainst: document)
+        }
+    }
+
+    /// What a diff records of a collection whose structure and elements both changed (a
+    /// structure patch, and changes inside elements), or of several parts of one `Codable`
+    /// value, is not an overlap.
+    @Test func aCollectionsStructureAndItsElementsChangedTogetherAreNoOverlap() throws {
+        var document = Document.empty
+        document.items = [.init(id: 1, name: "one", done: false, tags: [])]
+        document.nested = ["n": .init(id: 9, name: "nine", done: false, tags: [])]
+        document.tint = .rgb(r: 1, g: 2, b: 3)
+        let original = document
+        document.items.insert(.init(id: 2, name: "two", done: false, tags: []), at: 0)
+        document.items[1].name = "uno"
+        document.nested["m"] = .init(id: 8, name: "eight", done: true, tags: [])
+        document.nested["n"]?.tags = ["x"]
+        document.tint = .rgb(r: 4, g: 5, b: 3)
+        let records = try expectRoundTrip(original, document)
+        #expect(
+            records.map(\.path.description).sorted() == [
+                #"items"#, #"items[id: 1].name"#, #"nested"#, #"nested[key: "n"].tags"#,
+                "tint.rgb.g", "tint.rgb.r",
+            ])
+    }
+
     @Test func aRecordOfAnotherKindIsRefused() {
         let record = ChangeRecord(path: [.property("name")], kind: "bytes", payload: Data("{}".utf8))
         #expect(

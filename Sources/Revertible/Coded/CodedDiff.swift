@@ -99,12 +99,14 @@ enum CodedDiff {
 
 /// A change to one part of a `Codable` value's encoded form, stored like a whole-value change
 /// (`{"old": …, "new": …}`, a side left out when the part is absent there) at the part's path.
-struct CodedPatch<Value: Codable & Equatable>: LeafPatch {
+struct CodedPatch<Value: Codable & Equatable>: LeafPatch, PartPatch {
     /// Where the part is below the value.
     var path: [PathComponent]
     var sides: CodedSides
 
     static var kind: String { Replacement<Value>.kind }
+
+    var partPath: [PathComponent] { path }
 
     func mismatch(in value: Value, expecting side: PatchSide) -> String? {
         guard let (node, _) = CodedNode.encoding(value) else { return "the value does not encode" }

@@ -64,6 +64,12 @@ public struct ArrayPatch<Element>: LeafPatch {
 
     public func apply(to value: inout [Element], toward side: PatchSide) {
         let (remove, insert) = side == .new ? (removals, insertions) : (insertions, removals)
+        // `mismatch` was checked first, so the offsets fit (the decoder made them ascending). A
+        // damaged reversion whose changes overlap could bring another array; it is left as it is
+        // rather than stop the process.
+        guard remove.last.map({ $0.offset < value.count }) ?? true,
+            insert.last.map({ $0.offset < value.count - remove.count + insert.count }) ?? true
+        else { return }
         for entry in remove.reversed() { value.remove(at: entry.offset) }
         for entry in insert { value.insert(entry.element, at: entry.offset) }
     }

@@ -138,7 +138,57 @@ extension Reversion {
             case nil: throw .pathNotFound(path: record.path, type: "\(Root.self)")
             }
         }
+        try Self.refuseOverlaps(changes)
         self.init(changes: changes, isInverse: inverted)
+    }
+
+    /// Refuses changes two of which reach the same place, or one of which reaches inside
+    /// another's leaf: a diff never records such a reversion, and every change is checked
+    /// against the value before any is applied, so the later one would be applied, unchecked,
+    /// to what the earlier one left (a text patch then no longer fits, and stops the process).
+    /// A change inside one element of a collection whose structure another change records is
+    /// how a diff records a collection, and is allowed.
+    private static func refuseOverlaps(_ changes: [Change]) throws(ReversionError) {
+        guard changes.count > 1 else { return }
+        var indices: [[AnyHashable]: Int] = [:]
+        var locations: [[AnyHashable]] = []
+        locations.reserveCapacity(changes.count)
+        for (index, change) in changes.enumerated() {
+            var location: [AnyHashable] = []
+            change.node.appendLocation(to: &location)
+            if let earlier = indices.updateValue(index, forKey: location) {
+                throw overlap(changes[index], changes[earlier])
+            }
+            locations.append(location)
+        }
+        for (index, location) in locations.enumerated() {
+            for length in 0..<location.count {
+                guard let outer = indices[Array(location[..<length])],
+                    !isStructurePatch(changes[outer].node.leafPatch)
+                else { continue }
+                throw overlap(changes[index], changes[outer])
+            }
+        }
+    }
+
+    private static func overlap(_ change: Change, _ other: Change) -> ReversionError {
+        func type<Patch: LeafPatch>(_: Patch) -> String { "\(Patch.Value.self)" }
+        return .undecodable(
+            path: change.path, type: type(change.node.leafPatch),
+            reason: "it overlaps the change at `\(other.path)` of the same reversion")
+    }
+
+    /// Whether `patch` is the structure patch of a ``VersionableCollection``.
+    private static func isStructurePatch(_ patch: any LeafPatch) -> Bool {
+        func isStructure<Patch: LeafPatch>(_: Patch) -> Bool {
+            guard let collection = Patch.Value.self as? any VersionableCollection.Type else { return false }
+            return structurePatch(of: collection) == Patch.self
+        }
+        return isStructure(patch)
+    }
+
+    private static func structurePatch<Collection: VersionableCollection>(of _: Collection.Type) -> Any.Type {
+        Collection.StructurePatch.self
     }
 }
 

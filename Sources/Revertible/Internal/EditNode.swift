@@ -11,6 +11,10 @@ protocol EditNode<Root> {
     /// when the encoder must write it. The patch is asked where its type is known: reaching it
     /// through ``leafPatch`` boxes it and casts one existential to another.
     func writeLeafJSON(into json: inout [UInt8]) -> String?
+    /// Appends what names each step of the chain (a key path, an element's key) to `location`,
+    /// so that two changes reaching the same place have equal locations however their stored
+    /// paths were spelled.
+    func appendLocation(to location: inout [AnyHashable])
 }
 
 struct PatchNode<Patch: LeafPatch>: EditNode {
@@ -32,6 +36,17 @@ struct PatchNode<Patch: LeafPatch>: EditNode {
         }
         return Patch.kind
     }
+
+    func appendLocation(to location: inout [AnyHashable]) {
+        if let part = patch as? any PartPatch { location += part.partPath.map(AnyHashable.init) }
+    }
+}
+
+/// A leaf patch that changes one part of its value, found by a path below it (a part of a
+/// `Codable` value's encoded form).
+protocol PartPatch {
+    /// Where the part is below the value.
+    var partPath: [PathComponent] { get }
 }
 
 struct PropertyNode<Root, Child>: EditNode {
@@ -49,6 +64,11 @@ struct PropertyNode<Root, Child>: EditNode {
     var leafPatch: any LeafPatch { inner.leafPatch }
 
     func writeLeafJSON(into json: inout [UInt8]) -> String? { inner.writeLeafJSON(into: &json) }
+
+    func appendLocation(to location: inout [AnyHashable]) {
+        location.append(keyPath)
+        inner.appendLocation(to: &location)
+    }
 }
 
 struct ElementNode<Collection: VersionableCollection>: EditNode {
@@ -88,6 +108,11 @@ struct ElementNode<Collection: VersionableCollection>: EditNode {
     var leafPatch: any LeafPatch { inner.leafPatch }
 
     func writeLeafJSON(into json: inout [UInt8]) -> String? { inner.writeLeafJSON(into: &json) }
+
+    func appendLocation(to location: inout [AnyHashable]) {
+        location.append((key as? AnyHashable) ?? AnyHashable(Collection.pathComponent(for: key)))
+        inner.appendLocation(to: &location)
+    }
 }
 
 /// Wraps `node` so that it applies to `Root` through `keyPath`, without a wrapper for `\.self`,

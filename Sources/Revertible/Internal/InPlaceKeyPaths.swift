@@ -40,7 +40,7 @@ enum InPlaceKeyPaths {
             let access = registered.withLock({ $0[ObjectIdentifier(keyPath)] })?.access
                 as? InPlaceAccess<Root, Child>
         else { return nil }
-        return InPlaceNode(access: access, inner: node)
+        return InPlaceNode(keyPath: keyPath, access: access, inner: node)
     }
 }
 
@@ -61,6 +61,7 @@ extension Optional: OptionalRoot {}
 /// A change below a registered key path: refused where the key path reaches nothing, applied
 /// in place.
 struct InPlaceNode<Root, Child>: EditNode {
+    let keyPath: WritableKeyPath<Root, Child>
     let access: InPlaceAccess<Root, Child>
     let inner: any EditNode<Child>
 
@@ -76,4 +77,9 @@ struct InPlaceNode<Root, Child>: EditNode {
     var leafPatch: any LeafPatch { inner.leafPatch }
 
     func writeLeafJSON(into json: inout [UInt8]) -> String? { inner.writeLeafJSON(into: &json) }
+
+    func appendLocation(to location: inout [AnyHashable]) {
+        location.append(keyPath)
+        inner.appendLocation(to: &location)
+    }
 }

@@ -121,6 +121,9 @@ public struct RangePatch<Value: RangePatchable>: LeafPatch {
     public func apply(to value: inout Value, toward side: PatchSide) {
         let (current, target) = side == .new ? (old, new) : (new, old)
         let currentLength = current.withPatchableBytes(\.count)
+        // `mismatch` was checked first, so the range fits. A damaged reversion whose changes
+        // overlap could bring another value; it is left as it is rather than stop the process.
+        guard offset + currentLength <= value.withPatchableBytes(\.count) else { return }
         value.replacePatchableBytes(in: offset..<offset + currentLength, with: target)
     }
 }
