@@ -124,20 +124,13 @@ public struct DictionaryPatch<Key: Hashable, Value>: LeafPatch {
 }
 
 extension DictionaryPatch: Codable where Key: Codable, Value: Codable {
-    private enum CodingKeys: String, CodingKey { case removed, inserted, oldCount, newCount }
+    private typealias CodingKeys = PatchCounts.MemberKeys
 
     /// Decodes a patch, refusing one whose counts do not fit its entries (a damaged record),
     /// which would revert and then refuse its own inverse.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        removed = try container.decode([Key: Value].self, forKey: .removed)
-        inserted = try container.decode([Key: Value].self, forKey: .inserted)
-        oldCount = try container.decode(Int.self, forKey: .oldCount)
-        newCount = try container.decode(Int.self, forKey: .newCount)
-        guard
-            PatchCounts.fit(
-                oldCount: oldCount, newCount: newCount, removed: removed.count, inserted: inserted.count)
-        else { throw PatchCounts.misfit(decoder) }
+        (removed, inserted, oldCount, newCount) = try PatchCounts.decodeMembers(
+            [Key: Value].self, from: decoder)
     }
 }
 extension DictionaryPatch: Sendable where Key: Sendable, Value: Sendable {}

@@ -54,9 +54,7 @@ public struct SetPatch<Element: Hashable>: LeafPatch {
 }
 
 extension SetPatch: Codable where Element: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case removed, inserted, oldCount, newCount
-    }
+    private typealias CodingKeys = PatchCounts.MemberKeys
 
     /// Encodes the patch with each list of members in the order of their JSON, so that the same
     /// change is stored as the same bytes: a set's own order differs from one instance to the
@@ -72,15 +70,8 @@ extension SetPatch: Codable where Element: Codable {
     /// Decodes a patch, refusing one whose counts do not fit its members (a damaged record),
     /// which would revert and then refuse its own inverse.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        removed = try container.decode(Set<Element>.self, forKey: .removed)
-        inserted = try container.decode(Set<Element>.self, forKey: .inserted)
-        oldCount = try container.decode(Int.self, forKey: .oldCount)
-        newCount = try container.decode(Int.self, forKey: .newCount)
-        guard
-            PatchCounts.fit(
-                oldCount: oldCount, newCount: newCount, removed: removed.count, inserted: inserted.count)
-        else { throw PatchCounts.misfit(decoder) }
+        (removed, inserted, oldCount, newCount) = try PatchCounts.decodeMembers(
+            Set<Element>.self, from: decoder)
     }
 }
 extension SetPatch: Sendable where Element: Sendable {}

@@ -118,8 +118,9 @@ extension Reversion {
     ///   - decoder: The JSON decoder for patches, matching the encoder that wrote them.
     /// - Throws: ``ReversionError/pathNotFound(path:type:)`` when a path names no tracked
     ///   location of `value`, ``ReversionError/undecodable(path:type:reason:)`` when a patch
-    ///   does not decode as the type found there. A change to a property the type no longer has
-    ///   (one removed since it was stored) is skipped.
+    ///   does not decode as the type found there, or when two records change the same place
+    ///   (or one changes inside what another replaces), which no diff records. A change to a
+    ///   property the type no longer has (one removed since it was stored) is skipped.
     public init(
         records: [ChangeRecord], resolvingAgainst value: Root, inverted: Bool = false,
         decoder: JSONDecoder = ChangeRecord.makeDecoder()
