@@ -30,11 +30,6 @@ enum StoredChanges {
             return digest
                 == HistoryRows.digest(position: Int(position), ordinal: Int64(ordinal), path, kind, patch)
         }
-
-        /// ``matchesDigest(position:ordinal:)`` for a position read as an `Int`.
-        func matchesDigest(position: Int, ordinal: Int) -> Bool {
-            matchesDigest(position: Int64(position), ordinal: ordinal)
-        }
     }
 
     /// The column's text for `reversion`'s records at `position`, and the bytes the records take
@@ -154,7 +149,7 @@ enum StoredChanges {
                 history: "", reason: "the changes of version \(position) are not readable: \(error.reason)")
         }
         if let ordinal = entries.indices.first(where: {
-            !entries[$0].matchesDigest(position: position, ordinal: $0)
+            !entries[$0].matchesDigest(position: Int64(position), ordinal: $0)
         }) {
             let path = entries[ordinal].path
             throw KeepsakeError.damaged(

@@ -106,8 +106,6 @@ struct CodedPatch<Value: Codable & Equatable>: LeafPatch, PartPatch {
 
     static var kind: String { Replacement<Value>.kind }
 
-    var partPath: [PathComponent] { path }
-
     func mismatch(in value: Value, expecting side: PatchSide) -> String? {
         guard let (node, _) = CodedNode.encoding(value) else { return "the value does not encode" }
         let expected = sides[side]

@@ -38,7 +38,7 @@ struct PatchNode<Patch: LeafPatch>: EditNode {
     }
 
     func appendLocation(to location: inout [AnyHashable]) {
-        if let part = patch as? any PartPatch { location += part.partPath.map(AnyHashable.init) }
+        if let part = patch as? any PartPatch { location += part.path.map(AnyHashable.init) }
     }
 }
 
@@ -46,7 +46,7 @@ struct PatchNode<Patch: LeafPatch>: EditNode {
 /// `Codable` value's encoded form).
 protocol PartPatch {
     /// Where the part is below the value.
-    var partPath: [PathComponent] { get }
+    var path: [PathComponent] { get }
 }
 
 struct PropertyNode<Root, Child>: EditNode {
