@@ -400,13 +400,15 @@ import Testing
         #expect {
             try history.popCurrentScope()
         } throws: {
-            isDamaged($0, "its stored undo count is 4, though its scope holds 3 applied versions")
+            isDamaged($0, "version 2 is of scope 7, though its scope rows end at 1")
         }
         #expect(history.value == newest)
     }
 
     @Test func aVersionItsScopeNoLongerListsIsDamageNotFoldedAwayUncounted() throws {
         let (path, newest) = try independentVersions()
+        // The limit stored before the damage: a new one would check every version at open.
+        try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: 4).close()
         // Version 1 now claims a scope that does not exist: pruning to four versions, which
         // folds the root scope's oldest, would fold versions 1 and 2 and count one.
         try damage(path, "UPDATE version SET scope_level = 7 WHERE position = 1")
@@ -442,6 +444,93 @@ import Testing
         } throws: {
             isDamaged($0, "its scope holds 3 applied and 0 undone versions where its counters say 4 and 0")
         }
+    }
+
+    /// A version of the root scope lost from between two others while a scope is open, or its
+    /// flag or scope changed (found by fuzzing): nothing the open scope counts changes, and
+    /// opening (two look-ups, versions kept being consecutive) cannot see it. Ending the scope
+    /// recounted the root scope without it, and undo then stopped one version short; reading
+    /// the root scope's tags listed one fewer. Each is damage, and nothing changes.
+    @Test(
+        arguments: ["pop", "undo and pop", "root tags", "new limit"],
+        [
+            (
+                "DELETE FROM version WHERE position = 2", "version 2 is missing from its versions kept",
+                ["history doc: its stored stack sizes do not match its versions"]
+            ),
+            (
+                "UPDATE version SET is_undone = -115 WHERE position = 2",
+                "version 2 is marked undone as -115, neither 0 nor 1",
+                ["history doc: a stored number is out of range"]
+            ),
+            (
+                "UPDATE version SET is_undone = 1 WHERE position = 2",
+                "version 3 is applied, after an undone version of its scope",
+                ["history doc: an applied version comes after an undone one in the same scope"]
+            ),
+            (
+                "UPDATE version SET scope_level = 1 WHERE position = 2",
+                "version 3 is of scope 0, after a version of scope 1",
+                [
+                    "history doc: a version of an outer scope comes after one of an inner scope",
+                    "history doc: its stored stack sizes do not match its versions",
+                ]
+            ),
+        ])
+    func aVersionOfAnOuterScopeLostIsDamageNotAShorterHistory(
+        reading: String, damage: (sql: String, reason: String, problems: [String])
+    ) throws {
+        let path = directory.path("outer.keepsake")
+        do {
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            var doc = history.value
+            // Each version changes a property of its own, so that replaying them without one
+            // breaks no later one.
+            let edits: [(inout Doc) -> Void] = [
+                { $0.status = .review }, { $0.note = "n" }, { $0.scores["s"] = 1 }, { $0.title = "4" },
+                { $0.title = "5" }, { $0.title = "6" },
+            ]
+            for (index, edit) in edits.enumerated() {
+                if index == 4 { try history.pushNewScope() }
+                edit(&doc)
+                try history.append(doc)
+            }
+            // Closing stores the current value whole: opening replays nothing.
+            try history.close()
+            store.close()
+        }
+        try self.damage(path, damage.sql)
+        // Verified read-only, as `keepsake verify` does: SQLite's integrity check then leaves
+        // CHECK constraints (`is_undone IN (0, 1)`) unchecked.
+        let problems = try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems
+        #expect(problems == damage.problems)
+        let store = try KeepsakeStore(path: path)
+        let lost = damage.reason
+        if reading == "new limit" {
+            // Folding under a new limit recounts the versions too.
+            #expect {
+                _ = try store.history("doc", initialValue: Doc.empty, maximumVersions: 3)
+            } throws: {
+                isDamaged($0, lost)
+            }
+            return
+        }
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(history.value.title == "6")
+        #expect(history.scopeLevel == 1)
+        #expect {
+            switch reading {
+            case "pop": try history.popCurrentScope()
+            case "undo and pop": _ = try history.undoAndPopCurrentScope()
+            default: _ = try history.tags(inScopeLevel: 0)
+            }
+        } throws: {
+            isDamaged($0, lost)
+        }
+        #expect(history.value.title == "6")
+        #expect((history.scopeLevel, history.versionCount) == (1, 6))
+        #expect(try history.undo().title == "5")
     }
 
     /// A tag whose text damage changed into another valid tag: undoing to it would go to a

@@ -267,6 +267,61 @@ struct HistoryRows {
                 ?? 0)
     }
 
+    /// The number of versions kept, read whole and checked against the shape every history
+    /// has: `stored` of them (the history's counter), at consecutive positions from the floor
+    /// up, each scope's versions after the outer scope's and applied ones before undone ones,
+    /// no scope deeper than `level`, every `is_undone` flag 0 or 1.
+    ///
+    /// Opening checks the versions kept in two look-ups, and the current scope's versions are
+    /// checked as they move; an outer scope's row lost from between two others, or one whose
+    /// flag or scope changed, shows only here. Whatever reads an outer scope whole (ending a
+    /// scope, folding under a new limit, its tags) checks first: it would count without the
+    /// row, and undo would stop a version short with no error.
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` at the first disagreement.
+    func checkedKeptCount(stored: Int, level: Int, history: String) throws -> Int {
+        func damaged(_ reason: String) -> KeepsakeError { .damaged(history: history, reason: reason) }
+        let floor = try self.floor()
+        let versions = try connection.query(
+            "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? AND position > ? ORDER BY position",
+            [.integer(historyID), .integer(Int64(floor))]
+        ) {
+            (
+                position: Int(try $0.requiredInt64(0)), scope: try $0.requiredInt64(1),
+                undone: try $0.requiredInt64(2)
+            )
+        }
+        // A store pruned before schema 4 had floors keeps its versions from the lowest up.
+        if floor > 0, let first = versions.first?.position, first != floor + 1 {
+            throw damaged("its versions kept begin at version \(first), though the floor is at \(floor)")
+        }
+        for (previous, next) in zip([nil] + versions.map(Optional.some), versions) {
+            guard next.undone == 0 || next.undone == 1 else {
+                throw damaged("version \(next.position) is marked undone as \(next.undone), neither 0 nor 1")
+            }
+            guard (0...Int64(level)).contains(next.scope) else {
+                throw damaged(
+                    "version \(next.position) is of scope \(next.scope), though its scope rows end at \(level)"
+                )
+            }
+            guard let previous else { continue }
+            guard next.position == previous.position + 1 else {
+                throw damaged("version \(previous.position + 1) is missing from its versions kept")
+            }
+            guard next.scope >= previous.scope else {
+                throw damaged(
+                    "version \(next.position) is of scope \(next.scope), after a version of scope \(previous.scope)"
+                )
+            }
+            guard next.scope > previous.scope || next.undone >= previous.undone else {
+                throw damaged("version \(next.position) is applied, after an undone version of its scope")
+            }
+        }
+        guard versions.count == stored else {
+            throw damaged("its stored version count is \(stored), though it holds \(versions.count) versions")
+        }
+        return versions.count
+    }
+
     /// Folds the root scope's versions up to `position` into the base value: raises the floor
     /// over them and gives the base value their newest one's tag. One row is written.
     func raiseFloor(to position: Int, tag: VersionTag?) throws {

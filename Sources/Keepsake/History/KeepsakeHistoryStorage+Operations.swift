@@ -619,14 +619,16 @@ extension KeepsakeHistoryStorage {
     /// The versions read are checked as undo and redo check theirs: a damaged page must not
     /// lose some of a scope's tags or give another version's.
     func readTags(level: Int) throws(KeepsakeError) -> (undo: [VersionTag?], redo: [VersionTag?]) {
-        let (id, name, currentLevel, undoCount, redoCount) = (
-            self.id, self.name, self.level, self.undoCount, self.redoCount
+        let (id, name, currentLevel, undoCount, redoCount, total) = (
+            self.id, self.name, self.level, self.undoCount, self.redoCount, self.total
         )
         return try store.read { connection, blobs in
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             let applied = try rows.versions(scope: level, undone: false)
             let undone = try rows.versions(scope: level, undone: true)
-            if level == currentLevel {
+            if level != currentLevel {
+                _ = try rows.checkedKeptCount(stored: total, level: currentLevel, history: name)
+            } else {
                 guard applied.count == undoCount, undone.count == redoCount else {
                     throw KeepsakeError.damaged(
                         history: name,
@@ -658,8 +660,9 @@ extension KeepsakeHistoryStorage {
     /// scope. Does nothing in the root scope.
     func squashScope() throws(KeepsakeError) {
         guard level > 0 else { return }
-        let (name, level, value) = (self.name, self.level, self.current)
+        let (name, level, value, total) = (self.name, self.level, self.current, self.total)
         let (counts, checkpoint, bytes, position) = try transact { rows in
+            _ = try rows.checkedKeptCount(stored: total, level: level, history: name)
             let (start, topTag) = try scopeStart(rows, level: level, history: name)
             try rows.deleteVersions(scope: level, undoneOnly: false)
             try rows.deleteScope(level: level)
@@ -685,8 +688,9 @@ extension KeepsakeHistoryStorage {
     /// from. Does nothing in the root scope.
     func discardScope() throws(KeepsakeError) {
         guard level > 0 else { return }
-        let (name, level) = (self.name, self.level)
+        let (name, level, total) = (self.name, self.level, self.total)
         let (start, counts, position) = try transact { rows in
+            _ = try rows.checkedKeptCount(stored: total, level: level, history: name)
             let (start, _) = try scopeStart(rows, level: level, history: name)
             try rows.deleteVersions(scope: level, undoneOnly: false)
             try rows.deleteScope(level: level)

@@ -280,14 +280,15 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// Stores a new limit, folding versions over it.
     func storeLimit(_ maximumVersions: Int?) throws(KeepsakeError) {
         precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
-        let (id, level, previous) = (self.id, self.level, self.limit)
+        let (id, name, level, previous, stored) = (self.id, self.name, self.level, self.limit, self.total)
         limit = maximumVersions
         do {
             let (counts, position) = try transact { rows in
+                let total = try rows.checkedKeptCount(stored: stored, level: level, history: name)
                 try rows.connection.execute(
                     "UPDATE history SET maximum_versions = ? WHERE id = ?",
                     [maximumVersions.map { .integer(Int64($0)) } ?? .null, .integer(id)])
-                try pruneIfNeeded(rows, total: try rows.totalCount(), force: true)
+                try pruneIfNeeded(rows, total: total, force: true)
                 return (try Counts(rows, level: level), try rows.maxPosition())
             } counts: {
                 $0.0

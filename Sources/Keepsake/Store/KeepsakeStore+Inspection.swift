@@ -452,7 +452,8 @@ extension KeepsakeStore {
             (
                 Self.counters + "SELECT h.name FROM counters h WHERE h.revision NOT BETWEEN 0 AND \(largest) "
                     + "OR coalesce(h.maximum_versions, 1) NOT BETWEEN 1 AND \(largest) "
-                    + "OR EXISTS (SELECT 1 FROM version WHERE history_id = h.id AND position NOT BETWEEN 1 AND \(largest))",
+                    + "OR EXISTS (SELECT 1 FROM version WHERE history_id = h.id AND (position NOT BETWEEN 1 AND \(largest) "
+                    + "OR is_undone NOT IN (0, 1) OR scope_level < 0))",
                 "history %@: a stored number is out of range"
             ),
             (
