@@ -319,7 +319,7 @@ import Testing
         ("DELETE FROM version WHERE position = 2", "version 2 is missing from its versions read in order"),
         (
             "UPDATE version SET is_undone = 1 WHERE position = 2",
-            "it holds 1 undone versions where its counters say 0"
+            "version 3 is redone after version 2, undone in its own scope"
         ),
         (
             "UPDATE version SET is_undone = -1",
@@ -531,6 +531,56 @@ import Testing
         #expect(history.value.title == "6")
         #expect((history.scopeLevel, history.versionCount) == (1, 6))
         #expect(try history.undo().title == "5")
+    }
+
+    /// A version of the root scope whose flag damage flipped, under an open scope (found by
+    /// fuzzing): opening replays every applied version since the newest checkpoint, passing
+    /// over undone ones as the root scope's redo stack, and the counters count the open scope's
+    /// versions only. An undone version flagged applied was applied on a value that lacked the
+    /// one undone before it; an applied one flagged undone was left out. Their changes touching
+    /// other properties, the value opened was one the app never had. A version replayed above
+    /// an undone version of its own scope is damage.
+    @Test(arguments: [
+        (undoing: 2, sql: "UPDATE version SET is_undone = 0 WHERE position = 3"),
+        (undoing: 0, sql: "UPDATE version SET is_undone = 1 WHERE position = 2"),
+    ])
+    func aRootVersionFlaggedOtherwiseUnderAScopeIsDamageNotReplayed(undoing: Int, sql: String) throws {
+        let path = directory.path("flipped.keepsake")
+        do {
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            var doc = history.value
+            for edit in [{ (doc: inout Doc) in doc.title = "a" }, { $0.status = .review }, { $0.note = "n" }]
+            {
+                edit(&doc)
+                try history.append(doc)
+            }
+            for _ in 0..<undoing { _ = try history.undo() }
+            try history.pushNewScope()
+            doc = history.value
+            doc.scores["s"] = 1
+            try history.append(doc)  // version 4, in the scope
+            store.close()
+        }
+        try damage(path, sql)
+        // Salvage, which redoes the applied versions the same way, stops short of the version
+        // redone out of place: what it saves is a value the history had.
+        let salvaged = directory.path("salvaged.keepsake")
+        let report = try KeepsakeStore.salvage(from: path, to: salvaged)
+        #expect(report.histories.map(\.version) == [1])
+        #expect(
+            try KeepsakeStore(path: salvaged).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+                .value
+                == Doc(title: "a", status: .draft, items: [], blob: Data(), scores: [:], note: nil))
+        #expect {
+            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        } throws: {
+            isDamaged($0, "version 3 is redone after version 2, undone in its own scope")
+        }
+        #expect(
+            try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems == [
+                "history doc: an applied version comes after an undone one in the same scope"
+            ])
     }
 
     /// A tag whose text damage changed into another valid tag: undoing to it would go to a

@@ -866,9 +866,15 @@ struct HistoryRows {
                 "SELECT position FROM version \(undoneIndex) WHERE history_id = ? AND is_undone = 1",
                 [.integer(historyID)]
             ) { Int(try $0.requiredInt64(0)) })
-        for (previous, next) in zip(replayed, replayed.dropFirst()) {
-            if let missing = (previous + 1..<max(previous + 1, next)).first(where: { !undone.contains($0) }) {
+        for (previous, next) in zip(replayed, replayed.dropFirst()) where next > previous + 1 {
+            if let missing = (previous + 1..<next).first(where: { !undone.contains($0) }) {
                 throw damaged("version \(missing) is missing from its versions read in order")
+            }
+            // Passed over as undone: each must be an outer scope's (its redo stack lies under
+            // the inner scope's versions), or the replay applied a version above one its own
+            // scope undid. Read only at such a gap: rare, one per scope.
+            if let gap = try Self.gap(between: previous, and: next, places: place(at:)) {
+                throw damaged(gap)
             }
         }
         // The newest applied version: the newest row below every undone one above it (rows
@@ -1120,24 +1126,59 @@ final class RowClock: @unchecked Sendable {
 }
 
 extension HistoryRows {
-    /// Why the version at `next` cannot be redone right after the one at `before`, or `nil`
-    /// when nothing lies between them but versions the way does not take (a lower scope's
-    /// undone versions, under an inner scope's): versions are numbered one after another, so
-    /// a version row lost or renumbered by damage shows as a number no row has, or as one
-    /// repeated.
-    ///
-    /// - Parameter stored: The positions of every version row of the history.
-    static func gap(between before: Int, and next: Int, stored: Set<Int>) -> String? {
-        if next == before { return "version \(next) is stored twice" }
-        guard next > before + 1 else { return nil }
-        return (before + 1..<next).first { !stored.contains($0) }.map { "version \($0) is missing" }
+    /// Where a version row stands: its scope, and whether it is undone.
+    struct Place {
+        let level: Int
+        let undone: Bool
+
+        /// Reads `scope_level, is_undone` at column `index` on.
+        init(row: SQLiteStatement, from index: Int) throws {
+            level = Int(try row.requiredInt64(index))
+            undone = row.int64(index + 1) == 1
+        }
+
+        init(level: Int, undone: Bool) { (self.level, self.undone) = (level, undone) }
     }
 
-    /// The first ``gap(between:and:stored:)`` in `positions`, the first of them being the
+    /// Where version `position` stands, or `nil` when the history has no such row.
+    func place(at position: Int) throws -> Place? {
+        try connection.query(
+            "SELECT scope_level, is_undone FROM version WHERE history_id = ? AND position = ?",
+            [.integer(historyID), .integer(Int64(position))]
+        ) { try Place(row: $0, from: 0) }.first
+    }
+
+    /// Why the version at `next` cannot be redone right after the one at `before`, or `nil`
+    /// when nothing lies between them but versions the way does not take: an outer scope's
+    /// undone versions (its redo stack, under an inner scope's versions). Versions are
+    /// numbered one after another, so a version row lost or renumbered by damage shows as a
+    /// number no row has, or as one repeated; one whose flag or scope damage changed shows as
+    /// a version of `next`'s own scope (or an inner one) passed over.
+    ///
+    /// - Parameter places: Where each version row stands, by position; `nil` for no row.
+    static func gap(between before: Int, and next: Int, places: (Int) throws -> Place?) rethrows -> String? {
+        if next == before { return "version \(next) is stored twice" }
+        guard next > before + 1 else { return nil }
+        guard let level = try places(next)?.level else { return "version \(next) is missing" }
+        for position in before + 1..<next {
+            guard let place = try places(position) else { return "version \(position) is missing" }
+            guard place.undone else { return "version \(position) is applied, though the way passes over it" }
+            guard place.level < level else {
+                return place.level == level
+                    ? "version \(next) is redone after version \(position), undone in its own scope"
+                    : "version \(next) is of scope \(level), after a version of scope \(place.level)"
+            }
+        }
+        return nil
+    }
+
+    /// The first ``gap(between:and:places:)`` in `positions`, the first of them being the
     /// value's own (a checkpoint's, or the base value's), each next one redone on it.
-    static func firstGap(in positions: [Int], stored: Set<Int>) -> String? {
-        zip(positions, positions.dropFirst()).lazy.compactMap { gap(between: $0, and: $1, stored: stored) }
-            .first
+    static func firstGap(in positions: [Int], places: [Int: Place]) -> String? {
+        zip(positions, positions.dropFirst()).lazy.compactMap {
+            gap(between: $0, and: $1, places: { places[$0] })
+        }
+        .first
     }
 
     /// The first ``gap(between:and:stored:)`` in the versions redone after `start`, with the
@@ -1147,10 +1188,11 @@ extension HistoryRows {
         guard let first = versions.first?.position, let last = versions.last?.position else { return nil }
         let start = start == 0 ? first - 1 : start
         guard last > start + 1 else { return nil }
-        let stored = try connection.query(
-            "SELECT position FROM version WHERE history_id = ? AND position > ? AND position < ?",
+        let places = try connection.query(
+            "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? AND position > ? AND position <= ?",
             [.integer(historyID), .integer(Int64(start)), .integer(Int64(last))]
-        ) { Int(try $0.requiredInt64(0)) }
-        return Self.firstGap(in: [start] + versions.map(\.position), stored: Set(stored))
+        ) { (Int(try $0.requiredInt64(0)), try Place(row: $0, from: 1)) }
+        return Self.firstGap(
+            in: [start] + versions.map(\.position), places: Dictionary(places, uniquingKeysWith: { $1 }))
     }
 }

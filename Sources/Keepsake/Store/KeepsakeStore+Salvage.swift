@@ -265,16 +265,16 @@ extension KeepsakeStore {
         // here: an index page with a damaged key would list a position the table does not
         // hold, out of order.
         var applied: [Int]
-        var stored: Set<Int> = []
+        var rowPlaces: [Int: HistoryRows.Place] = [:]
         switch attempt({ rows in
             try rows.connection.query(
-                "SELECT position, is_undone FROM version NOT INDEXED WHERE history_id = ?",
+                "SELECT position, scope_level, is_undone FROM version NOT INDEXED WHERE history_id = ?",
                 [.integer(history.id)]
-            ) { (position: Int(try $0.requiredInt64(0)), undone: $0.int64(1) != 0) }
+            ) { (position: Int(try $0.requiredInt64(0)), place: try HistoryRows.Place(row: $0, from: 1)) }
         }) {
         case .success(let rows):
-            applied = rows.filter { !$0.undone }.map(\.position).sorted()
-            stored = Set(rows.map(\.position))
+            applied = rows.filter { !$0.place.undone }.map(\.position).sorted()
+            rowPlaces = Dictionary(rows.map { ($0.position, $0.place) }, uniquingKeysWith: { $1 })
         case .failure(let unread):
             applied = []
             damage.append("its versions cannot be listed (\(unread.reason)): only its base value was read")
@@ -323,10 +323,10 @@ extension KeepsakeStore {
             // by a checkpoint's and deletes the versions under that).
             var reached = place ?? ((applied.first ?? 1) - 1)
             replay: for position in applied where position > (place ?? 0) {
-                // Each version follows the one before, or stored versions lie between (a lower
-                // scope's undone ones): a row lost or renumbered by damage would otherwise have
-                // its change left out of the value.
-                if let gap = HistoryRows.gap(between: reached, and: position, stored: stored) {
+                // Each version follows the one before, or an outer scope's undone versions lie
+                // between: a row lost or renumbered, or its flag or scope changed, by damage
+                // would otherwise have its change left out of the value.
+                if let gap = HistoryRows.gap(between: reached, and: position, places: { rowPlaces[$0] }) {
                     damage.append(gap)
                     break replay
                 }

@@ -155,16 +155,20 @@ extension KeepsakeStore {
     }
 
     /// Checks that each version redone follows the one before, or the versions between them
-    /// are stored (a lower scope's undone ones): a version row lost (or renumbered) by damage
-    /// would otherwise have its change left out of the value, which the next version's check
-    /// does not see when that change's paths are not its own.
+    /// are an outer scope's undone ones: a version row lost (or renumbered, or its flag or
+    /// scope changed) by damage would otherwise have its change left out of the value, which
+    /// the next version's check does not see when that change's paths are not its own.
     ///
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` naming the missing version.
     private static func checkConsecutive(
         _ positions: [Int], of versions: [(version: HistoryRows.Version, level: Int, undone: Bool)],
         history name: String
     ) throws {
-        if let gap = HistoryRows.firstGap(in: positions, stored: Set(versions.map(\.version.position))) {
+        let places = versions.map {
+            ($0.version.position, HistoryRows.Place(level: $0.level, undone: $0.undone))
+        }
+        if let gap = HistoryRows.firstGap(in: positions, places: Dictionary(places, uniquingKeysWith: { $1 }))
+        {
             throw KeepsakeError.damaged(history: name, reason: gap)
         }
     }
