@@ -599,6 +599,15 @@ import Testing
             "UPDATE scope SET base_tag = '\"a\"' WHERE level = 0",
             "the tag of a scope's first version does not match its digest"
         ),
+        // A tag lost, its digest left (found by fuzzing): untagging clears both.
+        (
+            "UPDATE version SET tag = NULL WHERE position = 3",
+            "the tag of version 3 is lost: its digest remains"
+        ),
+        (
+            "UPDATE scope SET base_tag = NULL WHERE level = 0",
+            "the tag of a scope's first version is lost: its digest remains"
+        ),
     ])
     func aDamagedTagIsDamageNotAnotherVersionsTag(sql: String, reason: String) throws {
         let path = directory.path("tags.keepsake")
@@ -615,7 +624,12 @@ import Testing
         }
         try damage(path, sql)
         let problems = try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems
-        #expect(problems.count == 1 && problems[0].hasSuffix(": its tag does not match its digest"))
+        #expect(
+            problems.count == 1
+                && problems[0].hasSuffix(
+                    sql.contains("NULL")
+                        ? ": its tag is lost: its digest remains" : ": its tag does not match its digest")
+        )
         // A version's tag is read with the version, as opening replays it; the base value's,
         // when the tags are read.
         guard sql.contains("scope") else {

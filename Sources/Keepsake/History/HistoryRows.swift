@@ -134,12 +134,22 @@ struct HistoryRows {
         "position, tag, \(connection.column("tag_digest", since: 7))" + (changes ? ", changes" : "")
     }
 
-    /// A stored tag; text that is not JSON, or that does not match its digest, is damage,
-    /// reported rather than read as no tag or another tag.
+    /// A stored tag; text that is not JSON, or that does not match its digest, or a digest with
+    /// no text, is damage, reported rather than read as no tag or another tag.
     static func decodeTag(_ json: String?, digest: Int64?, version: Int?, level: Int = 0) throws
         -> VersionTag?
     {
-        guard let json else { return nil }
+        guard let json else {
+            // Untagging clears both columns: a digest alone is a tag lost.
+            guard digest == nil else {
+                throw KeepsakeError.damaged(
+                    history: "",
+                    reason:
+                        "the tag of \(version.map { "version \($0)" } ?? "a scope's first version") is lost: its digest remains"
+                )
+            }
+            return nil
+        }
         if let digest, digest != tagDigest(json, version: version, level: level) {
             throw KeepsakeError.damaged(
                 history: "",

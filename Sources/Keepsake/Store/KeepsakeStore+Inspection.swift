@@ -365,12 +365,17 @@ extension KeepsakeStore {
                 )
                 return try connection.query(
                     "SELECT h.name, v.position, v.tag, \(digest), 0 FROM version v JOIN history h ON h.id = v.history_id "
-                        + "WHERE v.tag IS NOT NULL UNION ALL SELECT h.name, NULL, s.base_tag, \(baseDigest), s.level "
-                        + "FROM scope s JOIN history h ON h.id = s.history_id WHERE s.base_tag IS NOT NULL"
+                        + "WHERE v.tag IS NOT NULL OR \(digest) IS NOT NULL "
+                        + "UNION ALL SELECT h.name, NULL, s.base_tag, \(baseDigest), s.level "
+                        + "FROM scope s JOIN history h ON h.id = s.history_id "
+                        + "WHERE s.base_tag IS NOT NULL OR \(baseDigest) IS NOT NULL"
                 ) { row -> String? in
-                    let (json, position) = (row.text(2) ?? "", row.int64(1).map(Int.init))
+                    let position = row.int64(1).map(Int.init)
                     let place =
                         "history \(row.text(0) ?? ""), \(position.map { "version \($0)" } ?? "scope \(row.int64(4) ?? 0)")"
+                    guard let json = row.text(2) else {
+                        return "\(place): its tag is lost: its digest remains"
+                    }
                     if let stored = row.int64(3),
                         stored
                             != HistoryRows.tagDigest(json, version: position, level: Int(row.int64(4) ?? 0))
