@@ -583,6 +583,54 @@ import Testing
             ])
     }
 
+    /// One flipped bit in the flag of the version a scope started from, or of the undone
+    /// version above it (found by fuzzing): the rows keep a shape a store can have, the
+    /// scope's versions simply starting one version lower or higher. Opening replayed the
+    /// scope's version on a value without version 3's change, or with the one the app undid:
+    /// a value the app never had. Schema 9 stores the version each scope started from.
+    @Test(arguments: [
+        (
+            undoing: 0, sql: "UPDATE version SET is_undone = 1 WHERE position = 3",
+            reason:
+                "its scope 1 started from version 3, which is no longer an applied version of an outer scope"
+        ),
+        (
+            undoing: 1, sql: "UPDATE version SET is_undone = 0 WHERE position = 3",
+            reason: "version 3 is applied, above version 2 that its scope 1 started from"
+        ),
+    ])
+    func aFlagFlippedWhereAScopeStartsIsDamageNotAnotherStart(undoing: Int, sql: String, reason: String)
+        throws
+    {
+        let path = directory.path("start.keepsake")
+        do {
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            var doc = history.value
+            for edit in [{ (doc: inout Doc) in doc.title = "a" }, { $0.status = .review }, { $0.note = "n" }]
+            {
+                edit(&doc)
+                try history.append(doc)
+            }
+            for _ in 0..<undoing { _ = try history.undo() }
+            try history.pushNewScope()
+            doc = history.value
+            doc.scores["s"] = 1
+            try history.append(doc)  // version 4, in the scope
+            store.close()
+        }
+        try damage(path, sql)
+        #expect {
+            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        } throws: {
+            isDamaged($0, reason)
+        }
+        #expect(
+            try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems == [
+                "history doc, scope 1: the version it started from is no longer applied, or one above it is"
+            ])
+    }
+
     /// A tag whose text damage changed into another valid tag: undoing to it would go to a
     /// version the app never tagged so. Each tag's digest covers its text and its place.
     @Test(arguments: [

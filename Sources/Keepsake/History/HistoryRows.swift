@@ -636,10 +636,44 @@ struct HistoryRows {
             Self.encodeTag(tag, version: nil, level: scope) + [.integer(historyID), .integer(Int64(scope))])
     }
 
-    func insertScope(level: Int) throws {
+    /// Inserts the row of scope `level`, which starts from version `start` (0: the base value;
+    /// `nil` for the root scope, which starts from the base value by definition).
+    func insertScope(level: Int, start: Int? = nil) throws {
         try connection.execute(
-            "INSERT INTO scope (history_id, level) VALUES (?, ?)",
-            [.integer(historyID), .integer(Int64(level))])
+            "INSERT INTO scope (history_id, level, base_position) VALUES (?, ?, ?)",
+            [.integer(historyID), .integer(Int64(level)), start.map { .integer(Int64($0)) } ?? .null])
+    }
+
+    /// Checks that each scope inside the root one still starts from the version it started
+    /// from (schema 9's `scope.base_position`): that version applied, of an outer scope, and
+    /// nothing applied between it and the scope's versions but the scope's own. A flag flipped
+    /// on either would leave rows in a shape a store can have: replaying would put the
+    /// scope's versions on a value without that version's change (or with one the app undid),
+    /// and ending the scope would delete it with the outer scope's redo stack. Two look-ups a
+    /// scope; scopes started before schema 9 (`NULL`), and those whose start pruning has
+    /// folded under the floor, are not checked.
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` on a disagreement.
+    func checkScopeStarts(history: String) throws {
+        guard connection.schemaVersion >= 9 else { return }
+        func damaged(_ reason: String) -> KeepsakeError { .damaged(history: history, reason: reason) }
+        let floor = try self.floor()
+        let starts = try connection.query(
+            "SELECT level, base_position FROM scope WHERE history_id = ? AND level > 0 AND base_position IS NOT NULL",
+            [.integer(historyID)]
+        ) { (level: Int(try $0.requiredInt64(0)), start: Int(try $0.requiredInt64(1))) }
+        for (level, start) in starts where start > floor {
+            guard let origin = try place(at: start), !origin.undone, origin.level < level else {
+                throw damaged(
+                    "its scope \(level) started from version \(start), which is no longer an applied version of an outer scope"
+                )
+            }
+            if let above = try place(at: start + 1), !above.undone, above.level < level {
+                throw damaged(
+                    "version \(start + 1) is applied, above version \(start) that its scope \(level) started from"
+                )
+            }
+        }
     }
 
     func deleteScope(level: Int) throws {
@@ -916,6 +950,7 @@ struct HistoryRows {
                 "its versions kept run from the floor at \(floor) to version \(highest), \(kept) of them, "
                     + "though its counters say \(total)")
         }
+        try checkScopeStarts(history: history)
     }
 
     /// Applied versions after `position` (up to `last`, when given), oldest first, with their

@@ -649,7 +649,7 @@ extension KeepsakeHistoryStorage {
     func insertScope() throws(KeepsakeError) {
         let level = self.level
         try transact { rows in
-            try rows.insertScope(level: level + 1)
+            try rows.insertScope(level: level + 1, start: try rows.topApplied(level: level) ?? 0)
         } counts: { [total] _ in
             Counts(undo: 0, redo: 0, total: total)
         }
@@ -663,6 +663,7 @@ extension KeepsakeHistoryStorage {
         let (name, level, value, total) = (self.name, self.level, self.current, self.total)
         let (counts, checkpoint, bytes, position) = try transact { rows in
             _ = try rows.checkedKeptCount(stored: total, level: level, history: name)
+            try rows.checkScopeStarts(history: name)
             let (start, topTag) = try scopeStart(rows, level: level, history: name)
             try rows.deleteVersions(scope: level, undoneOnly: false)
             try rows.deleteScope(level: level)
@@ -691,6 +692,7 @@ extension KeepsakeHistoryStorage {
         let (name, level, total) = (self.name, self.level, self.total)
         let (start, counts, position) = try transact { rows in
             _ = try rows.checkedKeptCount(stored: total, level: level, history: name)
+            try rows.checkScopeStarts(history: name)
             let (start, _) = try scopeStart(rows, level: level, history: name)
             try rows.deleteVersions(scope: level, undoneOnly: false)
             try rows.deleteScope(level: level)

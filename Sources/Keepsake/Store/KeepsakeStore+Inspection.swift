@@ -271,7 +271,7 @@ extension KeepsakeStore {
                     "foreign key violation in \($0.text(0) ?? "") row \($0.int64(1) ?? 0)"
                 }
             }
-            for (sql, message) in Self.verificationQueries(hasSchema2: connection.schemaVersion >= 2) {
+            for (sql, message) in Self.verificationQueries(schemaVersion: connection.schemaVersion) {
                 check(message.replacingOccurrences(of: "%@", with: "…")) {
                     try connection.query(sql) {
                         message.replacingOccurrences(of: "%@", with: $0.text(0) ?? "?")
@@ -408,7 +408,8 @@ extension KeepsakeStore {
         """
 
     /// The structural checks of ``verify()``: SQL listing what is wrong, and how to say it.
-    static func verificationQueries(hasSchema2: Bool) -> [(String, String)] {
+    static func verificationQueries(schemaVersion: Int) -> [(String, String)] {
+        let hasSchema2 = schemaVersion >= 2
         let largest = HistoryRows.largestNumber
         let floor = "(SELECT floor FROM scope WHERE history_id = h.id AND level = 0)"
         var queries: [(String, String)] = [
@@ -493,6 +494,20 @@ extension KeepsakeStore {
                     "SELECT h.name FROM pending_change p JOIN history h ON h.id = p.history_id "
                         + "WHERE NOT json_valid(p.patch) GROUP BY h.id",
                     "history %@: its held change holds invalid JSON"
+                ))
+        }
+        if schemaVersion >= 9 {
+            // As HistoryRows.checkScopeStarts: the version a scope started from is applied, of
+            // an outer scope, and the one above it is not an applied one of an outer scope.
+            let outerApplied = "v.history_id = s.history_id AND v.is_undone = 0 AND v.scope_level < s.level"
+            queries.append(
+                (
+                    "SELECT h.name || ', scope ' || s.level FROM scope s JOIN history h ON h.id = s.history_id "
+                        + "WHERE s.level > 0 AND s.base_position > (SELECT floor FROM scope "
+                        + "WHERE history_id = s.history_id AND level = 0) "
+                        + "AND (NOT EXISTS (SELECT 1 FROM version v WHERE \(outerApplied) AND v.position = s.base_position) "
+                        + "OR EXISTS (SELECT 1 FROM version v WHERE \(outerApplied) AND v.position = s.base_position + 1))",
+                    "history %@: the version it started from is no longer applied, or one above it is"
                 ))
         }
         return queries
