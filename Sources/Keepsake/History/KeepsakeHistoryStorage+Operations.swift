@@ -544,7 +544,13 @@ extension KeepsakeHistoryStorage {
                     guard case .reversion = error else { throw error }
                     for reversion in applied.reversed() { try? reversion.inverse.revert(&current) }
                     applied = []
-                    guard let reached = try? storedFormValue(rows, moving: versions, undo: undo) else {
+                    let unreadable = error
+                    let reached: Value
+                    do {
+                        reached = try storedFormValue(rows, moving: versions, undo: undo)
+                    } catch {
+                        // Damage found on the way is said; otherwise the model's own error.
+                        guard case .damaged? = error as? KeepsakeError else { throw unreadable }
                         throw error
                     }
                     (original, current) = (current, reached)
@@ -582,6 +588,14 @@ extension KeepsakeHistoryStorage {
         let redone =
             try rows.appliedVersions(after: checkpoint.position, upTo: lowest - 1)
             + (undo ? [] : versions.sorted { $0.position < $1.position })
+        // The way from the checkpoint passes over nothing but an outer scope's undone versions,
+        // up to the version undone: a row lost below it would leave its change out of the value.
+        if let gap = try rows.firstGap(
+            redoing: redone + (undo ? [HistoryRows.Version(position: lowest)] : []),
+            after: checkpoint.position)
+        {
+            throw KeepsakeError.damaged(history: name, reason: gap)
+        }
         let form = try rows.storedForm(
             checkpoint.json, redoing: redone, history: name,
             keys: CodingKeyTree(for: Value.self))
