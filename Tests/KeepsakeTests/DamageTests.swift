@@ -533,6 +533,27 @@ import Testing
         #expect(try history.undo().title == "5")
     }
 
+    /// A store whose root scope has three versions, each changing a property of its own (the
+    /// newest `undoing` of them undone), under an open scope with one version, 4; closed with
+    /// no checkpoint, so that opening replays every applied version.
+    func rootVersionsUnderAScope(undoing: Int) throws -> String {
+        let path = directory.path("scoped.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        for edit in [{ (doc: inout Doc) in doc.title = "a" }, { $0.status = .review }, { $0.note = "n" }] {
+            edit(&doc)
+            try history.append(doc)
+        }
+        for _ in 0..<undoing { _ = try history.undo() }
+        try history.pushNewScope()
+        doc = history.value
+        doc.scores["s"] = 1
+        try history.append(doc)
+        store.close()
+        return path
+    }
+
     /// A version of the root scope whose flag damage flipped, under an open scope (found by
     /// fuzzing): opening replays every applied version since the newest checkpoint, passing
     /// over undone ones as the root scope's redo stack, and the counters count the open scope's
@@ -545,23 +566,7 @@ import Testing
         (undoing: 0, sql: "UPDATE version SET is_undone = 1 WHERE position = 2"),
     ])
     func aRootVersionFlaggedOtherwiseUnderAScopeIsDamageNotReplayed(undoing: Int, sql: String) throws {
-        let path = directory.path("flipped.keepsake")
-        do {
-            let store = try KeepsakeStore(path: path)
-            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
-            var doc = history.value
-            for edit in [{ (doc: inout Doc) in doc.title = "a" }, { $0.status = .review }, { $0.note = "n" }]
-            {
-                edit(&doc)
-                try history.append(doc)
-            }
-            for _ in 0..<undoing { _ = try history.undo() }
-            try history.pushNewScope()
-            doc = history.value
-            doc.scores["s"] = 1
-            try history.append(doc)  // version 4, in the scope
-            store.close()
-        }
+        let path = try rootVersionsUnderAScope(undoing: undoing)
         try damage(path, sql)
         // Salvage, which redoes the applied versions the same way, stops short of the version
         // redone out of place: what it saves is a value the history had.
@@ -602,23 +607,7 @@ import Testing
     func aFlagFlippedWhereAScopeStartsIsDamageNotAnotherStart(undoing: Int, sql: String, reason: String)
         throws
     {
-        let path = directory.path("start.keepsake")
-        do {
-            let store = try KeepsakeStore(path: path)
-            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
-            var doc = history.value
-            for edit in [{ (doc: inout Doc) in doc.title = "a" }, { $0.status = .review }, { $0.note = "n" }]
-            {
-                edit(&doc)
-                try history.append(doc)
-            }
-            for _ in 0..<undoing { _ = try history.undo() }
-            try history.pushNewScope()
-            doc = history.value
-            doc.scores["s"] = 1
-            try history.append(doc)  // version 4, in the scope
-            store.close()
-        }
+        let path = try rootVersionsUnderAScope(undoing: undoing)
         try damage(path, sql)
         #expect {
             _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)

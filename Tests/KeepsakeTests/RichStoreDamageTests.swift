@@ -100,8 +100,8 @@ import Testing
         (try? KeepsakeStore(path: path, options: .init(readOnly: true)).verify().isOK) != true
     }
 
-    @Test(arguments: Soak.batches(usually: 3))
-    func flippedBytesGiveWhatTheUndamagedStoreGivesOrATypedError(batch: UInt64) throws {
+    /// The rich store's bytes, and what a reader gets from them.
+    func reference() throws -> (original: Data, expected: [Step]) {
         let original = try richStore()
         let reference = directory.path("reference.keepsake")
         try original.write(to: URL(fileURLWithPath: reference))
@@ -112,25 +112,37 @@ import Testing
         // ended, the root's 8 kept versions undone, 11 redone (the root's redo stack, the
         // squashed scope), undone to "t36", the snapshot; the tags of both scopes.
         #expect(expected.count == 30)
+        return (original, expected)
+    }
+
+    /// Reads the damaged copy at `path` and records an issue for a step that is not the
+    /// undamaged store's, or for steps missing with no error and nothing `verify` reports;
+    /// returns how it went.
+    func readDamaged(_ path: String, expecting expected: [Step], _ context: String) -> String {
+        let reported = verifyReports(path)
+        let (steps, error) = trace(path)
+        let agreeing = zip(steps, expected).prefix { $0 == $1 }.count
+        if agreeing < steps.count {
+            Issue.record(
+                "\(context): step \(agreeing) read \(steps[agreeing]), not \(expected[agreeing]) (verify reported: \(reported))"
+            )
+        } else if steps.count < expected.count, error == nil, !reported {
+            Issue.record("\(context): \(steps.count) of \(expected.count) steps, and no error")
+        }
+        return error != nil ? "typed error" : steps.count == expected.count ? "right" : "short"
+    }
+
+    @Test(arguments: Soak.batches(usually: 3))
+    func flippedBytesGiveWhatTheUndamagedStoreGivesOrATypedError(batch: UInt64) throws {
+        let (original, expected) = try reference()
         var generator = SeededGenerator(seed: 0x41C4_0000 + batch)
         var outcomes: [String: Int] = [:]
         for variant in 0..<40 {
             let path = directory.path("rich-\(batch)-\(variant).keepsake")
             let offset = try writeWithAByteFlipped(original, to: path, using: &generator)
-            let reported = verifyReports(path)
-            let (steps, error) = trace(path)
-            let context = "batch \(batch) variant \(variant) offset \(offset)"
-            let agreeing = zip(steps, expected).prefix { $0 == $1 }.count
-            if agreeing < steps.count {
-                Issue.record(
-                    "\(context): step \(agreeing) read \(steps[agreeing]), not \(expected[agreeing]) (verify reported: \(reported))"
-                )
-            } else if steps.count < expected.count, error == nil, !reported {
-                Issue.record("\(context): \(steps.count) of \(expected.count) steps, and no error")
-            }
             outcomes[
-                error != nil ? "typed error" : steps.count == expected.count ? "right" : "short", default: 0] +=
-                1
+                readDamaged(path, expecting: expected, "batch \(batch) variant \(variant) offset \(offset)"),
+                default: 0] += 1
         }
         print("rich store, flipped bytes, batch \(batch): \(outcomes)")
     }
@@ -143,31 +155,16 @@ import Testing
     /// below one undone on the stored form, and a tag lost with its digest left.
     @Test(arguments: Soak.batches(usually: 3))
     func aCellChangedGivesWhatTheUndamagedStoreGivesOrATypedError(batch: UInt64) throws {
-        let original = try richStore()
-        let reference = directory.path("reference.keepsake")
-        try original.write(to: URL(fileURLWithPath: reference))
-        let (expected, failure) = trace(reference)
-        #expect(failure == nil && expected.count == 30)
+        let (original, expected) = try reference()
         var generator = SeededGenerator(seed: 0xCE11_0000 + batch)
         var outcomes: [String: Int] = [:]
         for variant in 0..<60 {
             let path = directory.path("cell-\(batch)-\(variant).keepsake")
             try original.write(to: URL(fileURLWithPath: path))
             guard let damage = try damageOneCell(path, using: &generator) else { continue }
-            let reported = verifyReports(path)
-            let (steps, error) = trace(path)
-            let context = "batch \(batch) variant \(variant): \(damage)"
-            let agreeing = zip(steps, expected).prefix { $0 == $1 }.count
-            if agreeing < steps.count {
-                Issue.record(
-                    "\(context): step \(agreeing) read \(steps[agreeing]), not \(expected[agreeing]) (verify reported: \(reported))"
-                )
-            } else if steps.count < expected.count, error == nil, !reported {
-                Issue.record("\(context): \(steps.count) of \(expected.count) steps, and no error")
-            }
             outcomes[
-                error != nil ? "typed error" : steps.count == expected.count ? "right" : "short", default: 0] +=
-                1
+                readDamaged(path, expecting: expected, "batch \(batch) variant \(variant): \(damage)"),
+                default: 0] += 1
         }
         print("rich store, one cell changed, batch \(batch): \(outcomes)")
     }
