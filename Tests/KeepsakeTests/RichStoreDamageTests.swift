@@ -150,9 +150,9 @@ import Testing
     /// One cell of one row set to another value, or one row deleted: what damage SQLite reads
     /// without a word can leave (a flag's bit flipped, a row lost from a b-tree page), written
     /// the shell's way (no foreign keys, no CHECK constraints, digests left as they were). A
-    /// coverage-guided fuzzer doing this found seven ways to a wrong value that byte flips had
-    /// not: a version lost from or flagged otherwise in an outer scope, at a scope's start, or
-    /// below one undone on the stored form, and a tag lost with its digest left.
+    /// coverage-guided fuzzer doing this found wrong values that byte flips had not: a version
+    /// lost from or flagged otherwise in an outer scope, at a scope's start, or below one undone
+    /// on the stored form, and a tag lost with its digest left.
     @Test(arguments: Soak.batches(usually: 3))
     func aCellChangedGivesWhatTheUndamagedStoreGivesOrATypedError(batch: UInt64) throws {
         let (original, expected) = try reference()
