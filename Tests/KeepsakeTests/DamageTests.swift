@@ -535,8 +535,9 @@ import Testing
 
     /// A store whose root scope has three versions, each changing a property of its own (the
     /// newest `undoing` of them undone), under an open scope with one version, 4; closed with
-    /// no checkpoint, so that opening replays every applied version.
-    func rootVersionsUnderAScope(undoing: Int) throws -> String {
+    /// no checkpoint, so that opening replays every applied version (or, `closingHistory`,
+    /// with one on version 4, so that it replays none).
+    func rootVersionsUnderAScope(undoing: Int, closingHistory: Bool = false) throws -> String {
         let path = directory.path("scoped.keepsake")
         let store = try KeepsakeStore(path: path)
         let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
@@ -550,8 +551,45 @@ import Testing
         doc = history.value
         doc.scores["s"] = 1
         try history.append(doc)
+        if closingHistory { try history.close() }
         store.close()
         return path
+    }
+
+    /// The partial index of undone versions damaged so that it lists none, under an open scope
+    /// (found by fuzzing the file's bytes): undo, redo and the stack sizes read the undone
+    /// versions through it. Reading the root scope's tags listed no redo stack, and ending the
+    /// scope recounted the root's redo stack as empty: two undone versions gone from redo, with
+    /// no error.
+    @Test(arguments: [
+        // Version 4 undone first (the index lists it), so that the scope ends with no change.
+        ("pop", "the index of undone versions lists 1 of them, though the table holds 3"),
+        ("root tags", "the index of undone versions lists 0 of them, though the table holds 2"),
+    ])
+    func anIndexThatLostAnOuterScopesUndoneVersionsIsDamageNotAnEmptyRedoStack(
+        reading: String, reason: String
+    )
+        throws
+    {
+        let path = try rootVersionsUnderAScope(undoing: 2, closingHistory: true)
+        // The index's leaf page says it holds no cells: SQLite finds no undone version through
+        // it, and reports nothing.
+        var (bytes, header) = try onlyPage(of: "version_undone", in: path)
+        (bytes[header + 3], bytes[header + 4]) = (0, 0)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let history = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect {
+            if reading == "pop" {
+                _ = try history.undo()
+                try history.popCurrentScope()
+            } else {
+                _ = try history.tags(inScopeLevel: 0)
+            }
+        } throws: {
+            isDamaged($0, reason)
+        }
+        #expect(history.scopeLevel == 1)
     }
 
     /// A version of the root scope whose flag damage flipped, under an open scope (found by

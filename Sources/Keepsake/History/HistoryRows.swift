@@ -329,6 +329,26 @@ struct HistoryRows {
         guard versions.count == stored else {
             throw damaged("its stored version count is \(stored), though it holds \(versions.count) versions")
         }
+        // The undone versions of each scope, as the partial index that undo, redo and the
+        // stack sizes read lists them: a damaged index page that lost an entry (or gave one
+        // another scope) would recount a redo stack short, with no error.
+        let listed = try connection.query(
+            "SELECT scope_level, count(*) FROM version \(undoneIndex) WHERE history_id = ? AND is_undone = 1 "
+                + "AND position > ? GROUP BY scope_level ORDER BY scope_level",
+            [.integer(historyID), .integer(Int64(floor))]
+        ) { [try $0.requiredInt64(0), try $0.requiredInt64(1)] }
+        let held = Dictionary(grouping: versions.filter { $0.undone == 1 }, by: \.scope).sorted {
+            $0.key < $1.key
+        }
+        .map { [$0.key, Int64($0.value.count)] }
+        guard listed == held else {
+            let (inIndex, inTable) = (listed.map { $0[1] }.reduce(0, +), held.map { $0[1] }.reduce(0, +))
+            throw damaged(
+                inIndex == inTable
+                    ? "the index of undone versions puts them in other scopes than the table does"
+                    : "the index of undone versions lists \(inIndex) of them, though the table holds \(inTable)"
+            )
+        }
         return versions.count
     }
 
