@@ -1201,8 +1201,6 @@ extension HistoryRows {
             level = Int(try row.requiredInt64(index))
             undone = row.int64(index + 1) == 1
         }
-
-        init(level: Int, undone: Bool) { (self.level, self.undone) = (level, undone) }
     }
 
     /// Where version `position` stands, or `nil` when the history has no such row.

@@ -116,27 +116,28 @@ extension KeepsakeStore {
         ) {
             (
                 version: HistoryRows.Version(position: Int(try $0.requiredInt64(0))),
-                level: Int(try $0.requiredInt64(1)), undone: $0.int64(2) == 1
+                place: try HistoryRows.Place(row: $0, from: 1)
             )
         }
         // Versions at or below the floor are folded into the base value: version 0 is the
         // value at the floor, which the stored base value and they give.
         let floor = try rows.floor()
-        let newestApplied = versions.last(where: { !$0.undone })?.version.position ?? 0
+        let newestApplied = versions.last(where: { !$0.place.undone })?.version.position ?? 0
         var target = version ?? (newestApplied > floor ? newestApplied : 0)
         let level: Int
         if target == 0 {
             (target, level) = (floor, 0)
         } else if target > floor, let found = versions.first(where: { $0.version.position == target }) {
-            level = found.level
+            level = found.place.level
         } else {
             return nil
         }
         let way = versions.filter {
             target > 0
-                && (($0.level < level && !$0.undone) || ($0.level == level && $0.version.position <= target))
+                && (($0.place.level < level && !$0.place.undone)
+                    || ($0.place.level == level && $0.version.position <= target))
         }
-        let firstUndone = way.first(where: \.undone)?.version.position ?? Int.max
+        let firstUndone = way.first(where: \.place.undone)?.version.position ?? Int.max
         let starts = Set(way.map(\.version.position).filter { $0 < firstUndone })
         let checkpoints = try rows.connection.query(
             "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position DESC",
@@ -161,12 +162,10 @@ extension KeepsakeStore {
     ///
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` naming the missing version.
     private static func checkConsecutive(
-        _ positions: [Int], of versions: [(version: HistoryRows.Version, level: Int, undone: Bool)],
+        _ positions: [Int], of versions: [(version: HistoryRows.Version, place: HistoryRows.Place)],
         history name: String
     ) throws {
-        let places = versions.map {
-            ($0.version.position, HistoryRows.Place(level: $0.level, undone: $0.undone))
-        }
+        let places = versions.map { ($0.version.position, $0.place) }
         if let gap = HistoryRows.firstGap(in: positions, places: Dictionary(places, uniquingKeysWith: { $1 }))
         {
             throw KeepsakeError.damaged(history: name, reason: gap)
