@@ -56,12 +56,12 @@ import Testing
     /// recorded), the tags, every value undoing to the start of each scope and ending it, every
     /// value redoing, undoing to the newest tag, and the snapshot; the tags of each scope; and
     /// the error that stopped it, if any.
-    func trace(_ path: String) -> (steps: [Step], error: KeepsakeError?) {
+    func trace(_ path: String, limit: Int = Self.limit) -> (steps: [Step], error: KeepsakeError?) {
         var steps: [Step] = []
         do throws(KeepsakeError) {
             let store = try KeepsakeStore(path: path)
             defer { store.close() }
-            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: Self.limit)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: limit)
             steps.append(.value("opened at level \(history.scopeLevel)", history.value))
             let tags = try history.tags()
             steps.append(.tags(tags.undo.map { $0?.json }, tags.redo.map { $0?.json }))
@@ -118,9 +118,11 @@ import Testing
     /// Reads the damaged copy at `path` and records an issue for a step that is not the
     /// undamaged store's, or for steps missing with no error and nothing `verify` reports;
     /// returns how it went.
-    func readDamaged(_ path: String, expecting expected: [Step], _ context: String) -> String {
+    func readDamaged(_ path: String, expecting expected: [Step], limit: Int = Self.limit, _ context: String)
+        -> String
+    {
         let reported = verifyReports(path)
-        let (steps, error) = trace(path)
+        let (steps, error) = trace(path, limit: limit)
         let agreeing = zip(steps, expected).prefix { $0 == $1 }.count
         if agreeing < steps.count {
             Issue.record(
@@ -167,6 +169,107 @@ import Testing
                 default: 0] += 1
         }
         print("rich store, one cell changed, batch \(batch): \(outcomes)")
+    }
+
+    /// Every row's key changed by one where it lies in its b-tree page, in every table and index:
+    /// the damage a flipped bit on disk leaves and no SQL statement can, a row out of key order
+    /// (`integrity_check`: "not in PRIMARY KEY order"). Such a page reads right until a write
+    /// rebalances it; then look-ups can miss rows a read of the whole history still finds. The
+    /// fuzzer found ending a scope on one counting the outer scope short, with no error.
+    @Test func aKeyChangedWhereItLiesGivesWhatTheUndamagedStoreGivesOrATypedError() throws {
+        let (original, expected) = try reference()
+        let outcomes = try readEveryKeyDamaged(original, expecting: expected, limit: Self.limit)
+        print("rich store, a key changed where it lies: \(outcomes)")
+        // Most of them read the undamaged store's steps: a version's key changed in a page that
+        // no write rebalances, a snapshot's property row.
+        #expect(outcomes.values.reduce(0, +) > 100)
+    }
+
+    /// The same, in the rich store with its scope ended, opened under a lower limit (an app update
+    /// that lowered it): opening folds and compacts the root scope, which rebalances pages.
+    @Test func aKeyChangedWhereItLiesUnderALowerLimitGivesWhatTheUndamagedStoreGivesOrATypedError() throws {
+        let (original, _) = try reference()
+        let path = directory.path("ended.keepsake")
+        try original.write(to: URL(fileURLWithPath: path))
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: Self.limit)
+        try history.popCurrentScope()
+        store.close()
+        let ended = try Data(contentsOf: URL(fileURLWithPath: path))
+        let (expected, failure) = trace(path, limit: 6)
+        #expect(failure == nil)
+        // Opened with the limit lowered (6 versions kept, the squashed scope the newest), its
+        // tags, 6 undone, 6 redone, undone to "t36", the snapshot.
+        #expect(expected.count == 16)
+        let outcomes = try readEveryKeyDamaged(ended, expecting: expected, limit: 6)
+        print("rich store, scope ended, a key changed where it lies, limit lowered: \(outcomes)")
+        #expect(outcomes.values.reduce(0, +) > 100)
+    }
+
+    /// Reads (``readDamaged(_:expecting:limit:_:)``) a copy of the store `original` with each
+    /// ``keyDamages(_:in:)`` of each row of its every table and index; returns how it went.
+    func readEveryKeyDamaged(_ original: Data, expecting expected: [Step], limit: Int) throws -> [String: Int]
+    {
+        let undamaged = directory.path("undamaged.keepsake")
+        try? FileManager.default.removeItem(atPath: undamaged)
+        try original.write(to: URL(fileURLWithPath: undamaged))
+        let connection = try SQLiteConnection(path: undamaged, readOnly: true)
+        defer { connection.close() }
+        let trees = try connection.query("SELECT name, type, rootpage FROM sqlite_schema WHERE rootpage > 0")
+        {
+            (name: $0.text(0)!, table: $0.text(1) == "table", root: Int($0.int64(2)!))
+        }
+        var outcomes: [String: Int] = [:]
+        for tree in trees {
+            let cells = BTreeCells(original, root: tree.root).cells
+            if tree.table {
+                // The walk finds every row.
+                #expect(
+                    cells.count
+                        == Int(try connection.scalarInt("SELECT count(*) FROM \"\(tree.name)\"") ?? -1))
+            }
+            for (index, cell) in cells.enumerated() {
+                for (damage, offset, byte) in Self.keyDamages(cell, in: original) {
+                    var bytes = original
+                    bytes[offset] = byte
+                    let path = directory.path("key.keepsake")
+                    for suffix in ["", "-wal", "-shm"] {
+                        try? FileManager.default.removeItem(atPath: path + suffix)
+                    }
+                    try bytes.write(to: URL(fileURLWithPath: path))
+                    outcomes[
+                        readDamaged(
+                            path, expecting: expected, limit: limit, "\(tree.name), row \(index): \(damage)"),
+                        default: 0] += 1
+                }
+            }
+        }
+        return outcomes
+    }
+
+    /// The ways the key of the row in `cell` is changed by one where it lies, each as the byte
+    /// to write at an offset: its first column a 0 or a 1 stored in the record's header turned
+    /// into the other, its first one-byte integer (after those) one more or one less, its row
+    /// id one more or one less.
+    static func keyDamages(_ cell: BTreeCells.Cell, in bytes: Data) -> [(String, offset: Int, byte: UInt8)] {
+        var damages: [(String, offset: Int, byte: UInt8)] = []
+        if let first = cell.types.first, first.type == 8 || first.type == 9 {
+            damages.append(
+                ("first column \(first.type - 8) to \(9 - first.type)", first.offset, UInt8(first.type) ^ 1))
+        }
+        // Columns stored in the header (NULL, 0, 1) take no byte of the body.
+        if let first = cell.types.first(where: { ![0, 8, 9].contains($0.type) }), first.type == 1 {
+            let value = bytes[cell.body]
+            damages += [
+                ("an integer \(value) + 1", cell.body, value &+ 1),
+                ("an integer \(value) - 1", cell.body, value &- 1),
+            ]
+        }
+        if let rowID = cell.rowID, (1..<0x7F).contains(bytes[rowID]) {
+            let value = bytes[rowID]
+            damages += [("row id \(value) + 1", rowID, value + 1), ("row id \(value) - 1", rowID, value - 1)]
+        }
+        return damages
     }
 
     /// Changes one cell of a random row of the store at `path` (or deletes the row), and says

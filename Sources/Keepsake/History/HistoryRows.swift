@@ -287,8 +287,10 @@ struct HistoryRows {
     /// flag or scope changed, shows only here. Whatever reads an outer scope whole (ending a
     /// scope, folding under a new limit, its tags) checks first: it would count without the
     /// row, and undo would stop a version short with no error.
+    /// - Returns: How many versions are kept, and how many of them each scope holds applied
+    ///   and undone.
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` at the first disagreement.
-    func checkedKeptCount(stored: Int, level: Int, history: String) throws -> Int {
+    func checkedKeptVersions(stored: Int, level: Int, history: String) throws -> KeptVersions {
         func damaged(_ reason: String) -> KeepsakeError { .damaged(history: history, reason: reason) }
         let floor = try self.floor()
         let versions = try connection.query(
@@ -304,6 +306,7 @@ struct HistoryRows {
         if floor > 0, let first = versions.first?.position, first != floor + 1 {
             throw damaged("its versions kept begin at version \(first), though the floor is at \(floor)")
         }
+        var kept = KeptVersions(count: versions.count, stacks: Array(repeating: (0, 0), count: level + 1))
         for (previous, next) in zip([nil] + versions.map(Optional.some), versions) {
             guard next.undone == 0 || next.undone == 1 else {
                 throw damaged("version \(next.position) is marked undone as \(next.undone), neither 0 nor 1")
@@ -312,6 +315,11 @@ struct HistoryRows {
                 throw damaged(
                     "version \(next.position) is of scope \(next.scope), though its scope rows end at \(level)"
                 )
+            }
+            if next.undone == 1 {
+                kept.stacks[Int(next.scope)].undone += 1
+            } else {
+                kept.stacks[Int(next.scope)].applied += 1
             }
             guard let previous else { continue }
             guard next.position == previous.position + 1 else {
@@ -337,10 +345,9 @@ struct HistoryRows {
                 + "AND position > ? GROUP BY scope_level ORDER BY scope_level",
             [.integer(historyID), .integer(Int64(floor))]
         ) { [try $0.requiredInt64(0), try $0.requiredInt64(1)] }
-        let held = Dictionary(grouping: versions.filter { $0.undone == 1 }, by: \.scope).sorted {
-            $0.key < $1.key
+        let held = kept.stacks.enumerated().filter { $0.element.undone > 0 }.map {
+            [Int64($0.offset), Int64($0.element.undone)]
         }
-        .map { [$0.key, Int64($0.value.count)] }
         guard listed == held else {
             let (inIndex, inTable) = (listed.map { $0[1] }.reduce(0, +), held.map { $0[1] }.reduce(0, +))
             throw damaged(
@@ -349,7 +356,42 @@ struct HistoryRows {
                     : "the index of undone versions lists \(inIndex) of them, though the table holds \(inTable)"
             )
         }
-        return versions.count
+        return kept
+    }
+
+    /// What ``checkedKeptVersions(stored:level:history:)`` read.
+    struct KeptVersions {
+        /// How many versions are kept.
+        var count: Int
+        /// How many versions each scope holds, applied and undone, by level.
+        var stacks: [(applied: Int, undone: Int)]
+
+        /// The stack sizes of scope `level`, and the number of versions kept.
+        func counts(level: Int) -> HistoryCounts {
+            HistoryCounts(undo: stacks[level].applied, redo: stacks[level].undone, total: count)
+        }
+    }
+
+    /// Checks that the look-ups undo and redo use count `expected` in scope `level` after a write
+    /// that moved versions between scopes or folded them: what the versions read whole before
+    /// it (``checkedKeptVersions(stored:level:history:)``) and what it wrote add up to.
+    ///
+    /// A b-tree page with one key damaged where it lies (`PRAGMA integrity_check`: "not in
+    /// PRIMARY KEY order") reads right until a write rebalances it; from then on a look-up can
+    /// miss rows a read of the whole history still finds. Counted without them, the outer scope
+    /// would undo versions short with no error.
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` when they differ; the write is rolled
+    ///   back with the transaction.
+    func checkCounts(level: Int, expected: HistoryCounts, history: String) throws {
+        let counts = try HistoryCounts(self, level: level)
+        guard counts == expected else {
+            throw KeepsakeError.damaged(
+                history: history,
+                reason:
+                    "after the write, its scope counts \(counts.undo) applied and \(counts.redo) undone versions "
+                    + "of \(counts.total), where \(expected.undo), \(expected.redo) and \(expected.total) were "
+                    + "left (a damaged b-tree page hides rows from look-ups)")
+        }
     }
 
     /// Folds the root scope's versions up to `position` into the base value: raises the floor

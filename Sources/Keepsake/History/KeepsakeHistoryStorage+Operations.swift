@@ -641,7 +641,7 @@ extension KeepsakeHistoryStorage {
             let applied = try rows.versions(scope: level, undone: false)
             let undone = try rows.versions(scope: level, undone: true)
             if level != currentLevel {
-                _ = try rows.checkedKeptCount(stored: total, level: currentLevel, history: name)
+                _ = try rows.checkedKeptVersions(stored: total, level: currentLevel, history: name)
             } else {
                 guard applied.count == undoCount, undone.count == redoCount else {
                     throw KeepsakeError.damaged(
@@ -676,11 +676,12 @@ extension KeepsakeHistoryStorage {
         guard level > 0 else { return }
         let (name, level, value, total) = (self.name, self.level, self.current, self.total)
         let (counts, checkpoint, bytes, position) = try transact { rows in
-            _ = try rows.checkedKeptCount(stored: total, level: level, history: name)
+            let kept = try rows.checkedKeptVersions(stored: total, level: level, history: name)
             try rows.checkScopeStarts(history: name)
             let (start, topTag) = try scopeStart(rows, level: level, history: name)
             try rows.deleteVersions(scope: level, undoneOnly: false)
             try rows.deleteScope(level: level)
+            var counts = kept.counts(level: level - 1).dropping(scope: kept.counts(level: level))
             var checkpoint: DueCheckpoint?
             var bytes = 0
             if let reversion = value.reversion(to: start) {
@@ -689,8 +690,10 @@ extension KeepsakeHistoryStorage {
                 bytes = try insert(
                     reversion, rows: rows, position: position, scope: level - 1, tag: topTag, history: name)
                 checkpoint = try checkpointIfDue(rows, value: value, position: position, adding: bytes)
+                counts = Counts(undo: counts.undo + 1, redo: 0, total: counts.total - counts.redo + 1)
             }
-            return (try Counts(rows, level: level - 1), checkpoint, bytes, try rows.maxPosition())
+            try rows.checkCounts(level: level - 1, expected: counts, history: name)
+            return (counts, checkpoint, bytes, try rows.maxPosition())
         } counts: {
             $0.0
         }
@@ -705,12 +708,14 @@ extension KeepsakeHistoryStorage {
         guard level > 0 else { return }
         let (name, level, total) = (self.name, self.level, self.total)
         let (start, counts, position) = try transact { rows in
-            _ = try rows.checkedKeptCount(stored: total, level: level, history: name)
+            let kept = try rows.checkedKeptVersions(stored: total, level: level, history: name)
             try rows.checkScopeStarts(history: name)
             let (start, _) = try scopeStart(rows, level: level, history: name)
             try rows.deleteVersions(scope: level, undoneOnly: false)
             try rows.deleteScope(level: level)
-            return (start, try Counts(rows, level: level - 1), try rows.maxPosition())
+            let counts = kept.counts(level: level - 1).dropping(scope: kept.counts(level: level))
+            try rows.checkCounts(level: level - 1, expected: counts, history: name)
+            return (start, counts, try rows.maxPosition())
         } counts: {
             $0.1
         }
@@ -775,13 +780,18 @@ extension KeepsakeHistoryStorage {
 
 /// The undo and redo stack sizes of a history's current scope, and its versions in all scopes
 /// (``KeepsakeHistoryStorage/Counts``).
-struct HistoryCounts {
+struct HistoryCounts: Equatable {
     var undo: Int
     var redo: Int
     var total: Int
 
     init(undo: Int, redo: Int, total: Int) {
         (self.undo, self.redo, self.total) = (undo, redo, total)
+    }
+
+    /// These counts once the versions of an inner scope, counted in `scope`, are deleted.
+    func dropping(scope: HistoryCounts) -> HistoryCounts {
+        HistoryCounts(undo: undo, redo: redo, total: total - scope.undo - scope.redo)
     }
 
     init(_ rows: HistoryRows, level: Int) throws {

@@ -284,12 +284,15 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         limit = maximumVersions
         do {
             let (counts, position) = try transact { rows in
-                let total = try rows.checkedKeptCount(stored: stored, level: level, history: name)
+                let kept = try rows.checkedKeptVersions(stored: stored, level: level, history: name)
                 try rows.connection.execute(
                     "UPDATE history SET maximum_versions = ? WHERE id = ?",
                     [maximumVersions.map { .integer(Int64($0)) } ?? .null, .integer(id)])
-                try pruneIfNeeded(rows, total: total, force: true)
-                return (try Counts(rows, level: level), try rows.maxPosition())
+                let before = kept.counts(level: level)
+                let pruned = try pruneIfNeeded(rows, total: kept.count, force: true)
+                let counts = pruned?.counts(after: before, level: level) ?? before
+                try rows.checkCounts(level: level, expected: counts, history: name)
+                return (counts, try rows.maxPosition())
             } counts: {
                 $0.0
             }
