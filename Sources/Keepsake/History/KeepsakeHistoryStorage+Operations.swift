@@ -676,12 +676,8 @@ extension KeepsakeHistoryStorage {
         guard level > 0 else { return }
         let (name, level, value, total) = (self.name, self.level, self.current, self.total)
         let (counts, checkpoint, bytes, position) = try transact { rows in
-            let kept = try rows.checkedKeptVersions(stored: total, level: level, history: name)
-            try rows.checkScopeStarts(history: name)
-            let (start, topTag) = try scopeStart(rows, level: level, history: name)
-            try rows.deleteVersions(scope: level, undoneOnly: false)
-            try rows.deleteScope(level: level)
-            var counts = kept.counts(level: level - 1).dropping(scope: kept.counts(level: level))
+            let (start, topTag, outer) = try deleteScope(rows, level: level, total: total, history: name)
+            var counts = outer
             var checkpoint: DueCheckpoint?
             var bytes = 0
             if let reversion = value.reversion(to: start) {
@@ -708,12 +704,7 @@ extension KeepsakeHistoryStorage {
         guard level > 0 else { return }
         let (name, level, total) = (self.name, self.level, self.total)
         let (start, counts, position) = try transact { rows in
-            let kept = try rows.checkedKeptVersions(stored: total, level: level, history: name)
-            try rows.checkScopeStarts(history: name)
-            let (start, _) = try scopeStart(rows, level: level, history: name)
-            try rows.deleteVersions(scope: level, undoneOnly: false)
-            try rows.deleteScope(level: level)
-            let counts = kept.counts(level: level - 1).dropping(scope: kept.counts(level: level))
+            let (start, _, counts) = try deleteScope(rows, level: level, total: total, history: name)
             try rows.checkCounts(level: level - 1, expected: counts, history: name)
             return (start, counts, try rows.maxPosition())
         } counts: {
@@ -721,6 +712,23 @@ extension KeepsakeHistoryStorage {
         }
         lastPosition = position
         settle(start, counts, level: level - 1)
+    }
+
+    /// Deletes scope `level` and its versions, what ending it begins with, once every version
+    /// kept and each scope's start are checked (``HistoryRows/checkedKeptVersions(stored:level:history:)``,
+    /// ``HistoryRows/checkScopeStarts(history:)``): `total` is the number of versions kept.
+    ///
+    /// - Returns: The value the scope started from, the tag of its current version, and the
+    ///   outer scope's stack sizes and the number of versions kept, as read less those deleted.
+    private func deleteScope(_ rows: HistoryRows, level: Int, total: Int, history: String) throws -> (
+        start: Value, topTag: VersionTag?, counts: Counts
+    ) {
+        let kept = try rows.checkedKeptVersions(stored: total, level: level, history: history)
+        try rows.checkScopeStarts(history: history)
+        let (start, topTag) = try scopeStart(rows, level: level, history: history)
+        try rows.deleteVersions(scope: level, undoneOnly: false)
+        try rows.deleteScope(level: level)
+        return (start, topTag, kept.counts(level: level - 1).dropping(scope: kept.counts(level: level)))
     }
 
     /// The value the scope started from (the current value reverted through the scope's
