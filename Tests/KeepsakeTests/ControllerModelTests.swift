@@ -26,6 +26,7 @@ import Testing
     func matchTheModel(kind: StorageKind, seed: UInt64, maximumVersions: Int?) throws {
         var generator = SeededGenerator(seed: seed)
         let path = directory.path("model-\(seed).keepsake")
+        var maximumVersions = maximumVersions
         func open() throws -> VersioningController<Doc, Doc, ReversionError> {
             try VersioningController(
                 Doc.empty, storage: try kind.storage(path: path, history: "model"),
@@ -58,7 +59,7 @@ import Testing
             try #require(stored.redo.map { $0?.json } == model.tags.redo, "\(context): redo tags")
         }
         for step in 0..<1_500 {
-            let operation = Int.random(in: 0..<14, using: &generator)
+            let operation = Int.random(in: 0..<15, using: &generator)
             let context = "\(kind) seed \(seed) step \(step) operation \(operation)"
             switch operation {
             case 0...3:
@@ -113,6 +114,12 @@ import Testing
                         throw Boom()
                     }
                 }
+            case 13:
+                // A new limit, now and then: the versions over it go at once.
+                guard maximumVersions != nil, Int.random(in: 0..<8, using: &generator) == 0 else { continue }
+                maximumVersions = [3, 10, 40].randomElement(using: &generator)!
+                try controller.setMaximumVersions(maximumVersions)
+                model.setMaximumVersions(maximumVersions, slack: maximumVersions! / 8)
             default:
                 guard kind == .durable else { continue }
                 controller = try open()

@@ -8,8 +8,8 @@ public struct FullCopyHistory<Value> {
 
     private var scopes: [Scope]
     private let same: (Value, Value) -> Bool
-    private let maximumVersions: Int?
-    private let slack: Int
+    private var maximumVersions: Int?
+    private var slack: Int
 
     /// A history whose only version is `value`; `same` decides when two versions are equal.
     ///
@@ -62,6 +62,14 @@ public struct FullCopyHistory<Value> {
             scopes[level].versions.removeLast()
             excess -= 1
         }
+    }
+
+    /// Makes `maximumVersions` the limit, with `slack` for later appends: the versions over it
+    /// are dropped at once, with no slack, as by ``append(_:tag:)``.
+    public mutating func setMaximumVersions(_ maximumVersions: Int?, slack: Int) {
+        (self.maximumVersions, self.slack) = (maximumVersions, 0)
+        dropOverLimit()
+        self.slack = slack
     }
 
     public mutating func tag(_ tag: String) { scopes[level].versions[scopes[level].position].tag = tag }
