@@ -197,6 +197,45 @@ import Testing
         }
     }
 
+    /// Opening replays the versions after the newest checkpoint: the first of them lost (a
+    /// killed app leaves versions after it) left its change out of the value, every later
+    /// version following in order, and the history opened without the note.
+    @Test func aVersionJustAboveTheNewestCheckpointLostIsDamageNotLeftOut() throws {
+        let path = directory.path("checkpoint-gap.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        for n in 1...5 {
+            doc.title = "title \(n)"
+            try history.append(doc)
+        }
+        try history.writeCheckpoint()
+        doc.note = "a note"
+        try history.append(doc)
+        doc.title = "title 7"
+        try history.append(doc)
+        store.close()
+        let connection = try SQLiteConnection(path: path)
+        try #require(
+            try connection.query("SELECT position FROM checkpoint ORDER BY position") { $0.int64(0) } == [
+                nil, 5,
+            ])
+        try connection.execute("DELETE FROM version WHERE position = 6")
+        connection.close()
+        #expect(
+            throws: KeepsakeError.damaged(
+                history: "doc", reason: "version 6 is missing from its versions read in order")
+        ) {
+            try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        }
+        #expect(
+            throws: KeepsakeError.damaged(
+                history: "doc", reason: "version 6 is missing from its versions, where version 7 is read")
+        ) {
+            try KeepsakeStore(path: path, options: .init(readOnly: true)).valueJSON(ofHistory: "doc")
+        }
+    }
+
     @Test func aSnapshotLostFromItsIndexIsDamageNotMissing() throws {
         let path = try store()
         // The name index's leaf page says it holds no cells: SQLite finds no such name through

@@ -50,15 +50,41 @@ import Testing
         case value(String, Doc)
         case tags([String?], [String?])
         case snapshot(Doc?)
+        /// A version's value read without opening the history (`valueJSON`), `nil` for none.
+        case json(version: Int?, String?)
+        /// That read refused with a typed error: the reader goes on.
+        case refused(version: Int?)
+
+        /// Whether a damaged copy's step `self` is what the undamaged store's `step` allows:
+        /// the same, or a read of a version's value refused.
+        func agrees(with step: Step) -> Bool {
+            if case .refused(let version) = self, case .json(version, _) = step { return true }
+            return self == step
+        }
     }
 
-    /// What a reader gets from the store at `path`, in order: the value opened (the held change
-    /// recorded), the tags, every value undoing to the start of each scope and ending it, every
-    /// value redoing, undoing to the newest tag, and the snapshot; the tags of each scope; and
-    /// the error that stopped it, if any.
+    /// The versions whose values are read without opening the history: the current one, the
+    /// base value, versions folded, kept, undone in the root scope, of the open scope, undone
+    /// there, and one past the newest.
+    static let versionsRead: [Int?] = [nil, 0, 1, 21, 22, 25, 29, 30, 32, 33, 36, 37, 38]
+
+    /// What a reader gets from the store at `path`, in order: the values of ``versionsRead``,
+    /// read-only; the value opened (the held change recorded), the tags, every value undoing to
+    /// the start of each scope and ending it, every value redoing, undoing to the newest tag,
+    /// and the snapshot; the tags of each scope; and the error that stopped it, if any.
     func trace(_ path: String, limit: Int = Self.limit) -> (steps: [Step], error: KeepsakeError?) {
         var steps: [Step] = []
         do throws(KeepsakeError) {
+            let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+            for version in Self.versionsRead {
+                do throws(KeepsakeError) {
+                    steps.append(
+                        .json(version: version, try reader.valueJSON(ofHistory: "doc", atVersion: version)))
+                } catch {
+                    steps.append(.refused(version: version))
+                }
+            }
+            reader.close()
             let store = try KeepsakeStore(path: path)
             defer { store.close() }
             let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: limit)
@@ -108,10 +134,12 @@ import Testing
         let (expected, failure) = trace(reference)
         #expect(failure == nil)
         // The walk saw the scope, both redo stacks, the folded history and the held change.
-        // Opened in the scope: the held change recorded (5 versions) and undone, the scope
-        // ended, the root's 8 kept versions undone, 11 redone (the root's redo stack, the
-        // squashed scope), undone to "t36", the snapshot; the tags of both scopes.
-        #expect(expected.count == 30)
+        // The values of 13 versions (10 of them kept or folded into version 0); opened in the scope: the held change
+        // recorded (5 versions) and undone, the scope ended, the root's 8 kept versions undone,
+        // 11 redone (the root's redo stack, the squashed scope), undone to "t36", the snapshot;
+        // the tags of both scopes.
+        #expect(expected.count == 43)
+        #expect(expected.prefix(13).filter { if case .json(_, nil) = $0 { true } else { false } }.count == 3)
         return (original, expected)
     }
 
@@ -123,7 +151,7 @@ import Testing
     {
         let reported = verifyReports(path)
         let (steps, error) = trace(path, limit: limit)
-        let agreeing = zip(steps, expected).prefix { $0 == $1 }.count
+        let agreeing = zip(steps, expected).prefix { $0.agrees(with: $1) }.count
         if agreeing < steps.count {
             Issue.record(
                 "\(context): step \(agreeing) read \(steps[agreeing]), not \(expected[agreeing]) (verify reported: \(reported))"
@@ -198,9 +226,10 @@ import Testing
         let ended = try Data(contentsOf: URL(fileURLWithPath: path))
         let (expected, failure) = trace(path, limit: 6)
         #expect(failure == nil)
-        // Opened with the limit lowered (6 versions kept, the squashed scope the newest), its
-        // tags, 6 undone, 6 redone, undone to "t36", the snapshot.
-        #expect(expected.count == 16)
+        // The values of 13 versions; opened with the limit lowered (6 versions kept, the
+        // squashed scope the newest), its tags, 6 undone, 6 redone, undone to "t36", the
+        // snapshot.
+        #expect(expected.count == 29)
         let outcomes = try readEveryKeyDamaged(ended, expecting: expected, limit: 6)
         print("rich store, scope ended, a key changed where it lies, limit lowered: \(outcomes)")
         #expect(outcomes.values.reduce(0, +) > 100)
@@ -219,6 +248,7 @@ import Testing
         {
             (name: $0.text(0)!, table: $0.text(1) == "table", root: Int($0.int64(2)!))
         }
+        let floor = try connection.scalarInt("SELECT floor FROM scope WHERE level = 0")
         var outcomes: [String: Int] = [:]
         for tree in trees {
             let cells = BTreeCells(original, root: tree.root).cells
@@ -237,10 +267,22 @@ import Testing
                         try? FileManager.default.removeItem(atPath: path + suffix)
                     }
                     try bytes.write(to: URL(fileURLWithPath: path))
-                    outcomes[
-                        readDamaged(
-                            path, expecting: expected, limit: limit, "\(tree.name), row \(index): \(damage)"),
-                        default: 0] += 1
+                    let context = "\(tree.name), row \(index): \(damage)"
+                    // The version at the floor given another history's id where it lies: look-ups
+                    // miss it and every version folded below it, so the base value reads as
+                    // version 0 unreplayed. Only the base value's own position, which the store
+                    // does not keep, would show it (known, for planning).
+                    let versionAtFloor =
+                        tree.name == "version" && cell.types.count > 1 && cell.types[1].type == 1
+                        && Int64(original[cell.body]) == floor && damage.hasPrefix("first column")
+                    guard !versionAtFloor else {
+                        withKnownIssue("folded versions hidden from look-ups: version 0 reads the base value")
+                        {
+                            _ = readDamaged(path, expecting: expected, limit: limit, context)
+                        }
+                        continue
+                    }
+                    outcomes[readDamaged(path, expecting: expected, limit: limit, context), default: 0] += 1
                 }
             }
         }

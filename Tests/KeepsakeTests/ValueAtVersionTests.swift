@@ -44,7 +44,8 @@ import Testing
 
     /// Version 25 (title "t25") lost from the middle of the history: version 26 changes only
     /// the status, so no check of its own sees the gap, and redone without 25 it would read
-    /// title "t23", a value the history never had.
+    /// title "t23", a value the history never had. A history's versions have consecutive
+    /// positions, so any read of it says so, as opening it does; `salvage` saves what is sound.
     @Test func aVersionLostFromTheMiddleIsDamageNotAValueWithoutIt() throws {
         let path = directory.path("gap.keepsake")
         let store = try KeepsakeStore(path: path)
@@ -65,11 +66,61 @@ import Testing
         connection.close()
 
         let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
-        let missing = KeepsakeError.damaged(history: "doc", reason: "version 25 is missing")
-        #expect(throws: missing) { try reader.value(ofHistory: "doc", atVersion: 26, as: Doc.self) }
-        #expect(throws: missing) { try reader.valueJSON(ofHistory: "doc", atVersion: 26) }
-        // Below the gap, and at the newest checkpoint above it, versions read as they were.
-        #expect(try reader.value(ofHistory: "doc", atVersion: 24, as: Doc.self)?.title == "t23")
-        #expect(try reader.value(ofHistory: "doc", atVersion: 30, as: Doc.self)?.title == "t29")
+        let missing = KeepsakeError.damaged(
+            history: "doc", reason: "version 25 is missing from its versions, where version 26 is read")
+        for version in [nil, 0, 24, 26, 30] {
+            #expect(throws: missing) { try reader.value(ofHistory: "doc", atVersion: version, as: Doc.self) }
+            #expect(throws: missing) { try reader.valueJSON(ofHistory: "doc", atVersion: version) }
+        }
+    }
+
+    /// Version 0 is the value at the root scope's floor, replayed from the base value through
+    /// the versions folded under it: a floor raised or lowered, or the version at it lost, would
+    /// make it another version's value; a root scope's row lost, a history with none.
+    @Test(arguments: [
+        (
+            "UPDATE scope SET floor = floor + 1 WHERE level = 0",
+            "its stored version count is 3, though it holds 2 versions above its floor (6)"
+        ),
+        (
+            "UPDATE scope SET floor = floor - 1 WHERE level = 0",
+            "its stored version count is 3, though it holds 4 versions above its floor (4)"
+        ),
+        (
+            "DELETE FROM version WHERE position = 5",
+            "version 5 is missing from its versions, where version 6 is read"
+        ),
+        ("DELETE FROM scope WHERE level = 0", "the row of its root scope is missing"),
+    ])
+    func aFloorDamagedIsAnErrorNotAnotherVersionsValue(damage: String, reason: String) throws {
+        let path = directory.path("floor.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: 3)
+        var doc = history.value
+        for index in 1...8 {
+            doc.title = "t\(index)"
+            try history.append(doc)
+        }
+        store.close()
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        // Versions 1 to 5 folded under the floor, none compacted away (no checkpoint below it).
+        #expect(try reader.value(ofHistory: "doc", atVersion: 0, as: Doc.self)?.title == "t5")
+        #expect(try reader.timeline(of: "doc")?.map(\.version) == [0, 6, 7, 8])
+        reader.close()
+        let connection = try SQLiteConnection(path: path)
+        #expect(try connection.scalarInt("SELECT count(*) FROM version WHERE position <= 5") == 5)
+        try connection.execute(damage)
+        connection.close()
+
+        let damaged = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        let error = KeepsakeError.damaged(history: "doc", reason: reason)
+        #expect(throws: error) { try damaged.value(ofHistory: "doc", atVersion: 0, as: Doc.self) }
+        #expect(throws: error) { try damaged.valueJSON(ofHistory: "doc", atVersion: 0) }
+        if damage.hasPrefix("DELETE FROM scope") {
+            // Listed, it would be a history of no versions at all.
+            #expect(throws: error) { try damaged.timeline(of: "doc") }
+            #expect(throws: error) { try damaged.changes(ofVersion: 7, in: "doc") }
+        }
+        #expect(try damaged.verify().isOK == false)
     }
 }

@@ -249,15 +249,39 @@ struct HistoryRows {
 
     /// The root scope's floor (0 when nothing was folded since the last compaction).
     ///
-    /// - Throws: `.damaged` when the stored floor is out of range (arithmetic is done with it).
+    /// - Throws: `.damaged` when the stored floor is out of range (arithmetic is done with it),
+    ///   or the root scope's row is missing (every history has one from its creation on).
     func floor() throws -> Int {
-        let floor = Int(
-            try connection.scalarInt(
-                "SELECT floor FROM scope WHERE history_id = ? AND level = 0", [.integer(historyID)]) ?? 0)
+        guard
+            let stored = try connection.scalarInt(
+                "SELECT floor FROM scope WHERE history_id = ? AND level = 0", [.integer(historyID)])
+        else {
+            throw KeepsakeError.damaged(history: "", reason: "the row of its root scope is missing")
+        }
+        let floor = Int(stored)
         guard (0...Self.largestNumber).contains(floor) else {
             throw KeepsakeError.damaged(history: "", reason: "its floor is \(floor), out of range")
         }
         return floor
+    }
+
+    /// Checks `kept`, the number of versions above the root scope's `floor` that a read without
+    /// opening the history found, against the history's stored version count, as opening checks
+    /// them: every such read depends on the floor (version 0 is the value at it, versions at or
+    /// below it are folded), and a floor raised or lowered, or a version kept lost, would make
+    /// version 0 another version's value, a version kept read as none, or the current version
+    /// an older one.
+    ///
+    /// - Throws: `.damaged` when they differ.
+    func checkKept(_ kept: Int, floor: Int) throws {
+        let stored = try storedCounters().counters.total
+        guard kept == stored else {
+            throw KeepsakeError.damaged(
+                history: "",
+                reason:
+                    "its stored version count is \(stored), though it holds \(kept) versions above its floor (\(floor))"
+            )
+        }
     }
 
     func count(scope: Int, undone: Bool) throws -> Int {
@@ -937,8 +961,8 @@ struct HistoryRows {
     }
 
     /// Checks what opening a history read against the rows' own account of it: the versions
-    /// replayed from the checkpoint at `start` follow one another (a position skipped is an
-    /// undone version's), end at the newest applied version (read from the other end of the
+    /// replayed from the checkpoint at `start` follow it and one another (a position skipped is
+    /// an undone version's), end at the newest applied version (read from the other end of the
     /// table), the versions undone at `level` are the stored `redo` count, the versions kept
     /// run from the floor to the newest, `total` of them, and the scope rows are levels 0 to
     /// `level`. A damaged b-tree page can end a scan early, lose rows from it, flip a version's
@@ -972,7 +996,11 @@ struct HistoryRows {
                 "SELECT position FROM version \(undoneIndex) WHERE history_id = ? AND is_undone = 1",
                 [.integer(historyID)]
             ) { Int(try $0.requiredInt64(0)) })
-        for (previous, next) in zip(replayed, replayed.dropFirst()) where next > previous + 1 {
+        // From the checkpoint on: a version lost just above it would leave its change out of the
+        // value with every later one in order. The base value (start 0) lies just below the
+        // oldest version kept, wherever pruning left it.
+        let way = (start > 0 ? [start] : []) + replayed
+        for (previous, next) in zip(way, way.dropFirst()) where next > previous + 1 {
             if let missing = (previous + 1..<next).first(where: { !undone.contains($0) }) {
                 throw damaged("version \(missing) is missing from its versions read in order")
             }

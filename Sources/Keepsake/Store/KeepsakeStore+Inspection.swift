@@ -153,10 +153,15 @@ extension KeepsakeStore {
     /// - Parameter history: The history's name.
     /// - Returns: The timeline, or `nil` when there is no such history.
     /// - Throws: ``KeepsakeError``; ``KeepsakeError/damaged(history:reason:)`` naming the first
-    ///   version whose changes are not readable or do not match their digests.
+    ///   version whose changes are not readable or do not match their digests, or when the root
+    ///   scope's row is missing.
     public func timeline(of history: String) throws(KeepsakeError) -> [VersionSummary]? {
-        try read { connection, _ in
+        try read { connection, blobs -> [VersionSummary]? in
             guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
+            // A history without its root scope's row is damaged, not empty.
+            _ = try Self.naming(history) {
+                try HistoryRows(connection: connection, blobs: blobs, historyID: id).floor()
+            }
             // Version 0 is the base: the value before every version kept, with the tag of the
             // root scope's first version.
             let (baseDigest, digest) = (
@@ -207,11 +212,17 @@ extension KeepsakeStore {
     ///   - history: The history's name.
     /// - Returns: The changes, or `nil` when there is no such history or version.
     /// - Throws: ``KeepsakeError``; ``KeepsakeError/damaged(history:reason:)`` when the
-    ///   version's changes are not readable or one does not match its digest.
+    ///   version's changes are not readable or one does not match its digest, or when the root
+    ///   scope's row is missing.
     public func changes(ofVersion version: Int, in history: String) throws(KeepsakeError) -> [ChangeSummary]?
     {
-        try read { connection, _ in
-            guard let id = try HistoryRows.historyID(named: history, in: connection),
+        try read { connection, blobs -> [ChangeSummary]? in
+            guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
+            // A history without its root scope's row is damaged, not empty.
+            _ = try Self.naming(history) {
+                try HistoryRows(connection: connection, blobs: blobs, historyID: id).floor()
+            }
+            guard
                 let changes = try connection.scalarText(
                     """
                     SELECT changes FROM version
@@ -225,6 +236,16 @@ extension KeepsakeStore {
             } catch {
                 throw error.naming(history: history)
             }
+        }
+    }
+
+    /// What `body` returns, the errors it throws naming `history` (those of ``HistoryRows``
+    /// name none).
+    static func naming<T>(_ history: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as KeepsakeError {
+            throw error.naming(history: history)
         }
     }
 
@@ -454,6 +475,16 @@ extension KeepsakeStore {
                     + "AND v.position > \(floor) "
                     + "AND v.is_undone = 1 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id))",
                 "history %@: its stored stack sizes do not match its versions"
+            ),
+            // Version 0 is the base value with the versions folded and not yet compacted away
+            // redone on it: they run one after another up to the floor.
+            (
+                "SELECT h.name FROM history h JOIN scope s ON s.history_id = h.id AND s.level = 0 "
+                    + "JOIN (SELECT history_id, min(position) AS low, max(position) AS high, count(*) AS n "
+                    + "FROM version v WHERE position <= "
+                    + "(SELECT floor FROM scope WHERE history_id = v.history_id AND level = 0) GROUP BY history_id) f "
+                    + "ON f.history_id = h.id WHERE f.high != s.floor OR f.n != f.high - f.low + 1",
+                "history %@: a version folded under its floor is missing"
             ),
             (
                 Self.counters + "SELECT h.name FROM counters h WHERE h.revision NOT BETWEEN 0 AND \(largest) "

@@ -26,7 +26,8 @@ extension KeepsakeStore {
     /// - Returns: Pretty-printed JSON with sorted keys, or `nil` when there is no such history or
     ///   version.
     /// - Throws: ``KeepsakeError``; `.reversion` naming the version and path of a change that
-    ///   cannot be applied without the app's type (a patch kind of the app's own, say).
+    ///   cannot be applied without the app's type (a patch kind of the app's own, say);
+    ///   `.damaged` as ``value(ofHistory:atVersion:as:fillingMissingFrom:)`` throws it.
     public func valueJSON(ofHistory name: String, atVersion version: Int? = nil) throws(KeepsakeError)
         -> String?
     {
@@ -71,7 +72,8 @@ extension KeepsakeStore {
     /// - Returns: The value, or `nil` when there is no such history or version.
     /// - Throws: ``KeepsakeError``: `.reversion` naming the version and path of a change that
     ///   does not apply, `.undecodableValue` when the value does not decode as `Value`,
-    ///   `.damaged` when a row does not match its digest.
+    ///   `.damaged` when a row does not match its digest, or the history's versions do not run
+    ///   one after another, as many above the floor as its stored count.
     public func value<Value: Versionable & Codable & SendableMetatype>(
         ofHistory name: String, atVersion version: Int? = nil, as type: Value.Type = Value.self,
         fillingMissingFrom template: Value? = nil
@@ -121,7 +123,24 @@ extension KeepsakeStore {
         }
         // Versions at or below the floor are folded into the base value: version 0 is the
         // value at the floor, which the stored base value and they give.
-        let floor = try rows.floor()
+        // A history's versions have consecutive positions (pruning deletes the lowest, ending a
+        // scope or a new version the highest): a row lost, or read at another's position by a
+        // damaged page, would make a version read as none.
+        let positions = versions.map(\.version.position)
+        if let first = positions.first,
+            let (index, position) = positions.enumerated().first(where: { $0.element != first + $0.offset })
+        {
+            throw KeepsakeError.damaged(
+                history: name,
+                reason:
+                    "version \(first + index) is missing from its versions, where version \(position) is read"
+            )
+        }
+        let floor = try naming(name) {
+            let floor = try rows.floor()
+            try rows.checkKept(versions.count { $0.version.position > floor }, floor: floor)
+            return floor
+        }
         let newestApplied = versions.last(where: { !$0.place.undone })?.version.position ?? 0
         var target = version ?? (newestApplied > floor ? newestApplied : 0)
         let level: Int
