@@ -236,6 +236,60 @@ import Testing
         }
     }
 
+    /// An entry of the index of undone versions renumbered where it lies (version 4's entry
+    /// reading 5): redo, which finds the version to redo through it, redid version 5 on the
+    /// value of version 3, a value the history never had. Opened above a
+    /// checkpoint in a scope, nothing reads the root's undone versions until the scope ends.
+    @Test func anUndoneVersionsIndexEntryRenumberedIsDamageNotAnotherRedo() throws {
+        let path = directory.path("undone-index.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        for n in 1...4 {
+            doc.title = "title \(n)"
+            try history.append(doc)
+        }
+        // Version 5 changes what version 4 does not: redone on version 3, it would apply.
+        doc.note = "note 5"
+        try history.append(doc)
+        _ = try history.undo()
+        _ = try history.undo()
+        try history.pushNewScope()
+        doc = history.value
+        doc.status = .review
+        try history.append(doc)
+        try history.writeCheckpoint()
+        store.close()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        let root = try #require(
+            try connection.scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'version_undone'"))
+        connection.close()
+        // The index lists (history, scope, position): version 4's entry, the first, reads 5.
+        let entry = try #require(BTreeCells(bytes, root: Int(root)).cells.first)
+        try #require(bytes[entry.body] == 4)
+        bytes[entry.body] = 5
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let damaged = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(damaged.value.status == .review)
+        _ = try damaged.undoAndPopCurrentScope()
+        #expect(
+            damaged.value
+                == Doc(title: "title 3", status: .draft, items: [], blob: Data(), scores: [:], note: nil))
+        let error = KeepsakeError.damaged(
+            history: "doc", reason: "its redo begins at version 5, above version 4, which it undid")
+        #expect(throws: error) { try damaged.redo() }
+        // The tags list the undo stack first, whose check reads the index too.
+        #expect(
+            throws: KeepsakeError.damaged(
+                history: "doc", reason: "its undo begins at version 3, though version 4 is its newest applied"
+            )
+        ) { try damaged.tags() }
+        #expect(damaged.value.title == "title 3" && damaged.value.note == nil)
+    }
+
     @Test func aSnapshotLostFromItsIndexIsDamageNotMissing() throws {
         let path = try store()
         // The name index's leaf page says it holds no cells: SQLite finds no such name through

@@ -927,10 +927,11 @@ struct HistoryRows {
     /// `level` is about to move against the rows' own account of them: a scope's versions
     /// have consecutive positions, its applied ones before its undone ones, and an inner
     /// scope's come after its parents', so an undo starts just below the scope's first undone
-    /// version (or the newest version, when none is undone), and each goes on one position at
-    /// a time. A damaged row that no longer matches the scope's filter would otherwise be
-    /// passed over, and the version below it undone in its place: a value the app never had.
-    /// Two index look-ups, whatever the history's length.
+    /// version (or the newest version, when none is undone), a redo just above a version that
+    /// is not one of the scope's undone ones, and each goes on one position at a time. A
+    /// damaged row that no longer matches the scope's filter would otherwise be passed over,
+    /// and the version below it undone in its place: a value the app never had. Two look-ups,
+    /// whatever the history's length.
     ///
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` on a gap.
     func checkMoving(_ versions: [Version], undo: Bool, level: Int, history: String) throws {
@@ -948,6 +949,18 @@ struct HistoryRows {
                     reason:
                         "its undo begins at version \(first), though version \(above - 1) is its newest applied"
                 )
+            }
+        } else if first - 1 > (try floor()) {
+            // A redo begins just above the scope's newest applied version, or above an outer
+            // scope's versions: never above one its own scope undid, which an entry of the index
+            // of undone versions renumbered by damage would pass over.
+            let below = try place(at: first - 1)
+            if below.map({ $0.level >= level && $0.undone }) ?? true {
+                throw KeepsakeError.damaged(
+                    history: history,
+                    reason: below == nil
+                        ? "its redo begins at version \(first), though version \(first - 1) is missing"
+                        : "its redo begins at version \(first), above version \(first - 1), which it undid")
             }
         }
         for (previous, next) in zip(versions, versions.dropFirst())
