@@ -115,6 +115,9 @@ import Testing
                     }
                 }
             case 13:
+                // A checkpoint, now and then (on disk; in memory, nothing): once the floor passes
+                // it, the versions under it are compacted away.
+                if Bool.random(using: &generator) { try controller.writeCheckpoint() }
                 // A new limit, now and then: the versions over it go at once.
                 guard maximumVersions != nil, Int.random(in: 0..<8, using: &generator) == 0 else { continue }
                 maximumVersions = [3, 10, 40].randomElement(using: &generator)!

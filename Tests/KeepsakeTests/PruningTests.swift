@@ -111,6 +111,58 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         #expect(try store.verify().problems == [])
     }
 
+    /// A checkpoint at the version that becomes the floor (closing a document writes one at
+    /// its current version) lets compaction delete every version folded: the base value is
+    /// then the value at the floor. Every version kept undone, the history reopens there, and
+    /// an edit takes the position above the floor: it was written at position 1, under it,
+    /// folded away the moment it was made, and the store no longer opened.
+    @Test(arguments: [false, true])
+    func everyVersionKeptUndoneAboveACompactedFloorReopensAndTakesEdits(reopening: Bool) throws {
+        let path = directory.path("compacted-\(reopening).keepsake")
+        var store = try KeepsakeStore(path: path)
+        var history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
+        var values = [history.value]
+        for n in 1...12 {
+            var value = values[n - 1]
+            value.count = n
+            try history.append(value)
+            values.append(value)
+            if n == 10 { try history.writeCheckpoint() }
+        }
+        try history.setMaximumVersions(2)
+        #expect(try store.timeline(of: "doc")?.map(\.version) == [0, 11, 12])
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        // Versions 1 to 10 compacted away with the checkpoint at the floor, 10.
+        #expect(try connection.scalarInt("SELECT min(position) FROM version") == 11)
+        connection.close()
+        #expect(try history.undo() == values[11])
+        #expect(try history.undo() == values[10])
+        #expect(!history.hasUndo)
+        if reopening {
+            try history.close()
+            store.close()
+            store = try KeepsakeStore(path: path)
+            history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 2)
+            #expect(history.value == values[10])
+            #expect(try history.redo() == values[11])
+            #expect(try history.undo() == values[10])
+        }
+        var edit = values[10]
+        edit.title = "after every undo"
+        try history.append(edit)
+        #expect(try store.timeline(of: "doc")?.map(\.version) == [0, 11])
+        #expect(try history.undo() == values[10])
+        #expect(try history.redo() == edit)
+        try history.close()
+        store.close()
+        let reopened = try KeepsakeStore(path: path).history(
+            "doc", initialValue: DecodeCounted(), maximumVersions: 2)
+        #expect(reopened.value == edit)
+        #expect(try reopened.undo() == values[10])
+        try reopened.checkInvariants()
+        #expect(try KeepsakeStore(path: path).verify().problems == [])
+    }
+
     /// Pruning reads only the newest version it folds; when the root scope holds fewer
     /// versions than the limit asks to fold (the rest are in an open scope), it folds them all.
     @Test func aLimitReachedInsideAScopeFoldsWhatTheRootHolds() throws {

@@ -414,7 +414,7 @@ struct HistoryRows {
                 reason:
                     "after the write, its scope counts \(counts.undo) applied and \(counts.redo) undone versions "
                     + "of \(counts.total), where \(expected.undo), \(expected.redo) and \(expected.total) were "
-                    + "left (a damaged b-tree page hides rows from look-ups)")
+                    + "left (a damaged page can hide rows from look-ups)")
         }
     }
 
@@ -526,6 +526,13 @@ struct HistoryRows {
     }
 
     /// The highest position in the history (0 when it has no version).
+    /// The highest position a version has taken, which the next version's follows: the
+    /// newest version's, or the floor when every version above it was deleted (undone, then
+    /// dropped by an edit or a limit) and those under it were compacted away with it.
+    func highestTaken() throws -> Int {
+        Swift.max(try maxPosition(), try floor())
+    }
+
     func maxPosition() throws -> Int {
         let highest = Int(
             try connection.scalarInt(
@@ -1024,11 +1031,17 @@ struct HistoryRows {
                 throw damaged(gap)
             }
         }
+        let floor = try self.floor()
+        let lowest = try connection.scalarInt(
+            "SELECT min(position) FROM version WHERE history_id = ?", [.integer(historyID)]
+        ).map(Int.init)
         // The newest applied version: the newest row below every undone one above it (rows
-        // have consecutive positions), walked down in memory.
+        // have consecutive positions), walked down in memory. Below every version kept, with
+        // those folded under the floor compacted away, it is the base value itself.
         let highest = try maxPosition()
         var newest = highest
         while newest > start, undone.contains(newest) { newest -= 1 }
+        if newest <= floor, (lowest ?? .max) > floor { newest = start }
         let (reached, expected) = (replayed.last ?? start, max(start, newest))
         guard reached == expected else {
             throw damaged(
@@ -1040,10 +1053,6 @@ struct HistoryRows {
         }
         // Versions kept have consecutive positions above the floor (or, in a store pruned
         // before schema 4 had floors, above the lowest deleted): counting them is two look-ups.
-        let floor = try self.floor()
-        let lowest = try connection.scalarInt(
-            "SELECT min(position) FROM version WHERE history_id = ?", [.integer(historyID)]
-        ).map(Int.init)
         if let lowest, lowest < 1 || lowest > highest {
             throw damaged("a version's position is \(lowest), out of range")
         }

@@ -36,7 +36,7 @@ extension KeepsakeHistoryStorage {
             var position = highest + 1
             if redoCount > 0 {
                 try rows.deleteVersions(scope: level, undoneOnly: true)
-                position = try rows.maxPosition() + 1
+                position = try rows.highestTaken() + 1
             }
             let bytes = try insert(
                 reversion, rows: rows, position: position, scope: level, tag: tag, history: name,
@@ -50,7 +50,7 @@ extension KeepsakeHistoryStorage {
                 rows, total: counts.total, force: false, compacting: !background)
             {
                 counts = pruned.counts(after: counts, level: level)
-                position = try rows.maxPosition()
+                position = try rows.highestTaken()
                 folded = pruned.folded > 0 && background
             }
             return (wroteCheckpoint, bytes, position, counts)
@@ -682,14 +682,14 @@ extension KeepsakeHistoryStorage {
             var bytes = 0
             if let reversion = value.reversion(to: start) {
                 try rows.deleteVersions(scope: level - 1, undoneOnly: true)
-                let position = try rows.maxPosition() + 1
+                let position = try rows.highestTaken() + 1
                 bytes = try insert(
                     reversion, rows: rows, position: position, scope: level - 1, tag: topTag, history: name)
                 checkpoint = try checkpointIfDue(rows, value: value, position: position, adding: bytes)
                 counts = Counts(undo: counts.undo + 1, redo: 0, total: counts.total - counts.redo + 1)
             }
             try rows.checkCounts(level: level - 1, expected: counts, history: name)
-            return (counts, checkpoint, bytes, try rows.maxPosition())
+            return (counts, checkpoint, bytes, try rows.highestTaken())
         } counts: {
             $0.0
         }
@@ -706,7 +706,7 @@ extension KeepsakeHistoryStorage {
         let (start, counts, position) = try transact { rows in
             let (start, _, counts) = try deleteScope(rows, level: level, total: total, history: name)
             try rows.checkCounts(level: level - 1, expected: counts, history: name)
-            return (start, counts, try rows.maxPosition())
+            return (start, counts, try rows.highestTaken())
         } counts: {
             $0.1
         }

@@ -240,7 +240,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 id: row.id, revision: row.revision, limit: row.limit, counts: row.counts, value: value,
                 level: level, replayed: replay.count,
                 checkpointBytes: checkpoint.json.utf8.count + (try rows.blobBytes(inJSON: checkpoint.json)),
-                lastPosition: try rows.maxPosition(), pending: pending, heldDigest: stored.held,
+                lastPosition: try rows.highestTaken(), pending: pending, heldDigest: stored.held,
                 replayedStoredForm: form != nil)
         }
     }
@@ -292,7 +292,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 let pruned = try pruneIfNeeded(rows, total: kept.count, force: true)
                 let counts = pruned?.counts(after: before, level: level) ?? before
                 try rows.checkCounts(level: level, expected: counts, history: name)
-                return (counts, try rows.maxPosition())
+                return (counts, try rows.highestTaken())
             } counts: {
                 $0.0
             }
