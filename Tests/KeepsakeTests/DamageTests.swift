@@ -170,17 +170,26 @@ import Testing
 
     /// A store with four versions of "doc" and a snapshot "latest", closed.
     func store() throws -> String {
-        let path = directory.path("lost.keepsake")
-        let store = try KeepsakeStore(path: path)
-        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
-        var doc = history.value
-        for n in 1...4 {
-            doc.title = "title \(n)"
-            try history.append(doc)
-        }
+        let (path, store, _, doc) = try titled("lost.keepsake", versions: 4)
         try Caretaker(store: store).save(doc, as: "latest")
         store.close()
         return path
+    }
+
+    /// A store named `name`, open, whose history "doc" (no limit) has `versions` versions
+    /// titled "title 1", "title 2"…; the last one's value.
+    func titled(_ name: String, versions: Int) throws -> (
+        path: String, store: KeepsakeStore, history: KeepsakeHistory<Doc>, doc: Doc
+    ) {
+        let path = directory.path(name)
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        for n in 1...versions {
+            doc.title = "title \(n)"
+            try history.append(doc)
+        }
+        return (path, store, history, doc)
     }
 
     @Test func aNewestVersionLostIsDamageNotAnOlderHistory() throws {
@@ -201,14 +210,8 @@ import Testing
     /// killed app leaves versions after it) left its change out of the value, every later
     /// version following in order, and the history opened without the note.
     @Test func aVersionJustAboveTheNewestCheckpointLostIsDamageNotLeftOut() throws {
-        let path = directory.path("checkpoint-gap.keepsake")
-        let store = try KeepsakeStore(path: path)
-        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
-        var doc = history.value
-        for n in 1...5 {
-            doc.title = "title \(n)"
-            try history.append(doc)
-        }
+        let (path, store, history, last) = try titled("checkpoint-gap.keepsake", versions: 5)
+        var doc = last
         try history.writeCheckpoint()
         doc.note = "a note"
         try history.append(doc)
@@ -241,14 +244,8 @@ import Testing
     /// value of version 3, a value the history never had. Opened above a
     /// checkpoint in a scope, nothing reads the root's undone versions until the scope ends.
     @Test func anUndoneVersionsIndexEntryRenumberedIsDamageNotAnotherRedo() throws {
-        let path = directory.path("undone-index.keepsake")
-        let store = try KeepsakeStore(path: path)
-        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
-        var doc = history.value
-        for n in 1...4 {
-            doc.title = "title \(n)"
-            try history.append(doc)
-        }
+        let (path, store, history, last) = try titled("undone-index.keepsake", versions: 4)
+        var doc = last
         // Version 5 changes what version 4 does not: redone on version 3, it would apply.
         doc.note = "note 5"
         try history.append(doc)

@@ -86,17 +86,27 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         try reopened.checkInvariants()
     }
 
-    /// Lowering the limit folds at once, down to the limit, and the history keeps working.
-    @Test func aLowerLimitFoldsAtOnce() throws {
-        let store = try KeepsakeStore(path: directory.path("limit.keepsake"))
-        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
+    /// Appends versions counting 1 to `last` to `history`, calling `each` with the count after
+    /// each one; returns every value, the current one first.
+    func appendCounting(
+        _ history: KeepsakeHistory<DecodeCounted>, through last: Int, each: (Int) throws -> Void = { _ in }
+    ) throws -> [DecodeCounted] {
         var values = [history.value]
-        for n in 1...50 {
+        for n in 1...last {
             var value = values[n - 1]
             value.count = n
             try history.append(value)
             values.append(value)
+            try each(n)
         }
+        return values
+    }
+
+    /// Lowering the limit folds at once, down to the limit, and the history keeps working.
+    @Test func aLowerLimitFoldsAtOnce() throws {
+        let store = try KeepsakeStore(path: directory.path("limit.keepsake"))
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
+        let values = try appendCounting(history, through: 50)
         try history.setMaximumVersions(5)
         #expect(history.versionCount == 5)
         #expect(try store.timeline(of: "doc")?.map(\.version) == [0, 46, 47, 48, 49, 50])
@@ -121,12 +131,7 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         let path = directory.path("compacted-\(reopening).keepsake")
         var store = try KeepsakeStore(path: path)
         var history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
-        var values = [history.value]
-        for n in 1...12 {
-            var value = values[n - 1]
-            value.count = n
-            try history.append(value)
-            values.append(value)
+        let values = try appendCounting(history, through: 12) { n in
             if n == 10 { try history.writeCheckpoint() }
         }
         try history.setMaximumVersions(2)
