@@ -168,6 +168,40 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         #expect(try KeepsakeStore(path: path).verify().problems == [])
     }
 
+    /// Schema 10 keeps the version the base value is (the root scope's `base_position`):
+    /// upgrading fills it in from the versions left, here 10 after compaction deleted versions
+    /// 1 to 10, and version 0 then reads as the value at the floor.
+    @Test func upgradingToSchema10FindsTheVersionTheBaseValueIs() throws {
+        let path = directory.path("schema-9-compacted.keepsake")
+        var store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
+        let values = try appendCounting(history, through: 12) { n in
+            if n == 10 { try history.writeCheckpoint() }
+        }
+        try history.setMaximumVersions(2)
+        try history.close()
+        store.close()
+        // As schema 9 left it: no position for the root scope's base value.
+        let connection = try SQLiteConnection(path: path)
+        #expect(try connection.scalarInt("SELECT base_position FROM scope WHERE level = 0") == 10)
+        try connection.execute("UPDATE scope SET base_position = NULL WHERE level = 0")
+        try connection.execute("PRAGMA user_version = 9")
+        connection.close()
+
+        store = try KeepsakeStore(path: path)
+        #expect(try store.value(ofHistory: "doc", atVersion: 0, as: DecodeCounted.self) == values[10])
+        store.close()
+        let upgraded = try SQLiteConnection(path: path, readOnly: true)
+        #expect(try upgraded.scalarInt("PRAGMA user_version") == 10)
+        #expect(try upgraded.scalarInt("SELECT base_position FROM scope WHERE level = 0") == 10)
+        upgraded.close()
+        let reopened = try KeepsakeStore(path: path).history(
+            "doc", initialValue: DecodeCounted(), maximumVersions: 2)
+        #expect(try reopened.undo() == values[11])
+        #expect(try reopened.undo() == values[10])
+        #expect(try KeepsakeStore(path: path).verify().problems == [])
+    }
+
     /// Pruning reads only the newest version it folds; when the root scope holds fewer
     /// versions than the limit asks to fold (the rest are in an open scope), it folds them all.
     @Test func aLimitReachedInsideAScopeFoldsWhatTheRootHolds() throws {

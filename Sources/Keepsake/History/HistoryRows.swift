@@ -106,7 +106,7 @@ struct HistoryRows {
                 limit.map { .integer($0) } ?? .null,
             ])
         let rows = HistoryRows(connection: connection, blobs: blobs, historyID: connection.lastInsertRowID)
-        try rows.insertScope(level: 0)
+        try rows.insertScope(level: 0, start: 0)
         return rows
     }
 
@@ -477,6 +477,30 @@ struct HistoryRows {
         try connection.execute(
             "DELETE FROM version WHERE history_id = ? AND position <= ?",
             [.integer(historyID), .integer(Int64(next.position))])
+        try connection.execute(
+            "UPDATE scope SET base_position = ? WHERE history_id = ? AND level = 0",
+            [.integer(Int64(next.position)), .integer(historyID)])
+    }
+
+    /// The version the base value is (schema 10): 0 for the history's initial value, else the
+    /// checkpoint compaction made the base value; the versions left run from just above it.
+    /// `nil` in a store older than schema 10 opened read-only.
+    ///
+    /// - Throws: `.damaged` when it is out of range, or above the floor (compaction takes a
+    ///   checkpoint at or below it).
+    func basePosition() throws -> Int? {
+        guard connection.schemaVersion >= 10 else { return nil }
+        let stored =
+            try connection.query(
+                "SELECT base_position FROM scope WHERE history_id = ? AND level = 0", [.integer(historyID)]
+            ) { $0.int64(0) }.first ?? nil
+        guard let stored else { return nil }
+        let floor = try self.floor()
+        guard (0...Int64(floor)).contains(stored) else {
+            throw KeepsakeError.damaged(
+                history: "", reason: "its base value is version \(stored), though its floor is at \(floor)")
+        }
+        return Int(stored)
     }
 
     /// The change records of `version`, each checked against its digest (changes written before
@@ -729,8 +753,8 @@ struct HistoryRows {
             Self.encodeTag(tag, version: nil, level: scope) + [.integer(historyID), .integer(Int64(scope))])
     }
 
-    /// Inserts the row of scope `level`, which starts from version `start` (0: the base value;
-    /// `nil` for the root scope, which starts from the base value by definition).
+    /// Inserts the row of scope `level`, which starts from version `start` (0: the base value,
+    /// which the root scope starts from: the history's initial value, version 0).
     func insertScope(level: Int, start: Int? = nil) throws {
         try connection.execute(
             "INSERT INTO scope (history_id, level, base_position) VALUES (?, ?, ?)",
@@ -1017,9 +1041,9 @@ struct HistoryRows {
                 [.integer(historyID)]
             ) { Int(try $0.requiredInt64(0)) })
         // From the checkpoint on: a version lost just above it would leave its change out of the
-        // value with every later one in order. The base value (start 0) lies just below the
-        // oldest version kept, wherever pruning left it.
-        let way = (start > 0 ? [start] : []) + replayed
+        // value with every later one in order. The base value (start 0) is the version its
+        // position says (schema 10), or lies just below the oldest version left.
+        let way = [start > 0 ? start : try basePosition()].compactMap { $0 } + replayed
         for (previous, next) in zip(way, way.dropFirst()) where next > previous + 1 {
             if let missing = (previous + 1..<next).first(where: { !undone.contains($0) }) {
                 throw damaged("version \(missing) is missing from its versions read in order")
@@ -1337,11 +1361,12 @@ extension HistoryRows {
     }
 
     /// The first ``gap(between:and:stored:)`` in the versions redone after `start`, with the
-    /// stored positions read from the table. Start 0 is the base value's, which lies below the
-    /// oldest version kept (pruning replaces it and deletes the versions under it).
+    /// stored positions read from the table. Start 0 is the base value's: the version its
+    /// position says (schema 10), or just below the oldest version left (compaction replaces it
+    /// and deletes the versions under it).
     func firstGap(redoing versions: [Version], after start: Int) throws -> String? {
         guard let first = versions.first?.position, let last = versions.last?.position else { return nil }
-        let start = start == 0 ? first - 1 : start
+        let start = start == 0 ? try basePosition() ?? first - 1 : start
         guard last > start + 1 else { return nil }
         let places = try connection.query(
             "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? AND position > ? AND position <= ?",

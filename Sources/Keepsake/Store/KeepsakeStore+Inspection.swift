@@ -541,6 +541,18 @@ extension KeepsakeStore {
                     "history %@: the version it started from is no longer applied, or one above it is"
                 ))
         }
+        if schemaVersion >= 10 {
+            // As the replays from the base value: the versions left begin just above the version
+            // the base value is.
+            queries.append(
+                (
+                    "SELECT h.name FROM scope s JOIN history h ON h.id = s.history_id WHERE s.level = 0 "
+                        + "AND (s.base_position IS NULL OR s.base_position NOT BETWEEN 0 AND \(largest) "
+                        + "OR s.base_position + 1 != coalesce((SELECT min(position) FROM version "
+                        + "WHERE history_id = s.history_id), s.base_position + 1))",
+                    "history %@: its versions do not begin just above its base value"
+                ))
+        }
         return queries
     }
 }

@@ -170,7 +170,18 @@ extension KeepsakeStore {
         guard let base = try rows.baseCheckpoint() else {
             throw KeepsakeError.damaged(history: name, reason: "it has no base value")
         }
-        try checkConsecutive(way.map(\.version.position), of: versions, history: name)
+        // From the version the base value is (schema 10), up to the target: versions folded and
+        // hidden from look-ups would otherwise leave their changes out of version 0 unseen.
+        let basePosition = try naming(name) { try rows.basePosition() }
+        if let basePosition, (way.last?.version.position ?? basePosition) != target {
+            throw KeepsakeError.damaged(
+                history: name,
+                reason:
+                    "its versions from its base value (version \(basePosition)) do not reach version \(target)"
+            )
+        }
+        try checkConsecutive(
+            [basePosition].compactMap { $0 } + way.map(\.version.position), of: versions, history: name)
         return (base, way.map(\.version))
     }
 
