@@ -486,8 +486,8 @@ struct HistoryRows {
     /// checkpoint compaction made the base value; the versions left run from just above it.
     /// `nil` in a store older than schema 10 opened read-only.
     ///
-    /// - Throws: `.damaged` when it is out of range, or above the floor (compaction takes a
-    ///   checkpoint at or below it).
+    /// - Throws: `.damaged` when it is out of range. (It lies above the floor in a store pruned
+    ///   before schema 4, which deleted the oldest versions and had no floor.)
     func basePosition() throws -> Int? {
         guard connection.schemaVersion >= 10 else { return nil }
         let stored =
@@ -495,10 +495,9 @@ struct HistoryRows {
                 "SELECT base_position FROM scope WHERE history_id = ? AND level = 0", [.integer(historyID)]
             ) { $0.int64(0) }.first ?? nil
         guard let stored else { return nil }
-        let floor = try self.floor()
-        guard (0...Int64(floor)).contains(stored) else {
+        guard (0...Int64(Self.largestNumber)).contains(stored) else {
             throw KeepsakeError.damaged(
-                history: "", reason: "its base value is version \(stored), though its floor is at \(floor)")
+                history: "", reason: "its base value is version \(stored), out of range")
         }
         return Int(stored)
     }

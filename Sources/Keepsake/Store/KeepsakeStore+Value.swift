@@ -173,7 +173,8 @@ extension KeepsakeStore {
         // From the version the base value is (schema 10), up to the target: versions folded and
         // hidden from look-ups would otherwise leave their changes out of version 0 unseen.
         let basePosition = try naming(name) { try rows.basePosition() }
-        if let basePosition, (way.last?.version.position ?? basePosition) != target {
+        // (Version 0 of a store pruned before schema 4, with no floor, is the base value itself.)
+        if let basePosition, (way.last?.version.position ?? basePosition) != max(target, basePosition) {
             throw KeepsakeError.damaged(
                 history: name,
                 reason:

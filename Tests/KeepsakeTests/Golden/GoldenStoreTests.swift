@@ -235,6 +235,12 @@ import Testing
         let kept =
             (5...KeepsakeStore.schemaVersion).map { GoldenStores.url(schema: $0) }.contains(url) ? 42 : 52
         #expect(history.versionCount == kept)
+        // Version 0, read without moving the history, is the value below the oldest kept: the
+        // base value (pruned before schema 4 by deleting the oldest versions, with no floor) or
+        // the base value with the versions folded under the floor redone on it.
+        #expect(
+            try store.value(ofHistory: "limited", atVersion: 0, as: GoldenDocument.self)
+                == limited[GoldenSchema1.limitedAppends - kept])
         for n in stride(
             from: GoldenSchema1.limitedAppends - 1, through: GoldenSchema1.limitedAppends - kept, by: -1)
         {
