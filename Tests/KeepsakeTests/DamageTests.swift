@@ -287,6 +287,47 @@ import Testing
         #expect(damaged.value.title == "title 3" && damaged.value.note == nil)
     }
 
+    /// The same damage the other way (version 4's entry reading 3): undo, which ends the
+    /// applied versions where the index says the undone ones begin, undid version 2 from the
+    /// value of version 3, removing version 2's note and keeping version 3's title.
+    @Test func anUndoneVersionsIndexEntryRenumberedDownIsDamageNotAnotherUndo() throws {
+        let (path, store, history, last) = try titled("undone-index-down.keepsake", versions: 1)
+        var doc = last
+        doc.note = "note 2"
+        try history.append(doc)
+        for n in 3...5 {
+            doc.title = "title \(n)"
+            try history.append(doc)
+        }
+        _ = try history.undo()
+        _ = try history.undo()
+        try history.pushNewScope()
+        doc = history.value
+        doc.status = .review
+        try history.append(doc)
+        try history.writeCheckpoint()
+        store.close()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        let root = try #require(
+            try connection.scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'version_undone'"))
+        connection.close()
+        let entry = try #require(BTreeCells(bytes, root: Int(root)).cells.first)
+        try #require(bytes[entry.body] == 4)
+        bytes[entry.body] = 3
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let damaged = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        _ = try damaged.undoAndPopCurrentScope()
+        #expect(damaged.value.title == "title 3" && damaged.value.note == "note 2")
+        #expect(
+            throws: KeepsakeError.damaged(
+                history: "doc", reason: "its undo begins at version 2, below version 3, which is applied")
+        ) { try damaged.undo() }
+        #expect(damaged.value.title == "title 3" && damaged.value.note == "note 2")
+    }
+
     @Test func aSnapshotLostFromItsIndexIsDamageNotMissing() throws {
         let path = try store()
         // The name index's leaf page says it holds no cells: SQLite finds no such name through

@@ -980,6 +980,15 @@ struct HistoryRows {
                         "its undo begins at version \(first), though version \(above - 1) is its newest applied"
                 )
             }
+            // The index of undone versions said where the applied ones end; the table says what
+            // lies above the first one to undo: an applied version there (an index entry
+            // renumbered by damage) would be passed over.
+            if let next = try place(at: first + 1), !next.undone {
+                throw KeepsakeError.damaged(
+                    history: history,
+                    reason:
+                        "its undo begins at version \(first), below version \(first + 1), which is applied")
+            }
         } else if first - 1 > (try floor()) {
             // A redo begins just above the scope's newest applied version, or above an outer
             // scope's versions: never above one its own scope undid, which an entry of the index
