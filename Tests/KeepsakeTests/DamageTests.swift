@@ -239,6 +239,33 @@ import Testing
         }
     }
 
+    /// Undoes versions 5 and 4 of `history`, pushes a scope with one version and a checkpoint
+    /// on it, closes `store`, and renumbers version 4's entry, the first, of the index of undone
+    /// versions (history, scope, position) in the file's bytes to `position`.
+    func renumberVersion4sUndoneEntry(
+        to position: UInt8, undoingTwiceAndClosingInAScope history: KeepsakeHistory<Doc>,
+        of store: KeepsakeStore,
+        at path: String
+    ) throws {
+        _ = try history.undo()
+        _ = try history.undo()
+        try history.pushNewScope()
+        var doc = history.value
+        doc.status = .review
+        try history.append(doc)
+        try history.writeCheckpoint()
+        store.close()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        let root = try #require(
+            try connection.scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'version_undone'"))
+        connection.close()
+        let entry = try #require(BTreeCells(bytes, root: Int(root)).cells.first)
+        try #require(bytes[entry.body] == 4)
+        bytes[entry.body] = position
+        try bytes.write(to: URL(fileURLWithPath: path))
+    }
+
     /// An entry of the index of undone versions renumbered where it lies (version 4's entry
     /// reading 5): redo, which finds the version to redo through it, redid version 5 on the
     /// value of version 3, a value the history never had. Opened above a
@@ -249,24 +276,7 @@ import Testing
         // Version 5 changes what version 4 does not: redone on version 3, it would apply.
         doc.note = "note 5"
         try history.append(doc)
-        _ = try history.undo()
-        _ = try history.undo()
-        try history.pushNewScope()
-        doc = history.value
-        doc.status = .review
-        try history.append(doc)
-        try history.writeCheckpoint()
-        store.close()
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let connection = try SQLiteConnection(path: path, readOnly: true)
-        let root = try #require(
-            try connection.scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'version_undone'"))
-        connection.close()
-        // The index lists (history, scope, position): version 4's entry, the first, reads 5.
-        let entry = try #require(BTreeCells(bytes, root: Int(root)).cells.first)
-        try #require(bytes[entry.body] == 4)
-        bytes[entry.body] = 5
-        try bytes.write(to: URL(fileURLWithPath: path))
+        try renumberVersion4sUndoneEntry(to: 5, undoingTwiceAndClosingInAScope: history, of: store, at: path)
 
         let damaged = try KeepsakeStore(path: path).history(
             "doc", initialValue: Doc.empty, maximumVersions: nil)
@@ -299,23 +309,7 @@ import Testing
             doc.title = "title \(n)"
             try history.append(doc)
         }
-        _ = try history.undo()
-        _ = try history.undo()
-        try history.pushNewScope()
-        doc = history.value
-        doc.status = .review
-        try history.append(doc)
-        try history.writeCheckpoint()
-        store.close()
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let connection = try SQLiteConnection(path: path, readOnly: true)
-        let root = try #require(
-            try connection.scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'version_undone'"))
-        connection.close()
-        let entry = try #require(BTreeCells(bytes, root: Int(root)).cells.first)
-        try #require(bytes[entry.body] == 4)
-        bytes[entry.body] = 3
-        try bytes.write(to: URL(fileURLWithPath: path))
+        try renumberVersion4sUndoneEntry(to: 3, undoingTwiceAndClosingInAScope: history, of: store, at: path)
 
         let damaged = try KeepsakeStore(path: path).history(
             "doc", initialValue: Doc.empty, maximumVersions: nil)
