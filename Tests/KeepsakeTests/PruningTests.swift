@@ -102,6 +102,22 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         return values
     }
 
+    /// A store named `name`, open, whose history "doc" counted 12 versions with a checkpoint at
+    /// version 10, then took a limit of 2: versions 1 to 10 folded and compacted away, the base
+    /// value version 10. Returns every value, the initial one first.
+    func compacted(_ name: String) throws -> (
+        path: String, store: KeepsakeStore, history: KeepsakeHistory<DecodeCounted>, values: [DecodeCounted]
+    ) {
+        let path = directory.path(name)
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
+        let values = try appendCounting(history, through: 12) { n in
+            if n == 10 { try history.writeCheckpoint() }
+        }
+        try history.setMaximumVersions(2)
+        return (path, store, history, values)
+    }
+
     /// Lowering the limit folds at once, down to the limit, and the history keeps working.
     @Test func aLowerLimitFoldsAtOnce() throws {
         let store = try KeepsakeStore(path: directory.path("limit.keepsake"))
@@ -128,13 +144,7 @@ struct DecodeCounted: Versionable, Equatable, Codable {
     /// folded away the moment it was made, and the store no longer opened.
     @Test(arguments: [false, true])
     func everyVersionKeptUndoneAboveACompactedFloorReopensAndTakesEdits(reopening: Bool) throws {
-        let path = directory.path("compacted-\(reopening).keepsake")
-        var store = try KeepsakeStore(path: path)
-        var history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
-        let values = try appendCounting(history, through: 12) { n in
-            if n == 10 { try history.writeCheckpoint() }
-        }
-        try history.setMaximumVersions(2)
+        var (path, store, history, values) = try compacted("compacted-\(reopening).keepsake")
         #expect(try store.timeline(of: "doc")?.map(\.version) == [0, 11, 12])
         let connection = try SQLiteConnection(path: path, readOnly: true)
         // Versions 1 to 10 compacted away with the checkpoint at the floor, 10.
@@ -172,13 +182,7 @@ struct DecodeCounted: Versionable, Equatable, Codable {
     /// upgrading fills it in from the versions left, here 10 after compaction deleted versions
     /// 1 to 10, and version 0 then reads as the value at the floor.
     @Test func upgradingToSchema10FindsTheVersionTheBaseValueIs() throws {
-        let path = directory.path("schema-9-compacted.keepsake")
-        var store = try KeepsakeStore(path: path)
-        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
-        let values = try appendCounting(history, through: 12) { n in
-            if n == 10 { try history.writeCheckpoint() }
-        }
-        try history.setMaximumVersions(2)
+        var (path, store, history, values) = try compacted("schema-9-compacted.keepsake")
         try history.close()
         store.close()
         // As schema 9 left it: no position for the root scope's base value.

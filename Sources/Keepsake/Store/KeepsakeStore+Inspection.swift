@@ -158,10 +158,7 @@ extension KeepsakeStore {
     public func timeline(of history: String) throws(KeepsakeError) -> [VersionSummary]? {
         try read { connection, blobs -> [VersionSummary]? in
             guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
-            // A history without its root scope's row is damaged, not empty.
-            _ = try Self.naming(history) {
-                try HistoryRows(connection: connection, blobs: blobs, historyID: id).floor()
-            }
+            try Self.checkRootScope(of: id, history: history, connection, blobs)
             // Version 0 is the base: the value before every version kept, with the tag of the
             // root scope's first version.
             let (baseDigest, digest) = (
@@ -218,10 +215,7 @@ extension KeepsakeStore {
     {
         try read { connection, blobs -> [ChangeSummary]? in
             guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
-            // A history without its root scope's row is damaged, not empty.
-            _ = try Self.naming(history) {
-                try HistoryRows(connection: connection, blobs: blobs, historyID: id).floor()
-            }
+            try Self.checkRootScope(of: id, history: history, connection, blobs)
             guard
                 let changes = try connection.scalarText(
                     """
@@ -236,6 +230,18 @@ extension KeepsakeStore {
             } catch {
                 throw error.naming(history: history)
             }
+        }
+    }
+
+    /// Checks that history `id` (named `history`) has its root scope's row, before its versions
+    /// are listed: a history without one is damaged, not empty.
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` naming `history`.
+    static func checkRootScope(
+        of id: Int64, history: String, _ connection: SQLiteConnection, _ blobs: BlobCoding
+    ) throws {
+        _ = try naming(history) {
+            try HistoryRows(connection: connection, blobs: blobs, historyID: id).floor()
         }
     }
 
