@@ -38,11 +38,21 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["Revertible"], path: "Tests/Support",
             swiftSettings: strictSettings),
+        // What the Keepsake tests and the store fuzzer share: the test document, the rich store,
+        // the damage done to copies of it.
+        .target(
+            name: "KeepsakeTestSupport", dependencies: ["Keepsake", "Revertible", "TestSupport"],
+            path: "Tests/KeepsakeSupport", swiftSettings: strictSettings),
+        // The store fuzzer: `Scripts/fuzz` builds it with libFuzzer; built plainly, it replays inputs.
+        .executableTarget(
+            name: "keepsake-fuzz", dependencies: ["KeepsakeTestSupport", "Keepsake", "TestSupport"],
+            path: "Tests/Fuzz", swiftSettings: strictSettings),
         .testTarget(
             name: "RevertibleTests", dependencies: ["Revertible", "TestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "KeepsakeTests", dependencies: ["Keepsake", "Revertible", "TestSupport"],
+            name: "KeepsakeTests",
+            dependencies: ["Keepsake", "Revertible", "TestSupport", "KeepsakeTestSupport"],
             // Golden stores are read from the source tree by path, never copied as resources.
             exclude: [
                 "Golden/schema-1.keepsake", "Golden/schema-2.keepsake", "Golden/schema-3.keepsake",

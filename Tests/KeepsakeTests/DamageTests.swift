@@ -1,4 +1,5 @@
 import Foundation
+import KeepsakeTestSupport
 import TestSupport
 import Testing
 
@@ -1203,16 +1204,4 @@ func onlyPage(of name: String, in path: String) throws -> (bytes: Data, start: I
     #expect(try connection.scalarInt("SELECT count(*) FROM dbstat WHERE name = ?", [.text(name)]) == 1)
     connection.close()
     return (try Data(contentsOf: URL(fileURLWithPath: path)), Int(page - 1) * 4_096)
-}
-
-/// Writes `bytes` to `path` with one byte of page data (past the 100-byte file header), picked
-/// by `generator`, changed to another value; returns its offset.
-func writeWithAByteFlipped(_ bytes: Data, to path: String, using generator: inout SeededGenerator) throws
-    -> Int
-{
-    var bytes = bytes
-    let offset = Int.random(in: 100..<bytes.count, using: &generator)
-    bytes[offset] ^= UInt8.random(in: 1...255, using: &generator)
-    try bytes.write(to: URL(fileURLWithPath: path))
-    return offset
 }

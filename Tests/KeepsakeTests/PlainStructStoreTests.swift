@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTestSupport
 import Testing
 
 /// A store's history of a model whose nested struct is not `Versionable`: each edit inside it

@@ -1,4 +1,5 @@
 import Foundation
+import KeepsakeTestSupport
 import Testing
 
 @testable import Keepsake
@@ -26,7 +27,7 @@ private final class PrivateSettings: RestorableObject {
         #expect(Caretaker.stableName(of: Outer.Inner.self).hasSuffix(".(private).Outer.Inner"))
         #expect(Caretaker.stableName(of: Local.self).hasSuffix(".(private).Local"))
         #expect(!Caretaker.stableName(of: Local.self).contains("$"))
-        #expect(Caretaker.stableName(of: Doc.self) == "KeepsakeTests.Doc")
+        #expect(Caretaker.stableName(of: Doc.self) == "KeepsakeTestSupport.Doc")
         #expect(Caretaker.stableName(of: [Draft].self) == "Swift.Array<KeepsakeTests.(private).Draft>")
         let caretaker = Caretaker(
             store: try! KeepsakeStore(path: directory.path("names.keepsake")), scope: "d1")

@@ -1,4 +1,5 @@
 import Foundation
+import KeepsakeTestSupport
 import TestSupport
 import Testing
 

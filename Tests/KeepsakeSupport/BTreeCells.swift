@@ -1,24 +1,24 @@
-import Foundation
+public import Foundation
 
 /// Where the rows of one b-tree lie in a database file's bytes, found by walking the tree
 /// from its root page (file format 4; no overflow pages followed): to damage one row where it
 /// lies, as a flipped bit on disk does and no SQL statement can. Built from the file, so a test
 /// built on it does not depend on the store's layout.
-struct BTreeCells {
+public struct BTreeCells {
     /// One cell holding a row (a table's leaf cell, or any cell of an index or a `WITHOUT ROWID`
     /// table): where its record's body begins, and where its row id lies (a table's).
-    struct Cell {
-        var rowID: Int?
-        var body: Int
+    public struct Cell {
+        public var rowID: Int?
+        public var body: Int
         /// The serial type of each of the record's columns, with where each one lies.
-        var types: [(type: Int, offset: Int)]
+        public var types: [(type: Int, offset: Int)]
     }
 
-    let cells: [Cell]
+    public let cells: [Cell]
 
     /// The cells holding rows in the b-tree whose root is page `root` in `bytes`, in key order
     /// (for an undamaged tree).
-    init(_ bytes: Data, root: Int) {
+    public init(_ bytes: Data, root: Int) {
         let bytes = [UInt8](bytes)
         let pageSize = { $0 == 1 ? 65_536 : $0 }(Int(bytes[16]) << 8 | Int(bytes[17]))
         func u16(_ at: Int) -> Int { Int(bytes[at]) << 8 | Int(bytes[at + 1]) }

@@ -1,0 +1,98 @@
+public import Foundation
+public import Revertible
+public import TestSupport
+
+/// A document with every kind of tracked value.
+public struct Doc: Versionable, Equatable, Codable, Sendable {
+    public struct Item: Identifiable, Versionable, Equatable, Codable, Sendable {
+        public let id: Int
+        public var title: String
+        public var done: Bool
+        /// An enum with payloads, diffed by payload with no code.
+        public var shape: Shape = .dot
+
+        public init(id: Int, title: String, done: Bool, shape: Shape = .dot) {
+            self.id = id
+            self.title = title
+            self.done = done
+            self.shape = shape
+        }
+    }
+
+    public enum Status: String, Codable, Sendable, VersionableLeaf { case draft, review, final }
+
+    public var title: String
+    public var status: Status
+    public var items: [Item]
+    public var blob: Data
+    public var scores: [String: Int]
+    public var note: String?
+
+    public init(
+        title: String, status: Status, items: [Item], blob: Data, scores: [String: Int], note: String?
+    ) {
+        self.title = title
+        self.status = status
+        self.items = items
+        self.blob = blob
+        self.scores = scores
+        self.note = note
+    }
+
+    public static let empty = Doc(title: "", status: .draft, items: [], blob: Data(), scores: [:], note: nil)
+
+    /// 1 MiB of data and 10,000 items: the benchmark's big document.
+    public static func big() -> Doc {
+        Doc(
+            title: "Big", status: .draft,
+            items: (0..<10_000).map { Item(id: $0, title: "Item \($0)", done: false) },
+            blob: Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }), scores: [:], note: nil)
+    }
+}
+
+/// Random edits of a ``Doc``, each of one kind of tracked value.
+public enum DocEdits {
+    /// Makes one random edit of `doc`.
+    public static func edit(_ doc: inout Doc, using generator: inout SeededGenerator) {
+        switch Int.random(in: 0..<9, using: &generator) {
+        case 0:
+            doc.title = ["", "a", "héllo", "Final", String(repeating: "long ", count: 80)].randomElement(
+                using: &generator)!
+        case 1: doc.status = [.draft, .review, .final].randomElement(using: &generator)!
+        case 2:
+            let id = Int.random(in: 0..<8, using: &generator)
+            if !doc.items.contains(where: { $0.id == id }) {
+                doc.items.insert(
+                    .init(id: id, title: "item \(id)", done: false),
+                    at: Int.random(in: 0...doc.items.count, using: &generator))
+            } else {
+                doc.items.removeAll { $0.id == id }
+            }
+        case 3:
+            if !doc.items.isEmpty {
+                let index = Int.random(in: 0..<doc.items.count, using: &generator)
+                doc.items[index].done.toggle()
+                doc.items[index].title += "!"
+            }
+        case 4:
+            if doc.blob.count < 4096 || Bool.random(using: &generator) {
+                doc.blob.append(
+                    contentsOf: (0..<Int.random(in: 1...2000, using: &generator)).map { UInt8($0 % 256) })
+            } else {
+                doc.blob[doc.blob.startIndex + Int.random(in: 0..<doc.blob.count, using: &generator)] &+= 1
+            }
+        case 5:
+            doc.scores[["a", "b"].randomElement(using: &generator)!] =
+                Bool.random(using: &generator) ? nil : Int.random(in: 0..<3, using: &generator)
+        case 6:
+            doc.note =
+                Bool.random(using: &generator) ? nil : "note \(Int.random(in: 0..<3, using: &generator))"
+        case 7:
+            if !doc.items.isEmpty {
+                doc.items[Int.random(in: 0..<doc.items.count, using: &generator)].shape.edit(
+                    using: &generator)
+            }
+        default: doc.items.reverse()
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+public import Keepsake
+import TestSupport
+
+extension RichStore {
+    /// What one operation left: its name, the value it returned (or the current one), the
+    /// stacks (undo, redo, scope level, versions), and the tags it read.
+    public struct OperationStep: Equatable, CustomStringConvertible {
+        public var label: String
+        public var doc: Doc?
+        public var state: [Int]
+        public var tags: [String?] = []
+
+        /// The step `label` left on `history`: `doc` returned by it, or else the current value.
+        init(_ label: String, _ history: KeepsakeHistory<Doc>, _ doc: Doc? = nil, tags: [String?] = []) {
+            self.label = label
+            self.doc = doc ?? history.value
+            state = [
+                history.hasUndo ? 1 : 0, history.hasRedo ? 1 : 0, history.scopeLevel, history.versionCount,
+            ]
+            self.tags = tags
+        }
+
+        public var description: String {
+            "\(label): stacks \(state), tags \(tags), \(doc?.summary ?? "no value")"
+        }
+    }
+
+    /// Runs up to 24 operations on the rich store at `path`, one per byte of `operations`:
+    /// edits (some tagged), undo, redo, scopes pushed, ended and discarded, undo to the newest
+    /// tag, closing and reopening, another limit, checkpoints, snapshots saved and restored;
+    /// then reopens it. Returns what each step left, and the error that stopped them, if any.
+    public static func run(_ operations: [UInt8], on path: String) -> (
+        steps: [OperationStep], error: KeepsakeError?
+    ) {
+        var steps: [OperationStep] = []
+        var limit = Self.limit
+        var store: KeepsakeStore?
+        defer { store?.close() }
+        func open() throws(KeepsakeError) -> KeepsakeHistory<Doc> {
+            store?.close()
+            let opened = try KeepsakeStore(path: path)
+            store = opened
+            return try opened.history("doc", initialValue: Doc.empty, maximumVersions: limit)
+        }
+        do throws(KeepsakeError) {
+            var history = try open()
+            steps.append(.init("opened", history))
+            var generator = SeededGenerator(seed: 7)
+            for (index, operation) in operations.prefix(24).enumerated() {
+                let variant = Int(operation / 14)
+                switch operation % 14 {
+                case 0, 1:
+                    var doc = history.value
+                    DocEdits.edit(&doc, using: &generator)
+                    try history.append(doc, tag: operation % 14 == 1 ? "n\(index + 1)" : nil)
+                    steps.append(.init("append", history))
+                case 2, 3:
+                    guard history.hasUndo else { continue }
+                    steps.append(.init("undo", history, try history.undo()))
+                case 4:
+                    guard history.hasRedo else { continue }
+                    steps.append(.init("redo", history, try history.redo()))
+                case 5:
+                    try history.pushNewScope()
+                    steps.append(.init("push", history))
+                case 6:
+                    guard history.scopeLevel > 0 else { continue }
+                    try history.popCurrentScope()
+                    steps.append(.init("pop", history))
+                case 7:
+                    guard history.scopeLevel > 0 else { continue }
+                    steps.append(.init("discard", history, try history.undoAndPopCurrentScope()))
+                case 8:
+                    let tags = try history.tags()
+                    let listed = tags.undo.map { $0?.json } + ["|"] + tags.redo.map { $0?.json }
+                    steps.append(.init("tags", history, tags: listed))
+                    if let newest = tags.undo.compactMap({ $0 }).last {
+                        steps.append(.init("undo to \(newest.json)", history, try history.undo(to: newest)))
+                    }
+                case 9:
+                    try history.close()
+                    history = try open()
+                    steps.append(.init("reopened", history))
+                case 10:
+                    limit = [3, 6, 16, 40][variant % 4]
+                    history = try open()
+                    steps.append(.init("limit \(limit)", history))
+                case 11:
+                    try Caretaker(store: store!).save(
+                        history.value, as: "s\(variant % 3)", replacingExisting: true)
+                    steps.append(.init("saved", history))
+                case 12:
+                    let name = ["latest", "s0", "s1", "s2"][variant % 4]
+                    steps.append(
+                        .init(
+                            "restored \(name)", history,
+                            try Caretaker(store: store!).restore(name, as: Doc.self) ?? Doc.empty))
+                default:
+                    try history.writeCheckpoint()
+                    steps.append(.init("checkpoint", history))
+                }
+            }
+            try history.close()
+            history = try open()
+            steps.append(.init("final reopen", history))
+            return (steps, nil)
+        } catch {
+            return (steps, error)
+        }
+    }
+
+    /// Runs `operations` (``run(_:on:)``) on the damaged copy at `path`; returns the problem
+    /// when a step is not what the undamaged store's `expected` allows. A stack shorter or
+    /// longer than the undamaged store's is allowed when `verify` reports the copy (as
+    /// ``readDamaged(_:expecting:limit:)`` allows it); a value or a list of tags read otherwise
+    /// is not, nor steps missing with no error.
+    public static func runDamaged(_ operations: [UInt8], on path: String, expecting expected: [OperationStep])
+        -> String?
+    {
+        let reported = verifyReports(path)
+        let (steps, error) = run(operations, on: path)
+        let agreeing = zip(steps, expected).prefix { $0 == $1 }.count
+        if agreeing < steps.count {
+            let (got, want) = (steps[agreeing], expected[agreeing])
+            if got.label == want.label && (got.doc != want.doc || got.tags != want.tags) || !reported {
+                return "step \(agreeing) read \(got), not \(want) (verify reported: \(reported))"
+            }
+        } else if steps.count < expected.count, error == nil {
+            return "\(steps.count) of \(expected.count) steps, and no error"
+        }
+        return nil
+    }
+}
