@@ -74,6 +74,24 @@ enum Measure {
         return (Percentiles(first), Percentiles(second))
     }
 
+    /// `runs` rounds, each running every one of `bodies` once, in an order that turns by one from
+    /// round to round: the durations of each body, round by round, so that a figure can be
+    /// taken less another one of the same round (whatever the machine did in a round fell on
+    /// all of them).
+    static func inRounds(runs: Int, _ bodies: [() throws -> Void]) throws -> [[Duration]] {
+        var samples = Array(repeating: [Duration](), count: bodies.count)
+        let clock = ContinuousClock()
+        for round in 0..<runs {
+            for turn in 0..<bodies.count {
+                let index = (round + turn) % bodies.count
+                let start = clock.now
+                try bodies[index]()
+                samples[index].append(clock.now - start)
+            }
+        }
+        return samples
+    }
+
     /// The 50th and 99th percentiles and the maximum of some durations.
     struct Percentiles {
         var p50: Duration
