@@ -81,7 +81,7 @@ struct InputGenerator: RandomNumberGenerator {
         guard let first = input.first else { return (nil, []) }
         let split = min(1 + Int(first) % 24, input.count)
         var generator = InputGenerator(input[1..<split])
-        let operations = Array(input[split...])
+        let operations = Array(input[split...].prefix(24))
         let undamaged = "\(directory)/undamaged.keepsake"
         for suffix in ["", "-wal", "-shm"] { unlink(undamaged + suffix) }
         try original.write(to: URL(fileURLWithPath: undamaged))

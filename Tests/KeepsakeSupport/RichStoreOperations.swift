@@ -4,17 +4,23 @@ import TestSupport
 
 extension RichStore {
     /// What one operation left: its name, the value it returned (or the current one), the
-    /// stacks (undo, redo, scope level, versions), and the tags it read.
+    /// history's value, the stacks (undo, redo, scope level, versions), the tags it read, and
+    /// the limit the history was opened with.
     public struct OperationStep: Equatable, CustomStringConvertible {
         public var label: String
         public var doc: Doc?
+        public var value: Doc
         public var state: [Int]
         public var tags: [String?] = []
+        public var limit: Int
 
         /// The step `label` left on `history`: `doc` returned by it, or else the current value.
-        init(_ label: String, _ history: KeepsakeHistory<Doc>, _ doc: Doc? = nil, tags: [String?] = []) {
+        public init(_ label: String, _ history: KeepsakeHistory<Doc>, _ doc: Doc? = nil, tags: [String?] = [])
+        {
             self.label = label
-            self.doc = doc ?? history.value
+            limit = 0
+            value = history.value
+            self.doc = doc ?? value
             state = [
                 history.hasUndo ? 1 : 0, history.hasRedo ? 1 : 0, history.scopeLevel, history.versionCount,
             ]
@@ -26,15 +32,27 @@ extension RichStore {
         }
     }
 
-    /// Runs up to 24 operations on the rich store at `path`, one per byte of `operations`:
-    /// edits (some tagged), undo, redo, scopes pushed, ended and discarded, undo to the newest
-    /// tag, closing and reopening, another limit, checkpoints, snapshots saved and restored;
-    /// then reopens it. Returns what each step left, and the error that stopped them, if any.
-    public static func run(_ operations: [UInt8], on path: String) -> (
-        steps: [OperationStep], error: KeepsakeError?
-    ) {
+    /// Runs operations on the rich store at `path`, one per byte of `operations`: edits (some
+    /// tagged), undo, redo, scopes pushed, ended and discarded, undo to the newest tag, closing
+    /// and reopening, another limit, checkpoints, snapshots saved and restored; then reopens it.
+    /// Returns what each step left, and the error that stopped them, if any.
+    ///
+    /// - Parameters:
+    ///   - maximumSteps: Stop once this many steps are taken.
+    ///   - finalReopen: Whether to close and reopen the store after the last operation.
+    ///   - report: Called with each step as it is taken.
+    public static func run(
+        _ operations: [UInt8], on path: String, maximumSteps: Int = .max, finalReopen: Bool = true,
+        afterEach report: (OperationStep) -> Void = { _ in }
+    ) -> (steps: [OperationStep], error: KeepsakeError?) {
         var steps: [OperationStep] = []
         var limit = Self.limit
+        func record(_ step: OperationStep) {
+            var step = step
+            step.limit = limit
+            steps.append(step)
+            report(step)
+        }
         var store: KeepsakeStore?
         defer { store?.close() }
         func open() throws(KeepsakeError) -> KeepsakeHistory<Doc> {
@@ -45,65 +63,66 @@ extension RichStore {
         }
         do throws(KeepsakeError) {
             var history = try open()
-            steps.append(.init("opened", history))
+            record(.init("opened", history))
             var generator = SeededGenerator(seed: 7)
-            for (index, operation) in operations.prefix(24).enumerated() {
+            for (index, operation) in operations.enumerated() where steps.count < maximumSteps {
                 let variant = Int(operation / 14)
                 switch operation % 14 {
                 case 0, 1:
                     var doc = history.value
                     DocEdits.edit(&doc, using: &generator)
                     try history.append(doc, tag: operation % 14 == 1 ? "n\(index + 1)" : nil)
-                    steps.append(.init("append", history))
+                    record(.init("append", history))
                 case 2, 3:
                     guard history.hasUndo else { continue }
-                    steps.append(.init("undo", history, try history.undo()))
+                    record(.init("undo", history, try history.undo()))
                 case 4:
                     guard history.hasRedo else { continue }
-                    steps.append(.init("redo", history, try history.redo()))
+                    record(.init("redo", history, try history.redo()))
                 case 5:
                     try history.pushNewScope()
-                    steps.append(.init("push", history))
+                    record(.init("push", history))
                 case 6:
                     guard history.scopeLevel > 0 else { continue }
                     try history.popCurrentScope()
-                    steps.append(.init("pop", history))
+                    record(.init("pop", history))
                 case 7:
                     guard history.scopeLevel > 0 else { continue }
-                    steps.append(.init("discard", history, try history.undoAndPopCurrentScope()))
+                    record(.init("discard", history, try history.undoAndPopCurrentScope()))
                 case 8:
                     let tags = try history.tags()
                     let listed = tags.undo.map { $0?.json } + ["|"] + tags.redo.map { $0?.json }
-                    steps.append(.init("tags", history, tags: listed))
+                    record(.init("tags", history, tags: listed))
                     if let newest = tags.undo.compactMap({ $0 }).last {
-                        steps.append(.init("undo to \(newest.json)", history, try history.undo(to: newest)))
+                        record(.init("undo to \(newest.json)", history, try history.undo(to: newest)))
                     }
                 case 9:
                     try history.close()
                     history = try open()
-                    steps.append(.init("reopened", history))
+                    record(.init("reopened", history))
                 case 10:
                     limit = [3, 6, 16, 40][variant % 4]
                     history = try open()
-                    steps.append(.init("limit \(limit)", history))
+                    record(.init("limit \(limit)", history))
                 case 11:
                     try Caretaker(store: store!).save(
                         history.value, as: "s\(variant % 3)", replacingExisting: true)
-                    steps.append(.init("saved", history))
+                    record(.init("saved", history))
                 case 12:
                     let name = ["latest", "s0", "s1", "s2"][variant % 4]
-                    steps.append(
+                    record(
                         .init(
                             "restored \(name)", history,
                             try Caretaker(store: store!).restore(name, as: Doc.self) ?? Doc.empty))
                 default:
                     try history.writeCheckpoint()
-                    steps.append(.init("checkpoint", history))
+                    record(.init("checkpoint", history))
                 }
             }
+            guard finalReopen, steps.count < maximumSteps else { return (steps, nil) }
             try history.close()
             history = try open()
-            steps.append(.init("final reopen", history))
+            record(.init("final reopen", history))
             return (steps, nil)
         } catch {
             return (steps, error)

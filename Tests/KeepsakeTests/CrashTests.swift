@@ -166,4 +166,55 @@ import Testing
         // How much compaction had deleted by the kill depends on timing (it runs in the
         // writer's pauses); PruningTests pins what it keeps.
     }
+
+    /// Every operation a history has — edits, tags, undo, redo, undo to a tag, scopes pushed,
+    /// ended and discarded, another limit (folding and compacting), checkpoints, snapshots,
+    /// closing and reopening — on the store that uses everything, killed at a random moment:
+    /// reopened, it is where the last reported operation left it, or the next one, and sound.
+    @Test(arguments: 0..<max(1, trials / 2))
+    @MainActor func aWriterKilledDuringAnyOperationIsWhereTheLastReportedOneLeftIt(trial: Int) async throws {
+        let directory = TemporaryDirectory()
+        let (path, log) = (directory.path("rich.keepsake"), directory.path("committed.log"))
+        let original = try RichStore.write(to: path)
+        let seed = UInt64(0x0BE4_0000 + trial)
+        var generator = SeededGenerator(seed: seed)
+        let operations = (0..<5_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        await #expect(processExitsWith: .signal(SIGKILL)) {
+            [
+                path = path as String, log = log as String, seed = seed as UInt64,
+                operations = operations as [UInt8]
+            ] in
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let output = FileHandle(forWritingAtPath: log)!
+            CheckpointCrashTests.killSoon(seed: seed, within: 10_000..<400_000)
+            await MainActor.run {
+                _ = RichStore.run(operations, on: path, finalReopen: false) { _ in
+                    output.write(Data("step\n".utf8))
+                }
+            }
+            // Waits for the kill: the operations must not end first.
+            while true { sleep(1) }
+        }
+        let reported = CheckpointCrashTests.reportedCount(log)
+        let reference = directory.path("reference.keepsake")
+        try original.write(to: URL(fileURLWithPath: reference))
+        let (expected, failure) = RichStore.run(
+            operations, on: reference, maximumSteps: reported + 1, finalReopen: false)
+        #expect(failure == nil && expected.count == reported + 1, "trial \(trial): the reference stopped")
+        // Before the first step was reported, the store is the rich store or the one opened.
+        let last = expected[max(0, reported - 1)]
+        let store = try KeepsakeStore(path: path)
+        defer { store.close() }
+        #expect(try store.integrityCheck() == ["ok"])
+        #expect(try store.verify().problems == [])
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: last.limit)
+        try history.checkInvariants()
+        var reopened = RichStore.OperationStep("reopened after the kill", history)
+        reopened.limit = last.limit
+        let candidates = expected[max(0, reported - 1)...]
+        #expect(
+            candidates.contains { $0.value == reopened.value && $0.state == reopened.state },
+            "trial \(trial): \(reported) steps reported, the last \(last); reopened \(reopened)")
+        print("trial \(trial): killed after \(reported) steps, during \(expected.last!.label)")
+    }
 }
