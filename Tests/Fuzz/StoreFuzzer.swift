@@ -77,16 +77,20 @@ struct InputGenerator: RandomNumberGenerator {
             guard !damage.isEmpty else { return (nil, []) }
             return (RichStore.readDamaged(path, expecting: expected).problem, damage)
         }
-        // The first byte says how many of the next ones pick the damage; the rest are operations.
+        // The first byte says how many of the next ones pick the damage, and whether edits are
+        // held back (debounced); the rest are operations.
         guard let first = input.first else { return (nil, []) }
+        let debounced = first >= 128
         let split = min(1 + Int(first) % 24, input.count)
         var generator = InputGenerator(input[1..<split])
         let operations = Array(input[split...].prefix(24))
         let undamaged = "\(directory)/undamaged.keepsake"
         for suffix in ["", "-wal", "-shm"] { unlink(undamaged + suffix) }
         try original.write(to: URL(fileURLWithPath: undamaged))
-        let (expected, failure) = RichStore.run(operations, on: undamaged)
-        let account = ["operations: " + expected.map(\.label).joined(separator: ", ")]
+        let (expected, failure) = RichStore.run(operations, on: undamaged, debounced: debounced)
+        let account = [
+            "\(debounced ? "debounced " : "")operations: " + expected.map(\.label).joined(separator: ", ")
+        ]
         if let failure {
             // The undamaged store must take every operation.
             return ("the undamaged store failed: \(failure)", account)
@@ -94,6 +98,9 @@ struct InputGenerator: RandomNumberGenerator {
         let damage = try RichStore.writeDamaged(
             original, to: path, mode.damage, keyDamages: keyDamages, using: &generator)
         guard !damage.isEmpty else { return (nil, []) }
-        return (RichStore.runDamaged(operations, on: path, expecting: expected), damage + account)
+        return (
+            RichStore.runDamaged(operations, on: path, debounced: debounced, expecting: expected),
+            damage + account
+        )
     }
 }

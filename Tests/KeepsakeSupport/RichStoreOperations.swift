@@ -34,15 +34,19 @@ extension RichStore {
 
     /// Runs operations on the rich store at `path`, one per byte of `operations`: edits (some
     /// tagged), undo, redo, scopes pushed, ended and discarded, undo to the newest tag, closing
-    /// and reopening, another limit, checkpoints, snapshots saved and restored; then reopens it.
-    /// Returns what each step left, and the error that stopped them, if any.
+    /// and reopening, another limit, checkpoints, snapshots saved and restored, and (debounced)
+    /// flushes; then reopens it. Returns what each step left, and the error that stopped them,
+    /// if any.
     ///
     /// - Parameters:
+    ///   - debounced: Whether the history holds back each edit (on a clock that never moves):
+    ///     the next operation, closing or opening again records it.
     ///   - maximumSteps: Stop once this many steps are taken.
     ///   - finalReopen: Whether to close and reopen the store after the last operation.
     ///   - report: Called with each step as it is taken.
     public static func run(
-        _ operations: [UInt8], on path: String, maximumSteps: Int = .max, finalReopen: Bool = true,
+        _ operations: [UInt8], on path: String, debounced: Bool = false, maximumSteps: Int = .max,
+        finalReopen: Bool = true,
         afterEach report: (OperationStep) -> Void = { _ in }
     ) -> (steps: [OperationStep], error: KeepsakeError?) {
         var steps: [OperationStep] = []
@@ -55,23 +59,26 @@ extension RichStore {
         }
         var store: KeepsakeStore?
         defer { store?.close() }
+        let clock = ManualClock()
         func open() throws(KeepsakeError) -> KeepsakeHistory<Doc> {
             store?.close()
             let opened = try KeepsakeStore(path: path)
             store = opened
-            return try opened.history("doc", initialValue: Doc.empty, maximumVersions: limit)
+            let history = try opened.history("doc", initialValue: Doc.empty, maximumVersions: limit)
+            if debounced { history.withDebouncing(clock: clock, interval: .seconds(1)) }
+            return history
         }
         do throws(KeepsakeError) {
             var history = try open()
             record(.init("opened", history))
             var generator = SeededGenerator(seed: 7)
             for (index, operation) in operations.enumerated() where steps.count < maximumSteps {
-                let variant = Int(operation / 14)
-                switch operation % 14 {
+                let variant = Int(operation / 15)
+                switch operation % 15 {
                 case 0, 1:
                     var doc = history.value
                     DocEdits.edit(&doc, using: &generator)
-                    try history.append(doc, tag: operation % 14 == 1 ? "n\(index + 1)" : nil)
+                    try history.append(doc, tag: operation % 15 == 1 ? "n\(index + 1)" : nil)
                     record(.init("append", history))
                 case 2, 3:
                     guard history.hasUndo else { continue }
@@ -114,9 +121,13 @@ extension RichStore {
                         .init(
                             "restored \(name)", history,
                             try Caretaker(store: store!).restore(name, as: Doc.self) ?? Doc.empty))
-                default:
+                case 13:
                     try history.writeCheckpoint()
                     record(.init("checkpoint", history))
+                default:
+                    guard debounced else { continue }
+                    try history.flush()
+                    record(.init("flush", history))
                 }
             }
             guard finalReopen, steps.count < maximumSteps else { return (steps, nil) }
@@ -129,16 +140,16 @@ extension RichStore {
         }
     }
 
-    /// Runs `operations` (``run(_:on:)``) on the damaged copy at `path`; returns the problem
+    /// Runs `operations` (``run(_:on:debounced:maximumSteps:finalReopen:afterEach:)``) on the damaged copy at `path`; returns the problem
     /// when a step is not what the undamaged store's `expected` allows. A stack shorter or
     /// longer than the undamaged store's is allowed when `verify` reports the copy (as
     /// ``readDamaged(_:expecting:limit:)`` allows it); a value or a list of tags read otherwise
     /// is not, nor steps missing with no error.
-    public static func runDamaged(_ operations: [UInt8], on path: String, expecting expected: [OperationStep])
-        -> String?
-    {
+    public static func runDamaged(
+        _ operations: [UInt8], on path: String, debounced: Bool = false, expecting expected: [OperationStep]
+    ) -> String? {
         let reported = verifyReports(path)
-        let (steps, error) = run(operations, on: path)
+        let (steps, error) = run(operations, on: path, debounced: debounced)
         let agreeing = zip(steps, expected).prefix { $0 == $1 }.count
         if agreeing < steps.count {
             let (got, want) = (steps[agreeing], expected[agreeing])

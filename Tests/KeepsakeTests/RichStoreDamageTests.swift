@@ -112,8 +112,9 @@ import Testing
         #expect(outcomes.values.reduce(0, +) > 100)
     }
 
-    /// Operations on a damaged copy — edits, undo, redo, scopes pushed, ended and discarded,
-    /// undo to a tag, another limit, checkpoints, snapshots, reopening — give what they give on
+    /// Operations on a damaged copy — edits (held back by debouncing in every other run), undo,
+    /// redo, scopes pushed, ended and discarded, undo to a tag, another limit, checkpoints,
+    /// snapshots, reopening — give what they give on
     /// the undamaged store, up to a typed error or stacks `verify` reports
     /// (``RichStore/runDamaged(_:on:expecting:)``). Writing on a damaged page moves rows a read
     /// alone never moves: the fuzzer's operations mode (`Scripts/fuzz ops-keys`) found a redo and
@@ -129,7 +130,9 @@ import Testing
             let operations = (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let undamaged = directory.path("operations-\(batch)-\(variant).keepsake")
             try original.write(to: URL(fileURLWithPath: undamaged))
-            let (expected, failure) = RichStore.run(operations, on: undamaged)
+            // Every other run holds each edit back (debounced) until the next operation.
+            let debounced = variant.isMultiple(of: 2)
+            let (expected, failure) = RichStore.run(operations, on: undamaged, debounced: debounced)
             // The undamaged store takes every operation, and reopens after them.
             #expect(failure == nil && expected.last?.label == "final reopen")
             let kind = RichStore.DamageKind.allCases.randomElement(using: &generator)!
@@ -138,7 +141,9 @@ import Testing
                 original, to: path, kind, keyDamages: keyDamages, using: &generator)
             guard !damage.isEmpty else { continue }
             damaged[kind, default: 0] += 1
-            if let problem = RichStore.runDamaged(operations, on: path, expecting: expected) {
+            if let problem = RichStore.runDamaged(
+                operations, on: path, debounced: debounced, expecting: expected)
+            {
                 Issue.record(
                     "batch \(batch) variant \(variant), \(damage), operations \(operations): \(problem)")
             }
