@@ -139,7 +139,8 @@ import Testing
     /// Typing with pauses, into a debounced controller on a manual clock, on both storages,
     /// against the model of debouncing: a burst's last value becomes one version once the clock
     /// passes the last append plus the interval, or the first plus the maximum wait, whichever
-    /// comes first, or as soon as an undo, a redo or a flush comes; never earlier. A durable
+    /// comes first, or as soon as an undo, a redo, a flush, or a scope pushed, ended or
+    /// discarded comes; never earlier. A durable
     /// controller dropped while holding a change (as a killed process drops it) records the
     /// change as a version when its history is opened again.
     @Test(arguments: StorageKind.allCases, Soak.batches(usually: 2))
@@ -167,10 +168,11 @@ import Testing
             try #require(controller.versionCount == model.versionCount, "\(context): versionCount")
             try #require(controller.hasUndo == (model.hasUndo || held != nil), "\(context): hasUndo")
             try #require(controller.hasRedo == (model.hasRedo && held == nil), "\(context): hasRedo")
+            try #require(controller.scopeLevel == model.level, "\(context): scope level")
         }
         for step in 0..<300 {
             // Mostly typing and pauses, so that bursts run long enough for the maximum wait.
-            let operation = Int.random(in: 0..<40, using: &generator)
+            let operation = Int.random(in: 0..<43, using: &generator)
             let context = "\(kind) batch \(batch) step \(step) operation \(operation) at \(now)"
             switch operation {
             case 0...19:
@@ -204,10 +206,24 @@ import Testing
                 try controller.redo()
                 recordHeld()
                 model.redo()
-            default:
+            case 39:
                 guard kind == .durable else { continue }
                 controller = try open()
                 recordHeld()
+            case 40:
+                try controller.pushNewScope()
+                recordHeld()
+                model.push()
+            case 41:
+                guard model.level > 0 else { continue }
+                try controller.popCurrentScope()
+                recordHeld()
+                model.pop()
+            default:
+                guard model.level > 0 else { continue }
+                try controller.undoAndPopCurrentScope()
+                recordHeld()
+                model.undoAndPop()
             }
             try expectSame(context)
         }
