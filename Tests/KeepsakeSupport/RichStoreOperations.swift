@@ -43,10 +43,11 @@ extension RichStore {
     ///     the next operation, closing or opening again records it.
     ///   - maximumSteps: Stop once this many steps are taken.
     ///   - finalReopen: Whether to close and reopen the store after the last operation.
+    ///   - afterOpening: Called with the store each time it is opened.
     ///   - report: Called with each step as it is taken.
     public static func run(
         _ operations: [UInt8], on path: String, debounced: Bool = false, maximumSteps: Int = .max,
-        finalReopen: Bool = true,
+        finalReopen: Bool = true, afterOpening: (KeepsakeStore) -> Void = { _ in },
         afterEach report: (OperationStep) -> Void = { _ in }
     ) -> (steps: [OperationStep], error: KeepsakeError?) {
         var steps: [OperationStep] = []
@@ -64,6 +65,7 @@ extension RichStore {
             store?.close()
             let opened = try KeepsakeStore(path: path)
             store = opened
+            afterOpening(opened)
             let history = try opened.history("doc", initialValue: Doc.empty, maximumVersions: limit)
             if debounced { history.withDebouncing(clock: clock, interval: .seconds(1)) }
             return history
@@ -140,7 +142,7 @@ extension RichStore {
         }
     }
 
-    /// Runs `operations` (``run(_:on:debounced:maximumSteps:finalReopen:afterEach:)``) on the damaged copy at `path`; returns the problem
+    /// Runs `operations` (``run(_:on:debounced:maximumSteps:finalReopen:afterOpening:afterEach:)``) on the damaged copy at `path`; returns the problem
     /// when a step is not what the undamaged store's `expected` allows. A stack shorter or
     /// longer than the undamaged store's is allowed when `verify` reports the copy (as
     /// ``readDamaged(_:expecting:limit:)`` allows it); a value or a list of tags read otherwise

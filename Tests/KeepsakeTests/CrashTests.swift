@@ -169,7 +169,8 @@ import Testing
 
     /// Every operation a history has — edits, tags, undo, redo, undo to a tag, scopes pushed,
     /// ended and discarded, another limit (folding and compacting), checkpoints, snapshots,
-    /// closing and reopening — on the store that uses everything, killed at a random moment:
+    /// closing and reopening — on the store that uses everything, its log checkpointed every few
+    /// pages, killed at a random moment (in a checkpoint too):
     /// reopened, it is where the last reported operation left it, or the next one, and sound.
     /// Debounced, each edit is held back until the next operation: reopening records the one
     /// held at the kill, so the value is the one the last reported operation left (or the
@@ -193,7 +194,13 @@ import Testing
             let output = FileHandle(forWritingAtPath: log)!
             CheckpointCrashTests.killSoon(seed: seed, within: 10_000..<400_000)
             await MainActor.run {
-                _ = RichStore.run(operations, on: path, debounced: debounced, finalReopen: false) { _ in
+                // Its log checkpointed every few pages, as a busy app's is: kills land in those too.
+                _ = RichStore.run(
+                    operations, on: path, debounced: debounced, finalReopen: false,
+                    afterOpening: {
+                        try? $0.database.read { try $0.execute("PRAGMA wal_autocheckpoint = 8") }
+                    }
+                ) { _ in
                     output.write(Data("step\n".utf8))
                 }
             }
