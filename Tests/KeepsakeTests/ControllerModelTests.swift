@@ -139,8 +139,8 @@ import Testing
     /// Typing with pauses, into a debounced controller on a manual clock, on both storages,
     /// against the model of debouncing: a burst's last value becomes one version once the clock
     /// passes the last append plus the interval, or the first plus the maximum wait, whichever
-    /// comes first, or as soon as an undo, a redo, a flush, or a scope pushed, ended or
-    /// discarded comes; never earlier. A durable
+    /// comes first, or as soon as an undo, a redo, a flush, a tagged edit, a checkpoint, a
+    /// scope pushed, ended or discarded, or a new limit comes; never earlier. A durable
     /// controller dropped while holding a change (as a killed process drops it) records the
     /// change as a version when its history is opened again.
     @Test(arguments: StorageKind.allCases, Soak.batches(usually: 2))
@@ -149,9 +149,11 @@ import Testing
         let path = directory.path("typing-\(batch).keepsake")
         let (interval, maximumWait) = (Duration.milliseconds(100), Duration.milliseconds(200))
         let clock = ManualClock()
+        var maximumVersions: Int?
         func open() throws -> VersioningController<Doc, Doc, ReversionError> {
             try VersioningController(
-                Doc.empty, storage: try kind.storage(path: path, history: "typing"), maximumVersions: nil
+                Doc.empty, storage: try kind.storage(path: path, history: "typing"),
+                maximumVersions: maximumVersions
             ).withDebouncing(clock: clock, interval: interval, maximumWait: maximumWait)
         }
         var controller = try open()
@@ -172,7 +174,7 @@ import Testing
         }
         for step in 0..<300 {
             // Mostly typing and pauses, so that bursts run long enough for the maximum wait.
-            let operation = Int.random(in: 0..<43, using: &generator)
+            let operation = Int.random(in: 0..<46, using: &generator)
             let context = "\(kind) batch \(batch) step \(step) operation \(operation) at \(now)"
             switch operation {
             case 0...19:
@@ -219,11 +221,27 @@ import Testing
                 try controller.popCurrentScope()
                 recordHeld()
                 model.pop()
-            default:
+            case 42:
                 guard model.level > 0 else { continue }
                 try controller.undoAndPopCurrentScope()
                 recordHeld()
                 model.undoAndPop()
+            case 43:
+                // A tagged edit is never held: it records the held change, then itself.
+                var doc = controller.value
+                DocEdits.edit(&doc, using: &generator)
+                try controller.append(doc, tag: "t\(step)")
+                recordHeld()
+                model.append(doc, tag: "t\(step)")
+            case 44:
+                try controller.writeCheckpoint()
+                recordHeld()
+            default:
+                // A new limit: the versions over it go at once, the held change recorded first.
+                maximumVersions = [3, 10, 40].randomElement(using: &generator)!
+                try controller.setMaximumVersions(maximumVersions)
+                recordHeld()
+                model.setMaximumVersions(maximumVersions, slack: maximumVersions! / 8)
             }
             try expectSame(context)
         }
