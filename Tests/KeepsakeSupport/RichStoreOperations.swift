@@ -8,17 +8,17 @@ extension RichStore {
     /// the limit the history was opened with.
     public struct OperationStep: Equatable, CustomStringConvertible {
         public var label: String
-        public var doc: Doc?
+        public var doc: Doc
         public var value: Doc
         public var state: [Int]
         public var tags: [String?] = []
-        public var limit: Int
+        /// Set by ``RichStore/run(_:on:debounced:maximumSteps:finalReopen:afterOpening:afterEach:)``.
+        public var limit = 0
 
         /// The step `label` left on `history`: `doc` returned by it, or else the current value.
         public init(_ label: String, _ history: KeepsakeHistory<Doc>, _ doc: Doc? = nil, tags: [String?] = [])
         {
             self.label = label
-            limit = 0
             value = history.value
             self.doc = doc ?? value
             state = [
@@ -28,7 +28,7 @@ extension RichStore {
         }
 
         public var description: String {
-            "\(label): stacks \(state), tags \(tags), \(doc?.summary ?? "no value")"
+            "\(label): stacks \(state), tags \(tags), \(doc.summary)"
         }
     }
 
