@@ -548,7 +548,6 @@ struct HistoryRows {
         return Int64(bitPattern: input.withUnsafeBytes { StableDigest.of($0) })
     }
 
-    /// The highest position in the history (0 when it has no version).
     /// The highest position a version has taken, which the next version's follows: the
     /// newest version's, or the floor when every version above it was deleted (undone, then
     /// dropped by an edit or a limit) and those under it were compacted away with it.
@@ -556,6 +555,7 @@ struct HistoryRows {
         Swift.max(try maxPosition(), try floor())
     }
 
+    /// The highest position in the history (0 when it has no version).
     func maxPosition() throws -> Int {
         let highest = Int(
             try connection.scalarInt(
