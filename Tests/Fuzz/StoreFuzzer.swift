@@ -84,23 +84,13 @@ struct InputGenerator: RandomNumberGenerator {
         let split = min(1 + Int(first) % 24, input.count)
         var generator = InputGenerator(input[1..<split])
         let operations = Array(input[split...].prefix(24))
-        let undamaged = "\(directory)/undamaged.keepsake"
-        for suffix in ["", "-wal", "-shm"] { unlink(undamaged + suffix) }
-        try original.write(to: URL(fileURLWithPath: undamaged))
-        let (expected, failure) = RichStore.run(operations, on: undamaged, debounced: debounced)
+        let (damage, expected, problem) = try RichStore.runBeside(
+            operations, debounced: debounced, original: original,
+            undamaged: "\(directory)/undamaged.keepsake",
+            damaged: path, mode.damage, keyDamages: keyDamages, using: &generator)
         let account = [
             "\(debounced ? "debounced " : "")operations: " + expected.map(\.label).joined(separator: ", ")
         ]
-        if let failure {
-            // The undamaged store must take every operation.
-            return ("the undamaged store failed: \(failure)", account)
-        }
-        let damage = try RichStore.writeDamaged(
-            original, to: path, mode.damage, keyDamages: keyDamages, using: &generator)
-        guard !damage.isEmpty else { return (nil, []) }
-        return (
-            RichStore.runDamaged(operations, on: path, debounced: debounced, expecting: expected),
-            damage + account
-        )
+        return (problem, damage + account)
     }
 }

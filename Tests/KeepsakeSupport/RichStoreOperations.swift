@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Keepsake
 import TestSupport
 
@@ -142,8 +142,9 @@ extension RichStore {
         }
     }
 
-    /// Runs `operations` (``run(_:on:debounced:maximumSteps:finalReopen:afterOpening:afterEach:)``) on the damaged copy at `path`; returns the problem
-    /// when a step is not what the undamaged store's `expected` allows. A stack shorter or
+    /// Runs `operations` (``run(_:on:debounced:maximumSteps:finalReopen:afterOpening:afterEach:)``)
+    /// on the damaged copy at `path`; returns the problem when a step is not what the undamaged
+    /// store's `expected` allows. A stack shorter or
     /// longer than the undamaged store's is allowed when `verify` reports the copy (as
     /// ``readDamaged(_:expecting:limit:)`` allows it); a value or a list of tags read otherwise
     /// is not, nor steps missing with no error.
@@ -162,5 +163,33 @@ extension RichStore {
             return "\(steps.count) of \(expected.count) steps, and no error"
         }
         return nil
+    }
+
+    /// Runs `operations` on a copy of the store `original` written to `undamaged`, then on a
+    /// copy written to `damaged` with damage of kind `kind` that `generator` picks
+    /// (``writeDamaged(_:to:_:keyDamages:using:)``), and compares them
+    /// (``runDamaged(_:on:debounced:expecting:)``).
+    ///
+    /// - Returns: The damage done (empty: none was, and nothing was compared), what the
+    ///   operations did on the undamaged store, and the problem: the undamaged store failing an
+    ///   operation or not reopening after them, or the damaged copy's.
+    public static func runBeside(
+        _ operations: [UInt8], debounced: Bool, original: Data, undamaged: String, damaged: String,
+        _ kind: DamageKind, keyDamages: [ByteDamage], using generator: inout some RandomNumberGenerator
+    ) throws -> (damage: [String], expected: [OperationStep], problem: String?) {
+        for suffix in ["", "-wal", "-shm"] { unlink(undamaged + suffix) }
+        try original.write(to: URL(fileURLWithPath: undamaged))
+        let (expected, failure) = run(operations, on: undamaged, debounced: debounced)
+        // The undamaged store takes every operation, and reopens after them.
+        guard failure == nil, expected.last?.label == "final reopen" else {
+            return (
+                [], expected, "the undamaged store failed: \(failure.map { "\($0)" } ?? "no final reopen")"
+            )
+        }
+        let damage = try writeDamaged(original, to: damaged, kind, keyDamages: keyDamages, using: &generator)
+        guard !damage.isEmpty else { return ([], expected, nil) }
+        return (
+            damage, expected, runDamaged(operations, on: damaged, debounced: debounced, expecting: expected)
+        )
     }
 }

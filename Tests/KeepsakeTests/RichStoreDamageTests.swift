@@ -116,7 +116,7 @@ import Testing
     /// redo, scopes pushed, ended and discarded, undo to a tag, another limit, checkpoints,
     /// snapshots, reopening — give what they give on
     /// the undamaged store, up to a typed error or stacks `verify` reports
-    /// (``RichStore/runDamaged(_:on:expecting:)``). Writing on a damaged page moves rows a read
+    /// (``RichStore/runBeside(_:debounced:original:undamaged:damaged:_:keyDamages:using:)``). Writing on a damaged page moves rows a read
     /// alone never moves: the fuzzer's operations mode (`Scripts/fuzz ops-keys`) found a redo and
     /// an undo looked up through a renumbered index entry, which this replays at random.
     @Test(arguments: Soak.batches(usually: 3))
@@ -128,22 +128,16 @@ import Testing
         var damaged: [RichStore.DamageKind: Int] = [:]
         for variant in 0..<40 {
             let operations = (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let undamaged = directory.path("operations-\(batch)-\(variant).keepsake")
-            try original.write(to: URL(fileURLWithPath: undamaged))
             // Every other run holds each edit back (debounced) until the next operation.
             let debounced = variant.isMultiple(of: 2)
-            let (expected, failure) = RichStore.run(operations, on: undamaged, debounced: debounced)
-            // The undamaged store takes every operation, and reopens after them.
-            #expect(failure == nil && expected.last?.label == "final reopen")
             let kind = RichStore.DamageKind.allCases.randomElement(using: &generator)!
-            let path = directory.path("operations-damaged-\(batch)-\(variant).keepsake")
-            let damage = try RichStore.writeDamaged(
-                original, to: path, kind, keyDamages: keyDamages, using: &generator)
-            guard !damage.isEmpty else { continue }
-            damaged[kind, default: 0] += 1
-            if let problem = RichStore.runDamaged(
-                operations, on: path, debounced: debounced, expecting: expected)
-            {
+            let (damage, _, problem) = try RichStore.runBeside(
+                operations, debounced: debounced, original: original,
+                undamaged: directory.path("operations-\(batch)-\(variant).keepsake"),
+                damaged: directory.path("operations-damaged-\(batch)-\(variant).keepsake"), kind,
+                keyDamages: keyDamages, using: &generator)
+            if !damage.isEmpty { damaged[kind, default: 0] += 1 }
+            if let problem {
                 Issue.record(
                     "batch \(batch) variant \(variant), \(damage), operations \(operations): \(problem)")
             }
