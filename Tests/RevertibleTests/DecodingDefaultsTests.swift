@@ -62,9 +62,10 @@ import Testing
         #expect(board.plain == [PlainTask(title: "p", style: Style(color: "red"))])
     }
 
-    /// The app's first element is another element: the type's defaults come first. A property
-    /// of the app's value at the same place still comes before them.
-    @Test func theTypesDefaultsComeBeforeTheAppsFirstElementButAfterTheAppsOwnPlace() throws {
+    /// The app's first element is another element: only the type's defaults fill a stored
+    /// element. A property of the app's value at the same place (a dictionary value under the
+    /// same key) still comes before them.
+    @Test func theAppsFirstElementFillsNoStoredElementButTheAppsOwnPlaceDoes() throws {
         var app = Board()
         app.tasks = [Task(id: 9, title: "app", priority: 9)]
         app.byName = ["x": Task(id: 9, title: "app", priority: 8)]
@@ -73,6 +74,18 @@ import Testing
             template: app)
         #expect(board.tasks.map(\.priority) == [2])
         #expect(board.byName["x"]?.priority == 8)
+
+        // Without defaults, the app's first element does not stand in: the read fails.
+        struct Doc: Codable, Equatable { var tasks: [NoDefaultsTask] }
+        #expect {
+            try decode(
+                Doc.self, #"{"tasks":[{"title":"a"}]}"#,
+                template: Doc(tasks: [NoDefaultsTask(title: "app", priority: 9)]))
+        } throws: { error in
+            guard case DecodingError.keyNotFound(let key, let context) = error else { return false }
+            return key.stringValue == "priority"
+                && context.codingPath.map(\.stringValue) == ["tasks", "Index 0"]
+        }
     }
 
     /// A stored change holding a whole element from before (an insertion) decodes with the

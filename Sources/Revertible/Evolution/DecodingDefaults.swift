@@ -28,8 +28,9 @@ import Foundation
 /// from here. An optional the stored data leaves out reads `nil`, as `Codable` reads it.
 ///
 /// Where the app provides a value at the same place (a property of the history's initial
-/// value), that value comes first; for an array element, this type's defaults come before the
-/// app's first element.
+/// value, a dictionary value under the same key), that value comes first. An array element
+/// takes only these: the app's array holds other elements, and taking a property from its first
+/// one would read a value no stored element had.
 public protocol DecodingDefaults: Encodable {
     /// The value whose properties fill those a stored value lacks. Encoded once per type.
     static var decodingDefaults: Self { get }

@@ -4,7 +4,9 @@ public import Foundation
 ///
 /// Stored data is merged over what the app provides: a key missing from the stored JSON (a
 /// property added since) takes its value from the app's `template` at the same place, or where
-/// the app has none (an array element it does not hold) from the type's ``DecodingDefaults`` —
+/// the app has none from the type's ``DecodingDefaults``. An array element has no such place:
+/// the app's elements are other elements (its first todo's `priority` is not a stored todo's),
+/// so only its type's defaults fill it, and without them it does not decode —
 /// except an optional's, which is `nil`, as the standard decoder reads it (a `nil` optional is
 /// left out of the JSON, so its absence says nothing of a property added); an extra key (a property
 /// removed since) is ignored; a property declared renamed or converted in
@@ -123,8 +125,10 @@ private struct TreeDecoder: Decoder {
             throw DecodingError.typeMismatch(
                 [Any].self, .init(codingPath: codingPath, debugDescription: "Expected an array"))
         }
-        // The app's first element stands in for what stored elements lack.
-        return UnkeyedTree(decoder: self, array: array, elementTemplate: (template as? [Any])?.first)
+        // No element of the app's stands in for what stored elements lack: the app's array holds
+        // other elements (its first todo is not a stored todo's place), so only the element
+        // type's `DecodingDefaults` fill them.
+        return UnkeyedTree(decoder: self, array: array)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleTree(decoder: self) }
@@ -263,20 +267,18 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
 private struct UnkeyedTree: UnkeyedDecodingContainer {
     let decoder: TreeDecoder
     let array: [Any]
-    let elementTemplate: Any?
     var currentIndex = 0
     var codingPath: [any CodingKey] { decoder.codingPath }
     var count: Int? { array.count }
     var isAtEnd: Bool { currentIndex >= array.count }
 
-    init(decoder: TreeDecoder, array: [Any], elementTemplate: Any?) {
+    init(decoder: TreeDecoder, array: [Any]) {
         self.decoder = decoder
         self.array = array
-        self.elementTemplate = elementTemplate
     }
 
     /// The next element's decoder; `T`'s ``DecodingDefaults`` (when it has them) stand in for
-    /// what it lacks before the app's first element, which is another element.
+    /// what it lacks.
     private mutating func next(_ type: Any.Type = Any.self) throws -> TreeDecoder {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
@@ -284,7 +286,7 @@ private struct UnkeyedTree: UnkeyedDecodingContainer {
         }
         defer { currentIndex += 1 }
         return decoder.child(
-            array[currentIndex], template: DecodingDefaultsTree.of(type) ?? elementTemplate,
+            array[currentIndex], template: DecodingDefaultsTree.of(type),
             key: AnyKey(index: currentIndex))
     }
 

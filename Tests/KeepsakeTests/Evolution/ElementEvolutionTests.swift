@@ -130,4 +130,45 @@ enum OldBoardApp {
         try ModelEvolutionTests.expectHistory(
             at: path, initialValue: Board(), expected: OldBoardApp.versions.map(Self.updated))
     }
+
+    /// The app's own tasks are other tasks: the first one's `priority` fills no stored task (it
+    /// would be a value no stored task had), in a history's initial value, a restore template
+    /// or the controller a snapshot is restored into. Without defaults each read fails as above,
+    /// where a task is stored whole (a checkpoint, a snapshot) as where a change inserts it.
+    @Test func withoutDefaultsTheAppsOwnFirstTaskFillsNothing() throws {
+        let path = directory.path("tasks.keepsake")
+        let stored = OldBoardApp.Board(tasks: [.init(id: 1, title: "stored")])
+        let writer = try KeepsakeStore(path: path)
+        let written = try writer.history("doc", initialValue: OldBoardApp.Board())
+        try written.append(stored)
+        try written.writeCheckpoint()
+        try written.close()
+        try Caretaker(store: writer).save(stored, as: "before")
+        writer.close()
+        try ModelEvolutionTests().moveSnapshots(at: path, to: BoardWithoutDefaults.self)
+
+        let app = BoardWithoutDefaults(tasks: [TaskWithoutDefaults(id: 50, title: "the app's", priority: 5)])
+        let hint = #"if "priority" was added since the data was stored, conform the type that declares it"#
+        let store = try KeepsakeStore(path: path)
+        defer { store.close() }
+        let opening = #expect(throws: KeepsakeError.self) { try store.history("doc", initialValue: app) }
+        #expect(opening?.description.contains(hint) == true, "\(String(describing: opening))")
+        let reading = #expect(throws: KeepsakeError.self) {
+            try store.value(ofHistory: "doc", atVersion: 1, fillingMissingFrom: app)
+        }
+        #expect(reading?.description.contains(hint) == true, "\(String(describing: reading))")
+        let caretaker = Caretaker(store: store)
+        let restoring = #expect(throws: KeepsakeError.self) {
+            try caretaker.restore("before", as: BoardWithoutDefaults.self, fillingMissingFrom: app)
+        }
+        #expect(restoring?.description.contains(hint) == true, "\(String(describing: restoring))")
+        let controller = VersioningController(app)
+        #expect(throws: KeepsakeError.self) { try caretaker.restore("before", into: controller) }
+        #expect(controller.value == app && controller.versionCount == 0)
+        // Nothing stored was lost: the old model reads it still, and today's with defaults.
+        try ModelEvolutionTests.expectHistory(
+            at: path, initialValue: OldBoardApp.Board(), expected: [OldBoardApp.Board(), stored])
+        try ModelEvolutionTests.expectHistory(
+            at: path, initialValue: Board(), expected: [Board(), Self.updated(stored)])
+    }
 }
