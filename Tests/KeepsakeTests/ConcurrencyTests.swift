@@ -5,7 +5,7 @@ import Testing
 @testable import Keepsake
 
 /// Several processes and many tasks on one store. Run this suite under the thread sanitizer:
-/// `swift test --sanitize=thread --filter ConcurrencyTests`.
+/// `Scripts/sanitize thread --filter ConcurrencyTests`.
 @Suite struct ConcurrencyTests {
     let directory = TemporaryDirectory()
 
