@@ -58,8 +58,9 @@ extension KeepsakeError {
     /// A way to open a store that an error refused, by an option of ``KeepsakeStore/Options``.
     public enum Remedy: Sendable, Hashable {
         /// The file, or its folder, cannot be written (it is locked, on read-only media, not
-        /// permitted, or the file has a second name): ``KeepsakeStore/Options/readOnly`` opens
-        /// it to read.
+        /// permitted, or the file has a second name), or its schema is damaged so that writing
+        /// through it could store rows wrongly: ``KeepsakeStore/Options/readOnly`` opens it to
+        /// read (and ``KeepsakeStore/salvage(from:to:)`` copies what it holds).
         case openReadOnly
         /// Its write-ahead log is damaged: ``KeepsakeStore/Options/readsDamagedLog`` opens it
         /// as SQLite reads it, as of the damage.
@@ -88,6 +89,7 @@ extension KeepsakeError {
     public var remedy: Remedy? {
         switch self {
         case .cannotOpen(_, let reason) where reason.contains(Schema.readOnlyAdvice): .openReadOnly
+        case .notAStore(_, let reason) where reason.contains(Schema.readOnlyAdvice): .openReadOnly
         case .notAStore(_, let reason) where reason.contains(WriteAheadLog.Damage.advice): .readDamagedLog
         default: nil
         }

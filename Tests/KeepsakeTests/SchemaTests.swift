@@ -41,6 +41,10 @@ import Testing
         let connection = try open(path)
         #expect(try connection.scalarInt("PRAGMA user_version") == Int64(Schema.currentVersion))
         #expect(try connection.query("PRAGMA foreign_key_check") { $0.text(0) }.isEmpty)
+        // Every way to the current version makes the same tables, columns and indexes, with
+        // the same statements: opening it for writing takes the quick check.
+        #expect(try connection.query(Schema.shapeQuery) { $0.text(0)! }.sorted() == Schema.shape)
+        #expect(try Schema.hasKeepsakesStatements(connection))
         connection.close()
         _ = try open(path)  // opening again migrates nothing
     }

@@ -562,4 +562,208 @@ extension Schema {
             WHERE v.position > s.floor
             """#,
     ]
+
+    /// The query listing a store's shape, one line each: its tables, their columns, its
+    /// indexes (Scripts/schema-shape.sql).
+    static let shapeQuery = #"""
+        SELECT 'table ' || name || CASE WHEN wr THEN ' WITHOUT ROWID' ELSE '' END
+        FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'
+        UNION ALL
+        SELECT 'column ' || m.name || '.' || p.name || ' ' || p.type
+            || CASE WHEN p."notnull" THEN ' NOT NULL' ELSE '' END
+            || coalesce(' DEFAULT ' || p.dflt_value, '')
+            || CASE WHEN p.pk > 0 THEN ' PRIMARY KEY ' || p.pk ELSE '' END
+        FROM sqlite_schema m, pragma_table_xinfo(m.name) p
+        WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\_%' ESCAPE '\'
+        UNION ALL
+        SELECT 'index ' || m.name || ' ON ' || m.tbl_name || ' ('
+            || (SELECT group_concat(c, ', ') FROM (
+                SELECT coalesce(x.name, 'an expression') || CASE WHEN x.desc THEN ' DESC' ELSE '' END AS c
+                FROM pragma_index_xinfo(m.name) x WHERE x.key ORDER BY x.seqno))
+            || ')' || CASE WHEN l."unique" THEN ' UNIQUE' ELSE '' END || CASE WHEN l.partial THEN ' PARTIAL' ELSE '' END
+        FROM sqlite_schema m JOIN pragma_index_list(m.tbl_name) l ON l.name = m.name
+        WHERE m.type = 'index'
+        ORDER BY 1
+        """#
+
+    /// The shape of a store of the current schema (`shapeQuery`'s lines for a store the
+    /// migrations make, sorted).
+    static let shape: [String] = [
+        #"column blob.bytes BLOB NOT NULL"#,
+        #"column blob.digest TEXT NOT NULL"#,
+        #"column blob.id INTEGER PRIMARY KEY 1"#,
+        #"column blob.size INTEGER NOT NULL"#,
+        #"column checkpoint.created_at REAL NOT NULL"#,
+        #"column checkpoint.digest INTEGER"#,
+        #"column checkpoint.history_id INTEGER NOT NULL"#,
+        #"column checkpoint.id INTEGER PRIMARY KEY 1"#,
+        #"column checkpoint.position INTEGER"#,
+        #"column checkpoint.value TEXT NOT NULL"#,
+        #"column history.created_at REAL NOT NULL"#,
+        #"column history.held_digest INTEGER"#,
+        #"column history.id INTEGER PRIMARY KEY 1"#,
+        #"column history.maximum_versions INTEGER"#,
+        #"column history.modified_at REAL NOT NULL"#,
+        #"column history.name TEXT NOT NULL"#,
+        #"column history.redo_count INTEGER NOT NULL DEFAULT 0"#,
+        #"column history.revision INTEGER NOT NULL DEFAULT 0"#,
+        #"column history.undo_count INTEGER NOT NULL DEFAULT 0"#,
+        #"column history.value_type TEXT NOT NULL"#,
+        #"column history.version_count INTEGER NOT NULL DEFAULT 0"#,
+        #"column pending_change.history_id INTEGER NOT NULL PRIMARY KEY 1"#,
+        #"column pending_change.kind TEXT NOT NULL"#,
+        #"column pending_change.ordinal INTEGER NOT NULL PRIMARY KEY 2"#,
+        #"column pending_change.patch TEXT NOT NULL"#,
+        #"column pending_change.path TEXT NOT NULL"#,
+        #"column scope.base_position INTEGER"#,
+        #"column scope.base_tag TEXT"#,
+        #"column scope.base_tag_digest INTEGER"#,
+        #"column scope.floor INTEGER NOT NULL DEFAULT 0"#,
+        #"column scope.history_id INTEGER NOT NULL PRIMARY KEY 1"#,
+        #"column scope.level INTEGER NOT NULL PRIMARY KEY 2"#,
+        #"column snapshot.created_at REAL NOT NULL"#,
+        #"column snapshot.format INTEGER NOT NULL DEFAULT 1"#,
+        #"column snapshot.id INTEGER PRIMARY KEY 1"#,
+        #"column snapshot.name TEXT NOT NULL"#,
+        #"column snapshot.namespace TEXT NOT NULL"#,
+        #"column snapshot.property_count INTEGER"#,
+        #"column snapshot.value_type TEXT NOT NULL"#,
+        #"column snapshot_property.digest INTEGER"#,
+        #"column snapshot_property.path TEXT NOT NULL PRIMARY KEY 2"#,
+        #"column snapshot_property.snapshot_id INTEGER NOT NULL PRIMARY KEY 1"#,
+        #"column snapshot_property.value TEXT NOT NULL"#,
+        #"column version.changes TEXT NOT NULL"#,
+        #"column version.created_at REAL NOT NULL"#,
+        #"column version.format INTEGER NOT NULL DEFAULT 1"#,
+        #"column version.held_digest INTEGER"#,
+        #"column version.history_id INTEGER NOT NULL PRIMARY KEY 1"#,
+        #"column version.is_undone INTEGER NOT NULL DEFAULT 0"#,
+        #"column version.modified_at REAL"#,
+        #"column version.position INTEGER NOT NULL PRIMARY KEY 2"#,
+        #"column version.redo_count INTEGER"#,
+        #"column version.revision INTEGER"#,
+        #"column version.scope_level INTEGER NOT NULL"#,
+        #"column version.tag TEXT"#,
+        #"column version.tag_digest INTEGER"#,
+        #"column version.undo_count INTEGER"#,
+        #"column version.version_count INTEGER"#,
+        #"index blob_by_digest ON blob (digest, size)"#,
+        #"index checkpoint_by_position ON checkpoint (history_id, position)"#,
+        #"index sqlite_autoindex_history_1 ON history (name) UNIQUE"#,
+        #"index sqlite_autoindex_snapshot_1 ON snapshot (namespace, name) UNIQUE"#,
+        #"index version_undone ON version (history_id, scope_level, position) PARTIAL"#,
+        #"table blob"#,
+        #"table checkpoint"#,
+        #"table history"#,
+        #"table pending_change WITHOUT ROWID"#,
+        #"table scope WITHOUT ROWID"#,
+        #"table snapshot"#,
+        #"table snapshot_property WITHOUT ROWID"#,
+        #"table version WITHOUT ROWID"#,
+    ]
+
+    /// Keepsake's tables and indexes as `sqlite_schema` holds them in a store the migrations
+    /// make, by name: a store whose statements read so has `shape`, and is not listed.
+    static let schemaTexts: [String: String] = [
+        "blob": #"""
+            CREATE TABLE blob (
+                id INTEGER PRIMARY KEY,
+                digest TEXT NOT NULL,                 -- XXH64 of the bytes, 16 hex digits
+                size INTEGER NOT NULL CHECK (size >= 0),
+                bytes BLOB NOT NULL
+            ) STRICT
+            """#,
+        "blob_by_digest": #"""
+            CREATE INDEX blob_by_digest ON blob(digest, size)
+            """#,
+        "checkpoint": #"""
+            CREATE TABLE "checkpoint" (
+                id INTEGER PRIMARY KEY,
+                history_id INTEGER NOT NULL REFERENCES history(id) ON DELETE CASCADE,
+                position INTEGER,                     -- the value right after that version; NULL: the base,
+                                                      -- the value before every version kept
+                value TEXT NOT NULL,                  -- the whole value as JSON
+                created_at REAL NOT NULL,
+                digest INTEGER,
+                FOREIGN KEY (history_id, position) REFERENCES "version"(history_id, position) ON DELETE CASCADE
+            ) STRICT
+            """#,
+        "checkpoint_by_position": #"""
+            CREATE INDEX checkpoint_by_position ON checkpoint(history_id, position)
+            """#,
+        "history": #"""
+            CREATE TABLE "history" (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                name TEXT NOT NULL UNIQUE,                 -- the application's id for the history (a document id)
+                value_type TEXT NOT NULL,                  -- the Swift type of the value, for inspection
+                created_at REAL NOT NULL,                  -- seconds since 1970
+                modified_at REAL NOT NULL,
+                maximum_versions INTEGER CHECK (maximum_versions IS NULL OR maximum_versions > 0),
+                -- The counters, while the history has no version (then on its newest version row).
+                revision INTEGER NOT NULL DEFAULT 0,       -- bumped by every write, to detect a second writer
+                undo_count INTEGER NOT NULL DEFAULT 0,     -- versions to undo in the current scope
+                redo_count INTEGER NOT NULL DEFAULT 0,     -- versions to redo in the current scope
+                version_count INTEGER NOT NULL DEFAULT 0,  -- versions stored, all scopes
+                held_digest INTEGER                        -- of the change held back by debouncing
+            ) STRICT
+            """#,
+        "pending_change": #"""
+            CREATE TABLE pending_change (
+                history_id INTEGER NOT NULL REFERENCES history(id) ON DELETE CASCADE,
+                ordinal INTEGER NOT NULL CHECK (ordinal >= 0),  -- order of application when undoing
+                path TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                patch TEXT NOT NULL,
+                PRIMARY KEY (history_id, ordinal)
+            ) STRICT, WITHOUT ROWID
+            """#,
+        "scope": #"""
+            CREATE TABLE scope (
+                history_id INTEGER NOT NULL REFERENCES history(id) ON DELETE CASCADE,
+                level INTEGER NOT NULL CHECK (level >= 0),
+                base_tag TEXT, floor INTEGER NOT NULL DEFAULT 0 CHECK (floor >= 0), base_tag_digest INTEGER, base_position INTEGER CHECK (base_position >= 0),                        -- JSON tag of the version the scope started from
+                PRIMARY KEY (history_id, level)
+            ) STRICT, WITHOUT ROWID
+            """#,
+        "snapshot": #"""
+            CREATE TABLE snapshot (
+                id INTEGER PRIMARY KEY,
+                namespace TEXT NOT NULL,              -- keeps two types or documents from sharing names
+                name TEXT NOT NULL,
+                value_type TEXT NOT NULL,
+                created_at REAL NOT NULL, format INTEGER NOT NULL DEFAULT 1, property_count INTEGER CHECK (property_count >= 0),
+                UNIQUE (namespace, name)
+            ) STRICT
+            """#,
+        "snapshot_property": #"""
+            CREATE TABLE snapshot_property (
+                snapshot_id INTEGER NOT NULL REFERENCES snapshot(id) ON DELETE CASCADE,
+                path TEXT NOT NULL,                   -- the property's path descriptor
+                value TEXT NOT NULL, digest INTEGER,  -- its value as JSON
+                PRIMARY KEY (snapshot_id, path)
+            ) STRICT, WITHOUT ROWID
+            """#,
+        "version": #"""
+            CREATE TABLE "version" (
+                history_id INTEGER NOT NULL REFERENCES history(id) ON DELETE CASCADE,
+                position INTEGER NOT NULL CHECK (position > 0),  -- creation order within the history
+                scope_level INTEGER NOT NULL CHECK (scope_level >= 0),
+                is_undone INTEGER NOT NULL DEFAULT 0 CHECK (is_undone IN (0, 1)),  -- 1: on the redo stack
+                tag TEXT,  -- the version's tag, JSON
+                created_at REAL NOT NULL,
+                format INTEGER NOT NULL DEFAULT 1,  -- the format of its change records
+                changes TEXT NOT NULL,  -- JSON: [[path, kind, patch, digest], …] in order of application when undoing
+                -- The history's counters, on its newest version only (NULL on the others): as on `history`.
+                revision INTEGER,
+                undo_count INTEGER,
+                redo_count INTEGER,
+                version_count INTEGER,
+                modified_at REAL, held_digest INTEGER, tag_digest INTEGER,
+                PRIMARY KEY (history_id, position)
+            ) STRICT, WITHOUT ROWID
+            """#,
+        "version_undone": #"""
+            CREATE INDEX version_undone ON version(history_id, scope_level, position) WHERE is_undone = 1
+            """#,
+    ]
 }

@@ -86,6 +86,7 @@ enum Schema {
                 if unreadableViews { try dropUnreadableViews(connection) }
                 try migrate(connection, from: version)
                 try refreshViews(connection)
+                try checkShape(connection, path: path)
             } else if version < 4 {
                 try createSchema4Views(connection, over: version)
             }

@@ -256,22 +256,34 @@ extension KeepsakeStore {
     }
 
     /// Checks the whole store: SQLite's integrity check, the application id and schema version,
-    /// foreign keys, and the invariants of every history (scopes, undo/redo order, a base value,
-    /// well-formed paths and patches, blob references).
+    /// the schema's tables, columns and indexes against Keepsake's (a damaged `CREATE`
+    /// statement that still parses), foreign keys, and the invariants of every history (scopes,
+    /// undo/redo order, a base value, well-formed paths and patches, blob references).
     ///
     /// - Returns: What was found; ``Verification/isOK`` says whether all is well.
     /// - Throws: ``KeepsakeError`` when the store cannot be read at all.
     public func verify() throws(KeepsakeError) -> Verification {
         try read { connection, blobs in
             let integrity = try connection.query("PRAGMA integrity_check") { $0.text(0) ?? "" }
-            var problems: [String] = []
-            if integrity != ["ok"] {
-                return Verification(
+            func verification(_ problems: [String]) throws -> Verification {
+                Verification(
                     integrity: integrity,
                     schemaVersion: Int(try connection.scalarInt("PRAGMA user_version") ?? 0),
                     applicationIDMatches: try connection.scalarInt("PRAGMA application_id")
                         == Int64(Schema.applicationID),
-                    problems: ["the file is corrupt; the history checks were skipped"])
+                    problems: problems)
+            }
+            // A table's damaged CREATE statement that still parses: the checks below read the
+            // tables through it, and would report SQL errors instead of the damage. (An index's
+            // fails SQLite's integrity check too; this says which statement.)
+            func schemaProblems() throws -> [String] {
+                try Schema.shapeDifferences(connection).map { "the schema is not Keepsake's: \($0)" }
+            }
+            var problems: [String] = []
+            if integrity != ["ok"] {
+                return try verification(
+                    ["the file is corrupt; the history checks were skipped"] + ((try? schemaProblems()) ?? [])
+                )
             }
             // Each check reports what it finds; one that cannot even run (damage SQLite trips
             // over, such as malformed JSON) is a problem too, never a thrown error.
@@ -281,6 +293,11 @@ extension KeepsakeStore {
                 } catch {
                     problems.append("\(what) could not be checked: \(error)")
                 }
+            }
+            check("the schema", schemaProblems)
+            if !problems.isEmpty {
+                return try verification(
+                    problems + ["the history checks were skipped: they read the tables above"])
             }
             if connection.readsWithoutUnreadableViews {
                 check("views") {
@@ -412,12 +429,7 @@ extension KeepsakeStore {
                     return VersionTag(json: json) == nil ? "\(place): its tag is not JSON" : nil
                 }.compactMap { $0 }
             }
-            return Verification(
-                integrity: integrity,
-                schemaVersion: Int(try connection.scalarInt("PRAGMA user_version") ?? 0),
-                applicationIDMatches: try connection.scalarInt("PRAGMA application_id")
-                    == Int64(Schema.applicationID),
-                problems: problems)
+            return try verification(problems)
         }
     }
 

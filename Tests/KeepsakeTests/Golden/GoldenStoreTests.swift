@@ -163,6 +163,8 @@ import Testing
         #expect(try history.undo(to: "v100") == golden[100])
         #expect(try history.undo(to: "start") == golden[0])
         try history.checkInvariants()
+        // Upgraded, it holds the statements a new store holds, word for word.
+        #expect(try store.database.read { try Schema.hasKeepsakesStatements($0) })
     }
 
     /// Every version of every history read without opening it, from the committed file opened
