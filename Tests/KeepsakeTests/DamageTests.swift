@@ -1023,6 +1023,42 @@ import Testing
         #expect(try store.integrityCheck() == ["ok"])
     }
 
+    /// The index of checkpoints' only page says it holds no cells: SQLite finds no checkpoint
+    /// of "doc" through it, not even its base value, and reports nothing. Opening says the
+    /// index lost them, and salvage reads them past it: every version is back, not the
+    /// history lost though its rows are intact.
+    @Test func checkpointsLostFromTheirIndexAreDamageAndSalvageReadsPastIt() throws {
+        let (path, store, history, doc) = try titled("checkpoints.keepsake", versions: 6)
+        try history.writeCheckpoint()
+        var newest = doc
+        newest.title = "after the checkpoint"
+        try history.append(newest)
+        try history.close()
+        store.close()
+        var (bytes, header) = try onlyPage(of: "checkpoint_by_position", in: path)
+        (bytes[header + 3], bytes[header + 4]) = (0, 0)
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        #expect {
+            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        } throws: { error in
+            guard case .damaged("doc", let reason) = error as? KeepsakeError else { return false }
+            return reason
+                == "the index of checkpoints has lost its stored values while the table holds them: the file is damaged"
+        }
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try reader.verify().problems == ["the file is corrupt; the history checks were skipped"])
+        reader.close()
+
+        let salvaged = directory.path("salvaged.keepsake")
+        let report = try KeepsakeStore.salvage(from: path, to: salvaged)
+        #expect(report.lost.isEmpty && report.histories.map(\.version) == [7])
+        let copy = try KeepsakeStore(path: salvaged)
+        #expect(try copy.history("doc", initialValue: Doc.empty, maximumVersions: nil).value == newest)
+        #expect(try copy.verify().isOK)
+        copy.close()
+    }
+
     @Test func aHistoryNameIndexPointingAtAnotherHistoryIsDamageNotItsValue() throws {
         let path = try store()
         let store = try KeepsakeStore(path: path)

@@ -23,7 +23,8 @@ extension KeepsakeStore {
     /// version after it redone on its stored JSON, as ``valueJSON(ofHistory:atVersion:)``
     /// computes it, each change checked against the value it expects, and the change a
     /// debounced controller held; the first version that cannot be read or does not apply
-    /// stops it, and the value is the one before. Nothing is guessed: every value salvaged is
+    /// stops it, and the value is the one before. Versions and checkpoints are read from their
+    /// tables, past the indexes a damaged page can empty. Nothing is guessed: every value salvaged is
     /// one the history had. A history whose value cannot be computed at all, and a snapshot
     /// with a row lost or damaged, are left out, and the report says why. A store whose
     /// write-ahead log is damaged is read as of the damage, and the report lists the commits
@@ -47,6 +48,17 @@ extension KeepsakeStore {
         }
         let source = try KeepsakeStore(path: damaged, options: .init(readOnly: true, readsDamagedLog: true))
         defer { source.close() }
+        // Checkpoints are looked up through their index (history, position): a damaged index
+        // page hides them without a word, and every history whose base value it hid would be
+        // lost though its rows are intact. Here they are read from the table itself, past the
+        // index (a scan per look-up: a store holds a few per history). A store before schema 4
+        // is read through a view of this name already, which reads no index of it.
+        if source.database.read({ $0.schemaVersion }) >= 4 {
+            try source.read { connection, _ in
+                try connection.execute(
+                    "CREATE TEMP VIEW checkpoint AS SELECT * FROM main.checkpoint NOT INDEXED")
+            }
+        }
         var report = SalvageReport(histories: [], snapshots: [], lost: [])
         if let damage = source.database.read({ $0.logDamage }) {
             report.lost.append(
