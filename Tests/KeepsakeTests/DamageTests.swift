@@ -1023,28 +1023,41 @@ import Testing
         #expect(try store.integrityCheck() == ["ok"])
     }
 
-    /// The index of checkpoints' only page says it holds no cells: SQLite finds no checkpoint
-    /// of "doc" through it, not even its base value, and reports nothing. Opening says the
-    /// index lost them, and salvage reads them past it: every version is back, not the
-    /// history lost though its rows are intact.
-    @Test func checkpointsLostFromTheirIndexAreDamageAndSalvageReadsPastIt() throws {
-        let (path, store, history, doc) = try titled("checkpoints.keepsake", versions: 6)
+    /// The only page of the index of checkpoints, or of undone versions, says it holds no
+    /// cells: SQLite finds none through it (not even the base value; no version to redo), and
+    /// reports nothing. Opening says which index lost them, and salvage reads them past it:
+    /// the history comes back whole, not lost, nor stopped at a version it only seemed to lose.
+    @Test(arguments: [
+        (
+            "checkpoint_by_position",
+            "the index of checkpoints has lost its stored values while the table holds them: the file is damaged"
+        ),
+        (
+            "version_undone",
+            "the index of undone versions has lost some while the table holds them: the file is damaged"
+        ),
+    ])
+    func rowsLostFromTheirIndexAreDamageAndSalvageReadsPastIt(index: String, reason: String) throws {
+        let (path, store, history, doc) = try titled("indexed.keepsake", versions: 6)
         try history.writeCheckpoint()
         var newest = doc
         newest.title = "after the checkpoint"
         try history.append(newest)
+        var undone = newest
+        undone.title = "undone"
+        try history.append(undone)
+        #expect(try history.undo() == newest)
         try history.close()
         store.close()
-        var (bytes, header) = try onlyPage(of: "checkpoint_by_position", in: path)
+        var (bytes, header) = try onlyPage(of: index, in: path)
         (bytes[header + 3], bytes[header + 4]) = (0, 0)
         try bytes.write(to: URL(fileURLWithPath: path))
 
         #expect {
             _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
         } throws: { error in
-            guard case .damaged("doc", let reason) = error as? KeepsakeError else { return false }
-            return reason
-                == "the index of checkpoints has lost its stored values while the table holds them: the file is damaged"
+            guard case .damaged("doc", let said) = error as? KeepsakeError else { return false }
+            return said == reason
         }
         let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
         #expect(try reader.verify().problems == ["the file is corrupt; the history checks were skipped"])
@@ -1052,7 +1065,8 @@ import Testing
 
         let salvaged = directory.path("salvaged.keepsake")
         let report = try KeepsakeStore.salvage(from: path, to: salvaged)
-        #expect(report.lost.isEmpty && report.histories.map(\.version) == [7])
+        #expect(report.lost.isEmpty)
+        #expect(report.histories.map { "\($0.version) \($0.damage ?? "whole")" } == ["7 whole"])
         let copy = try KeepsakeStore(path: salvaged)
         #expect(try copy.history("doc", initialValue: Doc.empty, maximumVersions: nil).value == newest)
         #expect(try copy.verify().isOK)

@@ -239,8 +239,12 @@ struct HistoryRows {
     /// `INDEXED BY` the partial index of undone versions, for a query with `is_undone = 1`:
     /// SQLite's planner, with no statistics, would rather walk the primary key from one end of
     /// the history (every version, when there is no undone one). Empty on a store older than
-    /// schema 4 opened read-only, whose `version` is a view.
-    var undoneIndex: String { connection.schemaVersion >= 4 ? "INDEXED BY version_undone" : "" }
+    /// schema 4 opened read-only, whose `version` is a view; `NOT INDEXED` for a salvage
+    /// (``SQLiteConnection/readsPastIndexes``).
+    var undoneIndex: String {
+        guard connection.schemaVersion >= 4 else { return "" }
+        return connection.readsPastIndexes ? "NOT INDEXED" : "INDEXED BY version_undone"
+    }
 
     /// The condition that keeps the versions above the root scope's floor (those kept), for a
     /// query whose first parameter is the history's id. Versions at or below it are folded into
@@ -1021,10 +1025,42 @@ struct HistoryRows {
     /// `is_undone` flag or change a floor while SQLite reports nothing: the value opened would
     /// then lack versions the app made, or hold one it undid, or undo would stop short.
     ///
-    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` on a disagreement.
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` on a disagreement; when the index
+    ///   of undone versions lacks some the table holds (a damaged index page hides them, and the
+    ///   rows read as if versions were lost), saying so.
     func checkLoaded(replayed: [Int], from start: Int, level: Int, redo: Int, total: Int, history: String)
         throws
     {
+        do {
+            try checkLoadedRows(
+                replayed: replayed, from: start, level: level, redo: redo, total: total, history: history)
+        } catch let error as KeepsakeError {
+            guard try undoneIndexLostRows() else { throw error }
+            throw KeepsakeError.damaged(
+                history: history,
+                reason:
+                    "the index of undone versions has lost some while the table holds them: the file is damaged"
+            )
+        }
+    }
+
+    /// Whether the partial index of undone versions lists fewer of this history's than its
+    /// table holds.
+    private func undoneIndexLostRows() throws -> Bool {
+        guard connection.schemaVersion >= 4, !connection.readsPastIndexes else { return false }
+        let id: [SQLiteValue] = [.integer(historyID)]
+        let indexed = try connection.scalarInt(
+            "SELECT count(*) FROM version INDEXED BY version_undone WHERE history_id = ? AND is_undone = 1",
+            id)
+        let held = try connection.scalarInt(
+            "SELECT count(*) FROM version NOT INDEXED WHERE +history_id = ? AND +is_undone = 1", id)
+        return indexed != held
+    }
+
+    /// ``checkLoaded(replayed:from:level:redo:total:history:)``'s checks.
+    private func checkLoadedRows(
+        replayed: [Int], from start: Int, level: Int, redo: Int, total: Int, history: String
+    ) throws {
         func damaged(_ reason: String) -> KeepsakeError { .damaged(history: history, reason: reason) }
         let levels = try connection.query(
             "SELECT level FROM scope WHERE history_id = ? ORDER BY level", [.integer(historyID)]

@@ -42,6 +42,10 @@ public final class SQLiteConnection {
     var logDamage: WriteAheadLog.Damage?
     /// What this connection knows of each table's unique indexes (``keyedRow(in:columns:key:)``).
     var indexChecks: [String: IndexCheck] = [:]
+    /// Whether Keepsake's reads look for undone versions in their table rather than through
+    /// their index, which a damaged page can empty without a word: set by a salvage, for which a
+    /// scan per history is a fair price.
+    var readsPastIndexes = false
     /// Whether the store, opened read-only, has views of Keepsake's that this SQLite cannot
     /// parse, and is read without them (`Schema.readSchema`): ``KeepsakeStore/verify()`` says so.
     var readsWithoutUnreadableViews = false

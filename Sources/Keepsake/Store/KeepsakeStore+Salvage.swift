@@ -48,13 +48,16 @@ extension KeepsakeStore {
         }
         let source = try KeepsakeStore(path: damaged, options: .init(readOnly: true, readsDamagedLog: true))
         defer { source.close() }
-        // Checkpoints are looked up through their index (history, position): a damaged index
-        // page hides them without a word, and every history whose base value it hid would be
-        // lost though its rows are intact. Here they are read from the table itself, past the
-        // index (a scan per look-up: a store holds a few per history). A store before schema 4
-        // is read through a view of this name already, which reads no index of it.
+        // Checkpoints are looked up through their index (history, position), undone versions
+        // through theirs: a damaged index page hides them without a word, and every history
+        // whose base value it hid would be lost, or stop at a version it only seemed to lose,
+        // though its rows are intact. Here they are read from their tables, past the indexes (a
+        // scan per look-up: a store holds a few checkpoints per history; and one scan of the
+        // versions per history). A store before schema 4 is read through views of these names
+        // already, which read no index of it.
         if source.database.read({ $0.schemaVersion }) >= 4 {
             try source.read { connection, _ in
+                connection.readsPastIndexes = true
                 try connection.execute(
                     "CREATE TEMP VIEW checkpoint AS SELECT * FROM main.checkpoint NOT INDEXED")
             }
