@@ -1034,7 +1034,7 @@ import Testing
         ),
         (
             "version_undone",
-            "the index of undone versions has lost some while the table holds them: the file is damaged"
+            "the index of undone versions lists 0 of them while the table holds 1: the file is damaged"
         ),
     ])
     func rowsLostFromTheirIndexAreDamageAndSalvageReadsPastIt(index: String, reason: String) throws {

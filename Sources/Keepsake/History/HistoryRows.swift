@@ -1026,8 +1026,8 @@ struct HistoryRows {
     /// then lack versions the app made, or hold one it undid, or undo would stop short.
     ///
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` on a disagreement; when the index
-    ///   of undone versions lacks some the table holds (a damaged index page hides them, and the
-    ///   rows read as if versions were lost), saying so.
+    ///   of undone versions lists other than the table holds (a damaged index page hides them,
+    ///   and the rows read as if versions were lost), saying so.
     func checkLoaded(replayed: [Int], from start: Int, level: Int, redo: Int, total: Int, history: String)
         throws
     {
@@ -1035,26 +1035,28 @@ struct HistoryRows {
             try checkLoadedRows(
                 replayed: replayed, from: start, level: level, redo: redo, total: total, history: history)
         } catch let error as KeepsakeError {
-            guard try undoneIndexLostRows() else { throw error }
+            guard let (indexed, held) = try undoneIndexDisagreement() else { throw error }
             throw KeepsakeError.damaged(
                 history: history,
                 reason:
-                    "the index of undone versions has lost some while the table holds them: the file is damaged"
+                    "the index of undone versions lists \(indexed) of them while the table holds \(held): the file is damaged"
             )
         }
     }
 
-    /// Whether the partial index of undone versions lists fewer of this history's than its
-    /// table holds.
-    private func undoneIndexLostRows() throws -> Bool {
-        guard connection.schemaVersion >= 4, !connection.readsPastIndexes else { return false }
+    /// How many of this history's undone versions their partial index lists, and how many its
+    /// table holds, when the two differ.
+    private func undoneIndexDisagreement() throws -> (indexed: Int64, held: Int64)? {
+        guard connection.schemaVersion >= 4, !connection.readsPastIndexes else { return nil }
         let id: [SQLiteValue] = [.integer(historyID)]
-        let indexed = try connection.scalarInt(
-            "SELECT count(*) FROM version INDEXED BY version_undone WHERE history_id = ? AND is_undone = 1",
-            id)
-        let held = try connection.scalarInt(
-            "SELECT count(*) FROM version NOT INDEXED WHERE +history_id = ? AND +is_undone = 1", id)
-        return indexed != held
+        let indexed =
+            try connection.scalarInt(
+                "SELECT count(*) FROM version INDEXED BY version_undone WHERE history_id = ? AND is_undone = 1",
+                id) ?? 0
+        let held =
+            try connection.scalarInt(
+                "SELECT count(*) FROM version NOT INDEXED WHERE +history_id = ? AND +is_undone = 1", id) ?? 0
+        return indexed == held ? nil : (indexed, held)
     }
 
     /// ``checkLoaded(replayed:from:level:redo:total:history:)``'s checks.

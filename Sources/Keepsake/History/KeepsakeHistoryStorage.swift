@@ -189,7 +189,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                     "SELECT count(*) FROM checkpoint NOT INDEXED WHERE +history_id = ?", [.integer(row.id)])
                 throw KeepsakeError.damaged(
                     history: name,
-                    reason: hidden ?? 0 > 0
+                    reason: (hidden ?? 0) > 0
                         ? "the index of checkpoints has lost its stored values while the table holds them: the file is damaged"
                         : "it has no stored value, not even its base value")
             }
