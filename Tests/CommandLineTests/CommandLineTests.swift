@@ -207,6 +207,38 @@ import Testing
         #expect(try run("log", store, "demo-note").status == 0)
     }
 
+    /// A table's CREATE statement damaged so that it still parses: verify says which column,
+    /// not the SQL errors its checks would meet, and suggests salvage; the commands that read
+    /// the store go on reading it; the demo, which writes, is refused as on corrupt files.
+    @Test func verifyNamesADamagedStatementAndReadersGoOn() throws {
+        let store = try demoStore()
+        let connection = try SQLiteConnection(path: store)
+        try connection.execute("PRAGMA writable_schema = ON")
+        try connection.transaction {
+            try connection.execute(
+                "UPDATE sqlite_schema SET sql = replace(sql, 'undo_count INTEGER,', 'undo_cofnt INTEGER,') WHERE name = 'version'"
+            )
+            let version = try connection.scalarInt("PRAGMA schema_version")!
+            try connection.execute("PRAGMA schema_version = \(version + 1)")
+        }
+        connection.close()
+        let result = try run("verify", store)
+        #expect(result.status == 1)
+        #expect(
+            result.output.contains(
+                "  - the schema is not Keepsake's: no column version.undo_count INTEGER\n"
+                    + "  - the history checks were skipped: they read the tables above\n"))
+        #expect(!result.output.contains("could not be checked"))
+        #expect(
+            result.output.hasSuffix(
+                "'keepsake salvage \(store) NEW-PATH' copies what the store still proves into a new store.\nFAILED\n"
+            ))
+        #expect(try run("inspect", store).status == 0)
+        let demo = try run("demo", "--store", store)
+        #expect(demo.status == 65)
+        #expect(demo.error.contains("its schema is not Keepsake's: no column version.undo_count INTEGER"))
+    }
+
     @Test func verifyReportsMalformedJSONAndDamagedBlobsWithExitStatusOne() throws {
         let store = try demoStore()
         let connection = try SQLiteConnection(path: store)
