@@ -100,6 +100,18 @@ import Testing
                 + ["the schema is not Keepsake's: \(damage.difference)"]
                 + (damage.misordersAnIndex
                     ? [] : ["the history checks were skipped: they read the tables above"]))
+        // A read that meets a column the damage took away says so, not "no such column".
+        if damage.difference.hasPrefix("no column") {
+            let reading = #expect(throws: KeepsakeError.self) {
+                try reader.history("doc", initialValue: Doc.empty)
+            }
+            #expect(
+                reading
+                    == .notAStore(
+                        path: path,
+                        reason: "it is corrupt (its schema is not Keepsake's: \(damage.difference)); use "
+                            + "KeepsakeStore.salvage(from:to:) to copy what it holds into a new store"))
+        }
 
         // Salvage copies the value and the snapshot into a store that opens for writing.
         let salvaged = directory.path("salvaged.keepsake")

@@ -51,12 +51,33 @@ extension Schema {
     /// (``hasKeepsakesStatements(_:)``, a fraction of the cost) has its shape listed.
     static func checkShape(_ connection: SQLiteConnection, path: String) throws {
         guard try !hasKeepsakesStatements(connection) else { return }
-        let differences = try shapeDifferences(connection)
-        guard let first = differences.first else { return }
+        if let error = try damagedSchema(shapeDifferences(connection), path: path, readOnly: false) {
+            throw error
+        }
+    }
+
+    /// The error of a read that failed on a statement of Keepsake's naming a column or table
+    /// the store lacks (SQLite's "no such column"), when the store's schema differs from
+    /// Keepsake's: the damage, said as opening for writing says it.
+    static func damagedSchema(failing error: SQLiteError, _ connection: SQLiteConnection, path: String)
+        -> KeepsakeError?
+    {
+        guard error.code == .error, error.message.hasPrefix("no such"),
+            let differences = try? shapeDifferences(connection)
+        else { return nil }
+        return damagedSchema(differences, path: path, readOnly: true)
+    }
+
+    /// The store refused as corrupt, naming the first of `differences` (`nil` when there are
+    /// none), with what to do.
+    private static func damagedSchema(_ differences: [String], path: String, readOnly: Bool) -> KeepsakeError?
+    {
+        guard let first = differences.first else { return nil }
         let more = differences.count > 1 ? " and \(differences.count - 1) more" : ""
-        throw KeepsakeError.notAStore(
+        let salvage = "KeepsakeStore.salvage(from:to:) to copy what it holds into a new store"
+        return .notAStore(
             path: path,
-            reason: "it is corrupt (its schema is not Keepsake's: \(first)\(more)); " + readOnlyAdvice
-                + ", and KeepsakeStore.salvage(from:to:) to copy what it holds into a new store")
+            reason: "it is corrupt (its schema is not Keepsake's: \(first)\(more)); "
+                + (readOnly ? "use \(salvage)" : "\(readOnlyAdvice), and \(salvage)"))
     }
 }

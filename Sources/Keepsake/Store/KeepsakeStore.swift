@@ -157,11 +157,19 @@ public final class KeepsakeStore: Sendable {
         }
     }
 
-    /// Runs `body` with the connection, without a write transaction.
+    /// Runs `body` with the connection, without a write transaction. A statement that names a
+    /// column or table the store lacks is a damaged schema (a store opened for writing is
+    /// refused at once), said so rather than as SQLite's "no such column".
     func read<T>(_ body: (SQLiteConnection, BlobCoding) throws -> T) throws(KeepsakeError) -> T {
         do {
             return try database.readFollowingWriters { connection in
-                try connection.transaction(immediate: false) { try body(connection, BlobCoding(connection)) }
+                do {
+                    return try connection.transaction(immediate: false) {
+                        try body(connection, BlobCoding(connection))
+                    }
+                } catch let error as SQLiteError {
+                    throw Schema.damagedSchema(failing: error, connection, path: path) ?? error
+                }
             }
         } catch {
             throw Self.keepsakeError(error, path: path)
