@@ -169,6 +169,20 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
     }
 
+    /// Rewrites the `CREATE` statement of `name` in `store` as the `sqlite3` shell would with
+    /// `PRAGMA writable_schema`: to `expression`, SQL in which `sql` is the statement as it is.
+    func rewriteStatement(of name: String, in store: String, to expression: String) throws {
+        let connection = try SQLiteConnection(path: store)
+        defer { connection.close() }
+        try connection.execute("PRAGMA writable_schema = ON")
+        try connection.transaction {
+            try connection.execute(
+                "UPDATE sqlite_schema SET sql = \(expression) WHERE name = ?", [.text(name)])
+            let version = try connection.scalarInt("PRAGMA schema_version")!
+            try connection.execute("PRAGMA schema_version = \(version + 1)")
+        }
+    }
+
     @Test func verifyReportsABrokenHistoryWithExitStatusOne() throws {
         let store = try demoStore()
         let connection = try SQLiteConnection(path: store)
@@ -187,16 +201,7 @@ import Testing
     /// written with `->>`) is no damage: the store reads, and verify says what to do, not salvage.
     @Test func verifySaysViewsThisSQLiteCannotReadAreRewrittenByAWriter() throws {
         let store = try demoStore()
-        let connection = try SQLiteConnection(path: store)
-        try connection.execute("PRAGMA writable_schema = ON")
-        try connection.transaction {
-            try connection.execute(
-                "UPDATE sqlite_schema SET sql = 'CREATE VIEW timeline AS SELECT 1 ->>> 2' WHERE name = 'timeline'"
-            )
-            let version = try connection.scalarInt("PRAGMA schema_version")!
-            try connection.execute("PRAGMA schema_version = \(version + 1)")
-        }
-        connection.close()
+        try rewriteStatement(of: "timeline", in: store, to: "'CREATE VIEW timeline AS SELECT 1 ->>> 2'")
         let result = try run("verify", store)
         #expect(result.status == 1)
         #expect(result.output.contains("  - the views timeline do not parse in this SQLite ("))
@@ -212,16 +217,8 @@ import Testing
     /// the store go on reading it; the demo, which writes, is refused as on corrupt files.
     @Test func verifyNamesADamagedStatementAndReadersGoOn() throws {
         let store = try demoStore()
-        let connection = try SQLiteConnection(path: store)
-        try connection.execute("PRAGMA writable_schema = ON")
-        try connection.transaction {
-            try connection.execute(
-                "UPDATE sqlite_schema SET sql = replace(sql, 'undo_count INTEGER,', 'undo_cofnt INTEGER,') WHERE name = 'version'"
-            )
-            let version = try connection.scalarInt("PRAGMA schema_version")!
-            try connection.execute("PRAGMA schema_version = \(version + 1)")
-        }
-        connection.close()
+        try rewriteStatement(
+            of: "version", in: store, to: "replace(sql, 'undo_count INTEGER,', 'undo_cofnt INTEGER,')")
         let result = try run("verify", store)
         #expect(result.status == 1)
         #expect(
