@@ -1061,6 +1061,15 @@ import Testing
         }
         let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
         #expect(try reader.verify().problems == ["the file is corrupt; the history checks were skipped"])
+        if index == "checkpoint_by_position" {
+            // A version read without opening looks the base value up the same way.
+            #expect {
+                _ = try reader.valueJSON(ofHistory: "doc", atVersion: 3)
+            } throws: { error in
+                guard case .damaged("doc", let said) = error as? KeepsakeError else { return false }
+                return said == reason
+            }
+        }
         reader.close()
 
         let salvaged = directory.path("salvaged.keepsake")

@@ -915,8 +915,26 @@ struct HistoryRows {
     }
 
     /// The base value's JSON: the value before every version kept.
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` when the index of checkpoints,
+    ///   through which it is looked up, has lost it while the table holds it (a damaged index
+    ///   page hides rows without a word).
     func baseCheckpoint() throws -> String? {
-        try checkpoint(at: nil)
+        if let json = try checkpoint(at: nil) { return json }
+        // Past the index (`+history_id` keeps SQLite 3.37 off it too); a salvage reads past
+        // it already (``SQLiteConnection/readsPastIndexes``), and a store before schema 4 has
+        // a view of this name.
+        guard connection.schemaVersion >= 4, !connection.readsPastIndexes,
+            let hidden = try connection.scalarInt(
+                "SELECT count(*) FROM checkpoint NOT INDEXED WHERE +history_id = ? AND position IS NULL",
+                [.integer(historyID)]),
+            hidden > 0
+        else { return nil }
+        throw KeepsakeError.damaged(
+            history: "",
+            reason:
+                "the index of checkpoints has lost its stored values while the table holds them: the file is damaged"
+        )
     }
 
     /// The JSON of the checkpoint of the version at `position` (the base value's when `nil`),

@@ -184,14 +184,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: row.id)
             // Every history is created with its base value: none at all is a damaged file.
             guard let checkpoint = try rows.bestCheckpoint() else {
-                // Found through the index of checkpoints: a damaged index page hides them.
-                let hidden = try connection.scalarInt(
-                    "SELECT count(*) FROM checkpoint NOT INDEXED WHERE +history_id = ?", [.integer(row.id)])
                 throw KeepsakeError.damaged(
-                    history: name,
-                    reason: (hidden ?? 0) > 0
-                        ? "the index of checkpoints has lost its stored values while the table holds them: the file is damaged"
-                        : "it has no stored value, not even its base value")
+                    history: name, reason: "it has no stored value, not even its base value")
             }
             let replay = try rows.appliedVersions(after: checkpoint.position)
             // The changes since the checkpoint are replayed on today's model; when it can no

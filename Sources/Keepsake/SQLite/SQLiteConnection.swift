@@ -44,7 +44,8 @@ public final class SQLiteConnection {
     var indexChecks: [String: IndexCheck] = [:]
     /// Whether Keepsake's reads look for undone versions in their table rather than through
     /// their index, which a damaged page can empty without a word: set by a salvage, for which a
-    /// scan per history is a fair price.
+    /// scan per history is a fair price (it reads checkpoints past their index too, through a
+    /// temporary view, so a base value its index lost is not looked for again).
     var readsPastIndexes = false
     /// Whether the store, opened read-only, has views of Keepsake's that this SQLite cannot
     /// parse, and is read without them (`Schema.readSchema`): ``KeepsakeStore/verify()`` says so.

@@ -162,12 +162,16 @@ extension KeepsakeStore {
             "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position DESC",
             [.integer(rows.historyID)]
         ) { Int(try $0.requiredInt64(0)) }
-        if let start = checkpoints.first(where: starts.contains), let json = try rows.checkpoint(at: start) {
+        // The rows' own errors (a checkpoint that does not match its digest, one an index lost)
+        // name no history.
+        if let start = checkpoints.first(where: starts.contains),
+            let json = try naming(name, { try rows.checkpoint(at: start) })
+        {
             let redoing = way.filter { $0.version.position > start }.map(\.version)
             try checkConsecutive([start] + redoing.map(\.position), of: versions, history: name)
             return (json, redoing)
         }
-        guard let base = try rows.baseCheckpoint() else {
+        guard let base = try naming(name, { try rows.baseCheckpoint() }) else {
             throw KeepsakeError.damaged(history: name, reason: "it has no base value")
         }
         // From the version the base value is (schema 10), up to the target: versions folded and
