@@ -52,7 +52,43 @@ struct StubbornClock: Clock {
         try controller.undo()
         try controller.undo()
         #expect(model.drawing == .empty && !controller.hasUndo)
+        // The operation that recorded "Two" before its delivery went on observing: the
+        // delivery found nothing left to record, and before, it stopped there, so every later
+        // edit was lost, `close()` included.
+        model.drawing.title = "Three"
+        #expect(await settle { controller.versionCount == 1 })
+        #expect(controller.value.title == "Three" && !controller.hasRedo)
         try controller.checkInvariants()
+    }
+
+    /// What the command-line tool of the exit test does: edit an observed model in a function
+    /// that returns, and so lets go of its controller, before the turn of the edit ends.
+    static func editObservedAndReturn(path: String) throws {
+        let model = DrawingModel()
+        let controller = try VersioningController(
+            observing: model, at: \.drawing, storage: .keepsake(try KeepsakeStore(path: path), history: "doc")
+        )
+        withExtendedLifetime(controller) {
+            model.drawing.title = "Typed, never delivered"
+        }
+    }
+
+    @Test func anEditWhoseControllerIsLetGoOfInItsTurnIsRecordedAtTheNextOpen() async throws {
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            try await NoEditLostTests.editObservedAndReturn(path: path)
+            exit(0)
+        }
+        let store = try KeepsakeStore(path: path)
+        let model = DrawingModel()
+        let controller = try VersioningController(
+            observing: model, at: \.drawing, storage: .keepsake(store, history: "doc"))
+        #expect(model.drawing.title == "Typed, never delivered")
+        #expect(controller.versionCount == 1)
+        try controller.undo()
+        #expect(model.drawing == .empty)
+        try controller.checkInvariants()
+        let held = try store.database.read { try $0.scalarInt("SELECT count(*) FROM pending_change") }
+        #expect(held == 0)
     }
 
     @Test func editsMadeInOneTurnAreOneVersion() async throws {

@@ -19,6 +19,11 @@ extension VersioningController where Root: AnyObject & Observable {
     /// `redo()` brings it back. An append that fails with no caller to throw to leaves its
     /// error in ``error``.
     ///
+    /// Until its change is recorded, the object is kept alive, so a controller that the app
+    /// lets go of in the turn of an edit (with the object, or the object that owns it) still
+    /// has the edit: it gives it to its storage to hold, as debouncing does, and a durable
+    /// history records it when it is next opened (see ``close()``).
+    ///
     /// - Parameters:
     ///   - root: The object, held weakly.
     ///   - keyPath: The tracked property.
@@ -31,7 +36,7 @@ extension VersioningController where Root: AnyObject & Observable {
         maximumVersions: Int? = defaultMaximumVersions, isolation: isolated any Actor = #isolation
     ) {
         self.init(on: root, at: keyPath, errorMode: errorMode, maximumVersions: maximumVersions)
-        observeRoot(on: isolation)
+        startObserving(on: isolation)
     }
 
     /// Tracks the property at `keyPath` of an `@Observable` object by itself, keeping its
@@ -66,13 +71,21 @@ extension VersioningController where Root: AnyObject & Observable {
     ) throws(Failure) {
         try self.init(
             on: root, at: keyPath, storage: storage, errorMode: errorMode, maximumVersions: maximumVersions)
-        observeRoot(on: isolation)
+        startObserving(on: isolation)
     }
 
-    func observeRoot(on actor: any Actor) {
+    private func startObserving(on actor: any Actor) {
+        observeAgain = { [weak self] in self?.observeRoot(on: actor) }
+        observeRoot(on: actor)
+    }
+
+    /// Tracks the root's property until its next change. Observation reports one change per
+    /// tracking, so whoever lowers the raised flag tracks it again: the delivery on the next
+    /// turn, or the operation that recorded the change before it (``observeAgain``).
+    private func observeRoot(on actor: any Actor) {
         guard let root = object as? Root else { return }
         let keyPath = self.keyPath
-        let flag = observedChange ?? ChangeFlag()
+        let flag = observedChange ?? ChangeFlag(root: root)
         observedChange = flag
         let reference = IsolatedReference(self) { $0.rootDidChange(on: actor) }
         withObservationTracking {
@@ -86,11 +99,10 @@ extension VersioningController where Root: AnyObject & Observable {
 
     private func rootDidChange(on actor: any Actor) {
         // Closed, or already recorded by an operation made in the same turn as the change.
-        guard let flag = observedChange, flag.lower() else { return }
+        guard let flag = observedChange, let root = flag.lower() as? Root else { return }
         observeRoot(on: actor)
-        guard let value = readRoot(), value.reversion(to: debouncer?.pending ?? storage.current) != nil else {
-            return
-        }
+        let value = root[keyPath: keyPath]
+        guard value.reversion(to: debouncer?.pending ?? storage.current) != nil else { return }
         performInBackground { () throws(ReversionError) in try record(value, tag: nil) }
     }
 }
@@ -139,20 +151,34 @@ extension VersioningController where Root: AnyObject & Observable, Failure == Re
 
 /// Set when an observed root changes, cleared when the change is recorded; raised from any
 /// thread by Observation's `onChange`, read on the controller's actor.
+///
+/// While raised it keeps the root alive, so that the change can still be read where it is
+/// recorded: on the next turn, when the app let go of the root (and of the controller it
+/// owns) in the turn of the edit, or in the controller's `deinit`, when the app let go of
+/// both. Held weakly, the root would be gone by then, and the edit with it.
 final class ChangeFlag: @unchecked Sendable {
-    // Sound because `raised` is only touched while `lock` is held.
+    // Sound because `raised` and `kept` are only touched while `lock` is held; the root is
+    // only retained here, never read.
     private let lock = NSLock()
-    private var raised = false
+    private weak var root: AnyObject?
+    private var kept: AnyObject?
 
-    func raise() {
-        lock.withLock { raised = true }
+    init(root: AnyObject) {
+        self.root = root
     }
 
-    /// Clears the flag; returns whether it was raised.
-    func lower() -> Bool {
+    func raise() {
+        lock.withLock { kept = root }
+    }
+
+    /// Clears the flag; returns the root whose change it was raised by, alive until the caller
+    /// lets go of it, or `nil` when it was not raised.
+    func lower() -> AnyObject? {
+        // Released by the caller, after the lock: the root's deinit may run then, and release
+        // the controller that holds this flag.
         lock.withLock {
-            defer { raised = false }
-            return raised
+            defer { kept = nil }
+            return kept
         }
     }
 }

@@ -92,8 +92,13 @@ extension VersioningController {
     @inline(never)
     private func recordHeldOrObserved() throws(ReversionError) {
         var newest = debouncer?.pending
-        let observed = observedChange?.lower() ?? false
-        if observed, let root = readRoot() { newest = root }
+        let observed = observedChange?.lower() as? Root
+        if let observed {
+            // The change's tracking has ended; the delivery on the next turn will find the
+            // flag lowered, so the next edit (made in this very turn, perhaps) is tracked here.
+            observeAgain?()
+            newest = observed[keyPath: keyPath]
+        }
         guard let newest else { return }
         let held = debouncer?.take()
         do {
@@ -102,7 +107,7 @@ extension VersioningController {
             if try !commit(newest, tag: nil), held != nil { try storage.holdPending(nil) }
         } catch {
             if let held { debouncer?.hold(held) }
-            if observed { observedChange?.raise() }
+            if observed != nil { observedChange?.raise() }
             throw error
         }
     }
@@ -114,7 +119,9 @@ extension VersioningController {
     ///
     /// A change held back by debouncing is also in a durable store as it is held, so if the
     /// process ends without `close()` — even by `kill -9` — the next open records it as a
-    /// version; `close()` just does it now.
+    /// version; `close()` just does it now. So is an edit to an observed root not recorded
+    /// yet, once the controller is let go of (a command-line tool whose function returns);
+    /// but `exit()` in the turn of the edit releases nothing, and the edit goes with it.
     ///
     /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode; nothing is stopped then,
     ///   and the change stays held.
@@ -125,6 +132,7 @@ extension VersioningController {
         }
         debouncer = nil
         observedChange = nil
+        observeAgain = nil
     }
 
     /// Records what is held back by debouncing, reporting a failure in ``error``: for callers

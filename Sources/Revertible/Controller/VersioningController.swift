@@ -53,6 +53,9 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     var debouncer: (any PendingVersionHolder<Value>)?
     /// Raised by a change to an observed root not recorded yet; `nil` when not observing.
     var observedChange: ChangeFlag?
+    /// Tracks the observed root again after an operation recorded its change before the
+    /// change was delivered; `nil` when not observing.
+    var observeAgain: (() -> Void)?
     var storedError: ReversionError?
     /// The stack state observers last learned of (``didChange(writingRoot:)``).
     var announced: AnnouncedStacks?
@@ -77,6 +80,16 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         self.object = object
         self.errorMode = errorMode
         announced = AnnouncedStacks(storage, pending: false)
+    }
+
+    /// A controller let go of in the turn of an edit to its observed root, before that turn
+    /// ends and the edit is recorded (a document closed, or a command-line tool returning,
+    /// without ``close()``), gives the edit to its storage to hold, as debouncing holds a
+    /// change: a durable store records it as a version when the history is next opened.
+    /// Nothing can report a failure here; ``close()`` records it now, and throws.
+    deinit {
+        guard let root = observedChange?.lower() as? Root else { return }
+        try? storage.holdPending(root[keyPath: keyPath])
     }
 
     /// Opens `storage`; when it fails, the error goes to the error mode: thrown, or stored in
