@@ -61,6 +61,15 @@ let package = Package(
                 "Golden/schema-9.keepsake", "Golden/schema-10.keepsake",
             ],
             swiftSettings: strictSettings),
+        // Compiled as Xcode 26 compiles a new app target: main-actor isolation by default, and the
+        // upcoming features of its "approachable concurrency" setting.
+        .testTarget(
+            name: "MainActorAppTests", dependencies: ["Keepsake"],
+            swiftSettings: strictSettings + [
+                .defaultIsolation(MainActor.self),
+                .enableUpcomingFeature("InferIsolatedConformances"),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+            ]),
         // Runs the built `keepsake` executable as a subprocess; the dependency makes sure it is built.
         .testTarget(
             name: "CommandLineTests", dependencies: ["keepsake", "Keepsake"], swiftSettings: strictSettings),

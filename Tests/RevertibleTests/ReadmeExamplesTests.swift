@@ -140,10 +140,13 @@ struct Editor {
             .deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         // The README's store examples are compiled by KeepsakeTests/ReadmeStoreExamplesTests.swift.
+        // Those of an app target isolated to the main actor by default, by MainActorAppTests.
         let storeExamples = root.appendingPathComponent("Tests/KeepsakeTests/ReadmeStoreExamplesTests.swift")
+        let mainActorExamples = root.appendingPathComponent("Tests/MainActorAppTests/MainActorAppTests.swift")
         let source =
             try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
             + String(contentsOf: storeExamples, encoding: .utf8)
+            + String(contentsOf: mainActorExamples, encoding: .utf8)
         let sourceLines = Set(source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
         // The DocC articles' examples are held to the same rule.
         var articles = ""
