@@ -20,39 +20,66 @@ import Testing
 @MainActor @Suite struct ObservedRootModelTests {
     let directory = TemporaryDirectory()
 
+    /// A storage, and whether the controller debounces on a clock that never moves (so a
+    /// turn's edits are held until an operation records them).
+    struct Setup: CustomTestStringConvertible, Sendable {
+        let kind: StorageKind
+        let debounced: Bool
+
+        var testDescription: String { "\(kind)\(debounced ? ", debounced" : "")" }
+
+        static let all = StorageKind.allCases.flatMap { kind in
+            [false, true].map { Setup(kind: kind, debounced: $0) }
+        }
+    }
+
     /// What the model says, after each step: the edits of one turn are one version, recorded
     /// when the turn ends or when an operation comes first; an operation acts on that version;
     /// a controller let go of with an edit pending gives it to the store, which records it
     /// when the history is opened again. Nothing the app typed is lost, in any order.
-    @Test(arguments: StorageKind.allCases, Soak.batches(usually: 2))
-    func randomEditsAndOperationsMatchTheFullCopyModel(kind: StorageKind, batch: UInt64) async throws {
+    /// Debounced, a turn's edits are held instead, until an operation records them: the value
+    /// and `hasUndo` count them, the versions do not.
+    @Test(arguments: Setup.all, Soak.batches(usually: 2))
+    func randomEditsAndOperationsMatchTheFullCopyModel(setup: Setup, batch: UInt64) async throws {
+        let kind = setup.kind
         var generator = SeededGenerator(seed: 0x0B5E_0000 + batch)
         let path = directory.path("observed-\(batch).keepsake")
         var root = OwningModel()
         func open() throws -> VersioningController<OwningModel, Doc, ReversionError> {
-            try VersioningController(
+            let controller = try VersioningController(
                 observing: root, at: \.drawing, storage: try kind.storage(path: path, history: "observed"))
+            guard setup.debounced else { return controller }
+            return controller.withDebouncing(clock: ManualClock(), interval: .seconds(1))
         }
         var controller: VersioningController<OwningModel, Doc, ReversionError>? = try open()
         var model = FullCopyHistory(Doc.empty, same: ==)
-        /// Whether the app edited the root since its last version was recorded.
+        /// Whether the app edited the root since its last version was recorded (or held).
         var edited = false
+        /// What a debounced controller holds: the root's value at the end of a turn, unless
+        /// that is the current version.
+        var held: Doc?
         func recordEdits() {
-            if edited { model.append(root.drawing, tag: nil) }
+            if edited || held != nil { model.append(root.drawing, tag: nil) }
+            edited = false
+            held = nil
+        }
+        func endTurn() {
+            guard setup.debounced else { return recordEdits() }
+            if edited { held = root.drawing == model.current ? nil : root.drawing }
             edited = false
         }
         func expectSame(_ context: String) throws {
             let controller = try #require(controller, "\(context): a controller")
-            try #require(root.drawing == model.current, "\(context): the model's value")
-            try #require(controller.value == model.current, "\(context): value")
+            try #require(root.drawing == held ?? model.current, "\(context): the model's value")
+            try #require(controller.value == held ?? model.current, "\(context): value")
             try #require(controller.versionCount == model.versionCount, "\(context): versionCount")
-            try #require(controller.hasUndo == model.hasUndo, "\(context): hasUndo")
-            try #require(controller.hasRedo == model.hasRedo, "\(context): hasRedo")
+            try #require(controller.hasUndo == (model.hasUndo || held != nil), "\(context): hasUndo")
+            try #require(controller.hasRedo == (model.hasRedo && held == nil), "\(context): hasRedo")
             try #require(controller.scopeLevel == model.level, "\(context): scope level")
         }
         for step in 0..<400 {
             let operation = Int.random(in: 0..<20, using: &generator)
-            let context = "\(kind) batch \(batch) step \(step) operation \(operation)"
+            let context = "\(setup.testDescription) batch \(batch) step \(step) operation \(operation)"
             switch operation {
             case 0...7:
                 // An edit, in place; the turn goes on.
@@ -60,9 +87,9 @@ import Testing
                 edited = true
                 continue
             case 8...10:
-                // The turn ends: its edits become one version.
-                recordEdits()
-                let expected = (model.versionCount, model.current)
+                // The turn ends: its edits become one version, or are held.
+                endTurn()
+                let expected = (model.versionCount, held ?? model.current)
                 let recorded = await settle { (controller?.versionCount, controller?.value) == expected }
                 try #require(recorded, "\(context): the turn's edits recorded")
             case 11:
@@ -136,13 +163,13 @@ import Testing
         }
         recordEdits()
         try controller?.close()
-        try expectSame("\(kind) batch \(batch) after closing")
+        try expectSame("\(setup.testDescription) batch \(batch) after closing")
         try controller?.checkInvariants()
         if kind == .durable {
             controller = nil
             root = OwningModel()
             controller = try open()
-            try expectSame("\(kind) batch \(batch) reopened")
+            try expectSame("\(setup.testDescription) batch \(batch) reopened")
             try controller?.checkInvariants()
         }
     }
