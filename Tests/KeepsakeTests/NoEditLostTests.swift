@@ -61,6 +61,35 @@ struct StubbornClock: Clock {
         try controller.checkInvariants()
     }
 
+    /// An observed edit whose recording failed (a busy store) is reported in `error` and stays
+    /// pending: the next operation records it — here `close()`, once the store is free. Before,
+    /// it was dropped: the model showed it and no later operation recorded it.
+    @Test(arguments: [false, true])
+    func anObservedEditWhoseRecordingFailedIsRecordedByTheNextOperation(debounced: Bool) async throws {
+        let store = try KeepsakeStore(path: path, options: .init(busyTimeout: .milliseconds(50)))
+        let model = DrawingModel()
+        let controller = try VersioningController(
+            observing: model, at: \.drawing, storage: .keepsake(store, history: "drawing"))
+        if debounced { controller.withDebouncing(clock: ManualClock(), interval: .seconds(1)) }
+        let blocker = try SQLiteConnection(path: path)
+        try blocker.execute("BEGIN IMMEDIATE")
+        model.drawing.title = "Typed while busy"
+        #expect(await settle { controller.error != nil })
+        guard case .sqlite(let sqlite) = controller.error?.keepsakeError else {
+            Issue.record("not a storage error: \(String(describing: controller.error))")
+            return
+        }
+        #expect(sqlite.code == .busy)
+        #expect(controller.versionCount == 0 && model.drawing.title == "Typed while busy")
+        try blocker.execute("ROLLBACK")
+        try controller.close()
+        #expect(controller.error == nil && controller.versionCount == 1)
+        let reopened = try KeepsakeStore(path: path).history("drawing", initialValue: Doc.empty)
+        #expect(reopened.value.title == "Typed while busy")
+        #expect(try reopened.undo() == .empty)
+        try reopened.checkInvariants()
+    }
+
     /// What the command-line tool of the exit test does: edit an observed model in a function
     /// that returns, and so lets go of its controller, before the turn of the edit ends.
     static func editObservedAndReturn(path: String) throws {

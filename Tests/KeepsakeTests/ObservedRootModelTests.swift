@@ -45,9 +45,14 @@ import Testing
         var generator = SeededGenerator(seed: 0x0B5E_0000 + batch)
         let path = directory.path("observed-\(batch).keepsake")
         var root = OwningModel()
+        // A write that finds the store busy fails at once, so that a step can make one fail.
+        let busyFast = KeepsakeStore.Options(busyTimeout: .milliseconds(10))
         func open() throws -> VersioningController<OwningModel, Doc, ReversionError> {
             let controller = try VersioningController(
-                observing: root, at: \.drawing, storage: try kind.storage(path: path, history: "observed"))
+                observing: root, at: \.drawing,
+                storage: kind == .durable
+                    ? .keepsake(try KeepsakeStore(path: path, options: busyFast), history: "observed")
+                    : .inMemory)
             guard setup.debounced else { return controller }
             return controller.withDebouncing(clock: ManualClock(), interval: .seconds(1))
         }
@@ -55,17 +60,20 @@ import Testing
         var model = FullCopyHistory(Doc.empty, same: ==)
         /// Whether the app edited the root since its last version was recorded (or held).
         var edited = false
-        /// What a debounced controller holds: the root's value at the end of a turn, unless
-        /// that is the current version.
+        /// What a debounced controller holds: the root's value at the end of a turn.
         var held: Doc?
+        /// Whether the recording of the app's edits failed and no edit came since: the turn's
+        /// end then records nothing (nothing is delivered), the next operation records them.
+        var failed = false
         func recordEdits() {
             if edited || held != nil { model.append(root.drawing, tag: nil) }
-            edited = false
-            held = nil
+            (edited, held, failed) = (false, nil, false)
         }
         func endTurn() {
             guard setup.debounced else { return recordEdits() }
-            if edited { held = root.drawing == model.current ? nil : root.drawing }
+            // Delivered only when it differs from what is held (or current); typed back to the
+            // current version, it is held all the same, as the debounce model holds it.
+            if edited, root.drawing != held ?? model.current { held = root.drawing }
             edited = false
         }
         func expectSame(_ context: String) throws {
@@ -78,16 +86,18 @@ import Testing
             try #require(controller.scopeLevel == model.level, "\(context): scope level")
         }
         for step in 0..<400 {
-            let operation = Int.random(in: 0..<20, using: &generator)
+            let operation = Int.random(in: 0..<21, using: &generator)
             let context = "\(setup.testDescription) batch \(batch) step \(step) operation \(operation)"
             switch operation {
             case 0...7:
                 // An edit, in place; the turn goes on.
                 DocEdits.edit(&root.drawing, using: &generator)
-                edited = true
+                (edited, failed) = (true, false)
                 continue
             case 8...10:
-                // The turn ends: its edits become one version, or are held.
+                // The turn ends: its edits become one version, or are held. After a failed
+                // recording, with no edit since, nothing is delivered: they stay pending.
+                guard !failed else { continue }
                 endTurn()
                 let expected = (model.versionCount, held ?? model.current)
                 let recorded = await settle { (controller?.versionCount, controller?.value) == expected }
@@ -146,6 +156,21 @@ import Testing
                 controller = nil
                 if Bool.random(using: &generator) { root = OwningModel() }
                 controller = try open()
+            case 19:
+                // The turn ends while another connection holds the store's write lock: its
+                // edits are not recorded (the error says why) and stay pending, for the next
+                // operation, or the delivery of the next edit, to record.
+                guard kind == .durable, edited, !failed, root.drawing != held ?? model.current else {
+                    continue
+                }
+                let blocker = try SQLiteConnection(path: path)
+                try blocker.execute("BEGIN IMMEDIATE")
+                let refused = await settle { controller?.error != nil }
+                try blocker.execute("ROLLBACK")
+                try #require(refused, "\(context): the turn's recording failed")
+                try #require(controller?.error?.keepsakeError != nil, "\(context): a store error")
+                failed = true
+                continue
             default:
                 // The app lets go of a model that owns its controller, in the turn of an edit;
                 // after the turn it opens the history on a new model.

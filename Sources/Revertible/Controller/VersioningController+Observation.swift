@@ -17,7 +17,8 @@ extension VersioningController where Root: AnyObject & Observable {
     /// same turn as a change (an `undo()` right after an edit) records the change first, so it
     /// is a version that the operation acts on: the undo undoes exactly that edit, and
     /// `redo()` brings it back. An append that fails with no caller to throw to leaves its
-    /// error in ``error``.
+    /// error in ``error``, and the change pending: the recording of the next change, the next
+    /// operation, ``flush()`` or ``close()`` records it.
     ///
     /// Until its change is recorded, the object is kept alive, so a controller that the app
     /// lets go of in the turn of an edit (with the object, or the object that owns it) still
@@ -102,8 +103,24 @@ extension VersioningController where Root: AnyObject & Observable {
         guard let flag = observedChange, let root = flag.lower() as? Root else { return }
         observeRoot(on: actor)
         let value = root[keyPath: keyPath]
-        guard value.reversion(to: debouncer?.pending ?? storage.current) != nil else { return }
-        performInBackground { () throws(ReversionError) in try record(value, tag: nil) }
+        guard value.reversion(to: debouncer?.pending ?? storage.current) != nil else {
+            unrecordedObservedValue = nil
+            return
+        }
+        performInBackground { () throws(ReversionError) in
+            // A value whose recording failed is recorded with this one, which holds its edits.
+            unrecordedObservedValue = nil
+            do throws(ReversionError) {
+                try record(value, tag: nil)
+            } catch {
+                // Kept, as a held change stays held, for the next operation, flush() or close()
+                // to record (the tracking above reports later edits). The value, not the root:
+                // nothing may be delivered again, and a root that owns the controller would
+                // keep itself alive.
+                unrecordedObservedValue = value
+                throw error
+            }
+        }
     }
 }
 

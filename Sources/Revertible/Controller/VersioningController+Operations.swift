@@ -91,7 +91,7 @@ extension VersioningController {
     /// ``recordPending()`` while debouncing or observing.
     @inline(never)
     private func recordHeldOrObserved() throws(ReversionError) {
-        var newest = debouncer?.pending
+        var newest = unrecordedObservedValue ?? debouncer?.pending
         let observed = observedChange?.lower() as? Root
         if let observed {
             // The change's tracking has ended; the delivery on the next turn will find the
@@ -105,9 +105,11 @@ extension VersioningController {
             // The version clears the stored held change in its own transaction; with no change
             // (typing undone by hand) the stored one is cleared here.
             if try !commit(newest, tag: nil), held != nil { try storage.holdPending(nil) }
+            unrecordedObservedValue = nil
         } catch {
             if let held { debouncer?.hold(held) }
-            if observed != nil { observedChange?.raise() }
+            // Kept as a value, not by raising the flag again: no delivery is on its way.
+            if observed != nil { unrecordedObservedValue = newest }
             throw error
         }
     }

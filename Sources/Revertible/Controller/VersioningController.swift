@@ -56,6 +56,9 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// Tracks the observed root again after an operation recorded its change before the
     /// change was delivered; `nil` when not observing.
     var observeAgain: (() -> Void)?
+    /// The observed root's value whose recording failed (a busy store): the next operation
+    /// records it, unless a newer change of the root comes first.
+    var unrecordedObservedValue: Value?
     var storedError: ReversionError?
     /// The stack state observers last learned of (``didChange(writingRoot:)``).
     var announced: AnnouncedStacks?
@@ -85,11 +88,13 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// A controller let go of in the turn of an edit to its observed root, before that turn
     /// ends and the edit is recorded (a document closed, or a command-line tool returning,
     /// without ``close()``), gives the edit to its storage to hold, as debouncing holds a
-    /// change: a durable store records it as a version when the history is next opened.
+    /// change: a durable store records it as a version when the history is next opened. So
+    /// does one whose recording failed (a busy store) and that no operation recorded since.
     /// Nothing can report a failure here; ``close()`` records it now, and throws.
     deinit {
-        guard let root = observedChange?.lower() as? Root else { return }
-        try? storage.holdPending(root[keyPath: keyPath])
+        let root = observedChange?.lower() as? Root
+        guard let value = root.map({ $0[keyPath: keyPath] }) ?? unrecordedObservedValue else { return }
+        try? storage.holdPending(value)
     }
 
     /// Opens `storage`; when it fails, the error goes to the error mode: thrown, or stored in
