@@ -110,7 +110,8 @@ import Testing
     }
 
     /// An observed model has no caller to throw to: the refusal reaches the controller's
-    /// `error`, the model keeps the edit, and nothing is reported recorded.
+    /// `error`, the model keeps the edit, and nothing is reported recorded: the edit stays
+    /// pending, as a held change does.
     @Test func anObservedModelWhoseFileIsDeletedReportsTheRefusal() async throws {
         let path = directory.path("drawing.keepsake")
         let model = DrawingModel()
@@ -128,7 +129,7 @@ import Testing
         }
         #expect(error.code.extended == SQLiteError.Code.databaseMoved.extended)
         #expect(model.drawing.title == "Second")
-        #expect(undo.versionCount == 1 && undo.value.title == "First")
+        #expect(undo.versionCount == 1 && undo.value.title == "Second" && undo.hasUndo)
         try undo.checkInvariants()
     }
 

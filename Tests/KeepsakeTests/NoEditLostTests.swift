@@ -90,6 +90,38 @@ struct StubbornClock: Clock {
         try reopened.checkInvariants()
     }
 
+    /// A `@Versioned` property whose append fails (a busy store; the error goes to `error`,
+    /// since a setter cannot throw) still reads the value the app set, counts it in `hasUndo`,
+    /// and the next operation records it. Before, the property read back the old value: what
+    /// the user typed vanished.
+    @Test func aVersionedPropertyKeepsAnEditItsStoreRefused() throws {
+        struct Editor {
+            @Versioned var note: Doc
+
+            init(store: KeepsakeStore) {
+                _note = Versioned(wrappedValue: .empty, storage: .keepsake(store, history: "note"))
+            }
+        }
+        let store = try KeepsakeStore(path: path, options: .init(busyTimeout: .milliseconds(10)))
+        let editor = Editor(store: store)
+        editor.note.title = "Kept"
+        let blocker = try SQLiteConnection(path: path)
+        try blocker.execute("BEGIN IMMEDIATE")
+        editor.note.status = .review
+        #expect(editor.$note.error?.keepsakeError != nil)
+        #expect(editor.note.title == "Kept" && editor.note.status == .review)
+        #expect(editor.$note.versionCount == 1 && editor.$note.hasUndo && !editor.$note.hasRedo)
+        editor.note.title = "Kept, and typed on"
+        #expect(editor.note.status == .review && editor.$note.versionCount == 1)
+        try blocker.execute("ROLLBACK")
+        editor.$note.undo()
+        #expect(editor.$note.error == nil && editor.note.title == "Kept" && editor.note.status == .draft)
+        editor.$note.redo()
+        #expect(editor.note.title == "Kept, and typed on" && editor.note.status == .review)
+        #expect(editor.$note.versionCount == 2)
+        try editor.$note.checkInvariants()
+    }
+
     /// What the command-line tool of the exit test does: edit an observed model in a function
     /// that returns, and so lets go of its controller, before the turn of the edit ends.
     static func editObservedAndReturn(path: String) throws {

@@ -74,7 +74,9 @@ public struct ThrowingVersioned<Value: Versionable> {
         get { projectedValue.value }
         nonmutating set {
             projectedValue.performInBackground { () throws(ReversionError) in
-                try projectedValue.record(newValue, tag: nil)
+                try projectedValue.keepingOnFailure(newValue) { () throws(ReversionError) in
+                    try projectedValue.record(newValue, tag: nil)
+                }
             }
         }
     }

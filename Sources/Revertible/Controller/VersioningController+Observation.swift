@@ -104,22 +104,17 @@ extension VersioningController where Root: AnyObject & Observable {
         observeRoot(on: actor)
         let value = root[keyPath: keyPath]
         guard value.reversion(to: debouncer?.pending ?? storage.current) != nil else {
-            unrecordedObservedValue = nil
+            // Edited back to what is recorded: nothing is left to keep.
+            if hasUnrecorded {
+                unrecorded = nil
+                announceHeldChange()
+            }
             return
         }
+        // Kept when it fails, as a value rather than by keeping the root: nothing may be
+        // delivered again, and a root that owns the controller would keep itself alive.
         performInBackground { () throws(ReversionError) in
-            // A value whose recording failed is recorded with this one, which holds its edits.
-            unrecordedObservedValue = nil
-            do throws(ReversionError) {
-                try record(value, tag: nil)
-            } catch {
-                // Kept, as a held change stays held, for the next operation, flush() or close()
-                // to record (the tracking above reports later edits). The value, not the root:
-                // nothing may be delivered again, and a root that owns the controller would
-                // keep itself alive.
-                unrecordedObservedValue = value
-                throw error
-            }
+            try keepingOnFailure(value) { () throws(ReversionError) in try record(value, tag: nil) }
         }
     }
 }

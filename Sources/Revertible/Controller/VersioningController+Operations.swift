@@ -8,6 +8,11 @@ extension VersioningController {
     /// With debouncing on, the version is held back until changes pause; see
     /// ``withDebouncing(clock:interval:maximumWait:isolation:)``.
     ///
+    /// In the assigning error modes (what `@Versioned` uses), a value the storage refuses (a
+    /// full disk, a busy store) is not dropped: the error goes to ``error`` and the value stays
+    /// pending, as a held change does — ``value`` is it, ``hasUndo`` counts it, and the next
+    /// append or operation records it.
+    ///
     /// - Parameters:
     ///   - newValue: The new version.
     ///   - tag: A tag for the new version (or, when nothing changed, for the current one): any
@@ -16,8 +21,33 @@ extension VersioningController {
     ///   write (nothing changed then), `.notEncodable` for a tag that is not `Encodable`.
     public func append(_ newValue: Value, tag: AnyHashable? = nil) throws(Failure) {
         try perform { () throws(ReversionError) in
-            try record(newValue, tag: tag.map { tag throws(ReversionError) in try VersionTag(tagging: tag) })
+            let tag = try tag.map { tag throws(ReversionError) in try VersionTag(tagging: tag) }
+            guard errorMode.assignsToController else { return try record(newValue, tag: tag) }
+            try keepingOnFailure(newValue) { () throws(ReversionError) in try record(newValue, tag: tag) }
         }
+    }
+
+    /// Runs `recording`, which records `newValue`, for a caller that cannot keep `newValue` if
+    /// it fails (an assigning error mode's, whose error goes to ``error``; work no caller
+    /// waits for): then `newValue` stays pending, as a held change does — ``value`` is it,
+    /// ``hasUndo`` counts it, and the next recording or operation records it (or, when the
+    /// controller is let go of, its storage holds it).
+    ///
+    /// `newValue` holds the edits of a value pending before it (the app read it from ``value``,
+    /// or from the observed root), so it replaces that one.
+    func keepingOnFailure(_ newValue: Value, _ recording: () throws(ReversionError) -> Void)
+        throws(ReversionError)
+    {
+        let replaced = hasUnrecorded
+        unrecorded = nil
+        do {
+            try recording()
+        } catch {
+            unrecorded = newValue
+            announceHeldChange()
+            throw error
+        }
+        if replaced { announceHeldChange() }
     }
 
     /// Appends `newValue`, or holds it back when debouncing and untagged.
@@ -84,14 +114,16 @@ extension VersioningController {
         // Neither debouncing nor observing (most appends): nothing can be pending. The rest is
         // a function of its own, whose `Value?` (a type that code not specialized for `Value`
         // looks up at run time, where the function starts) such an append does not pay for.
-        guard debouncer != nil || observedChange != nil else { return }
+        guard debouncer != nil || observedChange != nil || hasUnrecorded else { return }
         try recordHeldOrObserved()
     }
 
-    /// ``recordPending()`` while debouncing or observing.
+    /// ``recordPending()`` while debouncing, observing, or keeping a value whose recording
+    /// failed.
     @inline(never)
     private func recordHeldOrObserved() throws(ReversionError) {
-        var newest = unrecordedObservedValue ?? debouncer?.pending
+        // A value kept after a failure is newer than what debouncing held before it.
+        var newest = unrecorded ?? debouncer?.pending
         let observed = observedChange?.lower() as? Root
         if let observed {
             // The change's tracking has ended; the delivery on the next turn will find the
@@ -101,15 +133,19 @@ extension VersioningController {
         }
         guard let newest else { return }
         let held = debouncer?.take()
+        let kept = unrecorded != nil || observed != nil
+        unrecorded = nil
         do {
             // The version clears the stored held change in its own transaction; with no change
             // (typing undone by hand) the stored one is cleared here.
-            if try !commit(newest, tag: nil), held != nil { try storage.holdPending(nil) }
-            unrecordedObservedValue = nil
+            if try !commit(newest, tag: nil) {
+                if held != nil { try storage.holdPending(nil) }
+                if kept { announceHeldChange() }
+            }
         } catch {
             if let held { debouncer?.hold(held) }
             // Kept as a value, not by raising the flag again: no delivery is on its way.
-            if observed != nil { unrecordedObservedValue = newest }
+            if kept { unrecorded = newest }
             throw error
         }
     }
@@ -390,7 +426,8 @@ extension VersioningController {
         throws(E) -> Value where Failure == Never
     {
         flush()
-        var copy = storage.current
+        // A change the flush could not record is the value the body edits.
+        var copy = value
         try body(&copy)
         append(copy, transactionTag: tag)
         return storage.current
@@ -400,8 +437,12 @@ extension VersioningController {
     /// writes it into the reference root.
     private func append(_ value: Value, transactionTag tag: AnyHashable?) throws(Failure) {
         try perform { () throws(ReversionError) in
-            try recordPending()
-            try commit(value, tag: tag.map { tag throws(ReversionError) in try VersionTag(tagging: tag) })
+            let tag = try tag.map { tag throws(ReversionError) in try VersionTag(tagging: tag) }
+            func record() throws(ReversionError) {
+                try recordPending()
+                try commit(value, tag: tag)
+            }
+            if errorMode.assignsToController { try keepingOnFailure(value, record) } else { try record() }
             writeRoot()
         }
     }

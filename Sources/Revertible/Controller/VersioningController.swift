@@ -56,9 +56,15 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// Tracks the observed root again after an operation recorded its change before the
     /// change was delivered; `nil` when not observing.
     var observeAgain: (() -> Void)?
-    /// The observed root's value whose recording failed (a busy store): the next operation
-    /// records it, unless a newer change of the root comes first.
-    var unrecordedObservedValue: Value?
+    /// The app's newest value whose recording failed with no caller to keep it (an assigning
+    /// error mode's append, a setter, an observed change): pending as a held change is, until
+    /// the next recording (of a newer value, which holds its edits) or operation records it.
+    var unrecorded: Value? {
+        didSet { hasUnrecorded = unrecorded != nil }
+    }
+    /// Whether ``unrecorded`` holds a value: a check that code not specialized for `Value`
+    /// makes without looking up `Value?` at run time.
+    private(set) var hasUnrecorded = false
     var storedError: ReversionError?
     /// The stack state observers last learned of (``didChange(writingRoot:)``).
     var announced: AnnouncedStacks?
@@ -93,7 +99,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// Nothing can report a failure here; ``close()`` records it now, and throws.
     deinit {
         let root = observedChange?.lower() as? Root
-        guard let value = root.map({ $0[keyPath: keyPath] }) ?? unrecordedObservedValue else { return }
+        guard let value = root.map({ $0[keyPath: keyPath] }) ?? unrecorded else { return }
         try? storage.holdPending(value)
     }
 
@@ -292,6 +298,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// The current version, including a change held back by debouncing.
     public var value: Value {
         registrar.access(self, keyPath: observed.value)
+        if hasUnrecorded, let unrecorded { return unrecorded }
         return debouncer?.pending ?? storage.current
     }
 
@@ -299,13 +306,13 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// debounced change.
     public var hasUndo: Bool {
         registrar.access(self, keyPath: observed.hasUndo)
-        return storage.undoCount > 0 || debouncer?.isHolding == true
+        return storage.undoCount > 0 || debouncer?.isHolding == true || hasUnrecorded
     }
 
     /// Whether ``redo()`` has a version to go forward to in the current scope.
     public var hasRedo: Bool {
         registrar.access(self, keyPath: observed.hasRedo)
-        return storage.redoCount > 0 && debouncer?.isHolding != true
+        return storage.redoCount > 0 && debouncer?.isHolding != true && !hasUnrecorded
     }
 
     /// The 0-based level of the current scope.
@@ -369,7 +376,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// showing an undo button is not invalidated by every edit.
     func didChange(writingRoot: Bool = true) {
         let paths = observed
-        let now = AnnouncedStacks(storage, pending: debouncer?.isHolding ?? false)
+        let now = AnnouncedStacks(storage, pending: debouncer?.isHolding == true || hasUnrecorded)
         let before = announced
         announced = now
         registrar.willSet(self, keyPath: paths.value)
