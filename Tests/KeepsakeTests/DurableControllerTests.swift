@@ -255,3 +255,73 @@ final class Counter: @unchecked Sendable {
         try reopened.checkInvariants()
     }
 }
+
+/// A server's document: an actor of its own owns the model and the controller observing it,
+/// as the README says a server does. Observation delivers on this actor, not the main one.
+actor DocumentServer {
+    let model = DrawingModel()
+    var undo: VersioningController<DrawingModel, Doc, ReversionError>?
+
+    func open(path: String, debounced: Bool) throws {
+        let undo = try VersioningController(
+            observing: model, at: \.drawing, storage: .keepsake(try KeepsakeStore(path: path), history: "doc")
+        )
+        if debounced { undo.withDebouncing(clock: ManualClock(), interval: .seconds(1)) }
+        self.undo = undo
+    }
+
+    func edit(_ title: String) { model.drawing.title = title }
+
+    /// An edit and an undo in one turn of the actor: the undo undoes that edit.
+    func editAndUndo(_ title: String) throws -> String {
+        model.drawing.title = title
+        try undo?.undo()
+        return model.drawing.title
+    }
+
+    var state: (count: Int, title: String, hasRedo: Bool) {
+        (undo?.versionCount ?? -1, undo?.value.title ?? "", undo?.hasRedo ?? false)
+    }
+
+    func close() throws {
+        try undo?.close()
+        undo = nil
+    }
+}
+
+@Suite struct ServerActorTests {
+    let directory = TemporaryDirectory()
+
+    /// Waits, with the actor's turns in between, until `condition` holds of its state.
+    func settle(
+        _ server: DocumentServer, until condition: ((count: Int, title: String, hasRedo: Bool)) -> Bool
+    ) async -> Bool {
+        for _ in 0..<100_000 {
+            if condition(await server.state) { return true }
+            await Task.yield()
+        }
+        return false
+    }
+
+    @Test(arguments: [false, true])
+    func aControllerOnAnActorOfItsOwnRecordsObservedEditsDurably(debounced: Bool) async throws {
+        let path = directory.path("server.keepsake")
+        let server = DocumentServer()
+        try await server.open(path: path, debounced: debounced)
+        await server.edit("First")
+        // Delivered on the server's actor: a version, or (debounced) a held change.
+        #expect(await settle(server) { $0.title == "First" })
+        // Debounced, "First" was held, so the undo undoes the one version both edits made.
+        let undone = debounced ? "" : "First"
+        #expect(try await server.editAndUndo("Second") == undone)
+        #expect(await settle(server) { $0 == (debounced ? 1 : 2, undone, true) })
+        await server.edit("Third")
+        try await server.close()
+        let reopened = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        #expect(reopened.value.title == "Third" && !reopened.hasRedo)
+        #expect(reopened.versionCount == (debounced ? 1 : 2))
+        if !debounced { #expect(try reopened.undo().title == "First") }
+        #expect(try reopened.undo() == .empty)
+        try reopened.checkInvariants()
+    }
+}

@@ -145,7 +145,10 @@ extension VersioningController {
         } catch {
             if let held { debouncer?.hold(held) }
             // Kept as a value, not by raising the flag again: no delivery is on its way.
-            if kept { unrecorded = newest }
+            if kept {
+                unrecorded = newest
+                announceHeldChange()
+            }
             throw error
         }
     }

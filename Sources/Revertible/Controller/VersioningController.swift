@@ -295,7 +295,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
 
     // MARK: - State
 
-    /// The current version, including a change held back by debouncing.
+    /// The current version, including a change held back by debouncing, or one the storage
+    /// refused where no caller received the error (see ``append(_:tag:)``).
     public var value: Value {
         registrar.access(self, keyPath: observed.value)
         if hasUnrecorded, let unrecorded { return unrecorded }
@@ -303,7 +304,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     }
 
     /// Whether ``undo()`` has a version to go back to in the current scope, counting a pending
-    /// debounced change.
+    /// debounced change, and one the storage refused where no caller received the error.
     public var hasUndo: Bool {
         registrar.access(self, keyPath: observed.hasUndo)
         return storage.undoCount > 0 || debouncer?.isHolding == true || hasUnrecorded
