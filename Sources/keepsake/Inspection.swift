@@ -67,6 +67,11 @@ enum Inspection {
             print(
                 "  \(history.name)  \(history.valueType)  versions \(history.versions) · undo \(history.undoDepth) · "
                     + "redo \(history.redoDepth) · scope \(history.scopeLevel)\(tags)")
+            if !history.heldPaths.isEmpty {
+                print(
+                    "    held change: \(pathList(history.heldPaths)) (a version when the history is next opened)"
+                )
+            }
         }
         print("Snapshots (\(summary.snapshots.count)):")
         for snapshot in summary.snapshots {
@@ -75,6 +80,11 @@ enum Inspection {
             )
         }
         return ExitStatus.success
+    }
+
+    /// Changed paths as the log and inspect list them; the root's empty path as "(root)".
+    static func pathList(_ paths: [String]) -> String {
+        paths.map { $0.isEmpty ? "(root)" : $0 }.joined(separator: ", ")
     }
 
     static let log = Command(
@@ -105,7 +115,12 @@ enum Inspection {
                         + "\(version.version)", 9)
                     + pad(date(version.date), 21) + pad(String(version.scopeLevel), 7)
                     + pad(version.undone ? "undone" : "applied", 9) + pad(version.tag ?? "", 13)
-                    + version.paths.map { $0.isEmpty ? "(root)" : $0 }.joined(separator: ", "))
+                    + pathList(version.paths))
+        }
+        if let held = try store.heldPaths(of: positionals[1]), !held.isEmpty {
+            print(
+                pad("   held", 9) + pad("", 21) + pad("", 7) + pad("held", 9) + pad("", 13) + pathList(held)
+                    + " (a version when the history is next opened)")
         }
         return ExitStatus.success
     }

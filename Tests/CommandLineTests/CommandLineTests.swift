@@ -125,6 +125,45 @@ import Testing
         #expect(snapshots.output.hasPrefix("demo/keepsake.DemoNote  approved  4 properties"))
     }
 
+    struct Memo: Versionable, Codable, Equatable {
+        var title = ""
+        var body = ""
+    }
+
+    /// A change held back (debouncing, here; or a controller let go of in the turn of an edit)
+    /// is no version yet, but it is in the store: inspect and log say so, and what it changed.
+    @MainActor @Test func inspectAndLogListAHeldChange() throws {
+        let store = path("held.keepsake")
+        do {
+            let history = try KeepsakeStore(path: store).history("memo", initialValue: Memo())
+            var memo = history.value
+            memo.title = "Kept"
+            try history.append(memo)
+            history.withDebouncing(interval: .seconds(3_600))
+            memo.body = "typed, held"
+            try history.append(memo)
+        }
+        let inspect = try run("inspect", store)
+        #expect(
+            inspect.output.contains(
+                "  memo  CommandLineTests.CommandLineTests.Memo  versions 1 · undo 1 · redo 0 · scope 0\n"
+                    + "    held change: body (a version when the history is next opened)\n"))
+        let log = try run("log", store, "memo").output.split(separator: "\n")
+        #expect(log.count == 4)
+        #expect(
+            log.last
+                == "   held                              held                  body (a version when the history is next opened)"
+        )
+        let json = try JSONSerialization.jsonObject(
+            with: Data(try run("inspect", store, "--json").output.utf8))
+        let histories = (json as? [String: Any])?["histories"] as? [[String: Any]]
+        #expect(histories?.first?["heldPaths"] as? [String] == ["body"])
+        // The next open records it: nothing is held then.
+        #expect(try KeepsakeStore(path: store).history("memo", initialValue: Memo()).versionCount == 2)
+        #expect(!(try run("inspect", store).output.contains("held change")))
+        #expect(try run("log", store, "memo").output.split(separator: "\n").count == 4)
+    }
+
     @Test func jsonOutputParsesBack() throws {
         let store = try demoStore()
         let decoder = JSONDecoder()
@@ -134,6 +173,17 @@ import Testing
         #expect(summary.histories.map(\.name) == ["demo-note"])
         #expect(summary.histories[0].undoDepth == 6 && summary.histories[0].redoDepth == 1)
         #expect(summary.schemaVersion == KeepsakeStore.schemaVersion)
+        #expect(summary.histories[0].heldPaths == [])
+        // What an earlier release printed, without `heldPaths`, still decodes.
+        var earlier = try #require(
+            try JSONSerialization.jsonObject(with: Data(try run("inspect", store, "--json").output.utf8))
+                as? [String: Any])
+        earlier["histories"] = (earlier["histories"] as? [[String: Any]])?.map {
+            $0.filter { $0.key != "heldPaths" }
+        }
+        let decodedEarlier = try decoder.decode(
+            KeepsakeStore.Summary.self, from: try JSONSerialization.data(withJSONObject: earlier))
+        #expect(decodedEarlier == summary)
         let timeline = try decoder.decode(
             [KeepsakeStore.VersionSummary].self,
             from: Data(try run("log", store, "demo-note", "--json").output.utf8))

@@ -329,3 +329,35 @@ struct StubbornClock: Clock {
         #expect(held == 0)
     }
 }
+
+/// What a history holds back is visible without opening it: its paths, checked against the
+/// digest its counters hold.
+@MainActor @Suite struct HeldChangeInspectionTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aHeldChangesPathsAreListedAndDamageToThemIsAnError() throws {
+        let path = directory.path("held.keepsake")
+        do {
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+            history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+            var doc = history.value
+            doc.title = "held"
+            doc.status = .review
+            try history.append(doc)
+        }
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        // In the order undo applies them, as a version's changes are listed.
+        #expect(try store.heldPaths(of: "doc") == ["title", "status"])
+        #expect(try store.summary().histories.map(\.heldPaths) == [["title", "status"]])
+        #expect(try store.heldPaths(of: "none") == nil)
+        let writer = try SQLiteConnection(path: path)
+        try writer.execute("UPDATE pending_change SET patch = replace(patch, 'held', 'hexd')")
+        #expect {
+            try KeepsakeStore(path: path, options: .init(readOnly: true)).heldPaths(of: "doc")
+        } throws: { error in
+            error as? KeepsakeError
+                == .damaged(
+                    history: "doc", reason: "its change held back by debouncing does not match its digest")
+        }
+    }
+}

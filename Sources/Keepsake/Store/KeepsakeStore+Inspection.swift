@@ -33,10 +33,41 @@ extension KeepsakeStore {
         public var tags: [String]
         /// The version limit, if any.
         public var maximumVersions: Int?
+        /// The paths of a change held back and not yet a version, in the order undo applies
+        /// them: one debouncing held, or one a controller let go of gave the store. The next
+        /// open records it as a version. Empty when nothing is held, and when decoding a
+        /// summary an earlier release wrote, which had no such key.
+        public var heldPaths: [String]
         /// When the history was created.
         public var created: Date
         /// When it was last written.
         public var modified: Date
+
+        init(
+            name: String, valueType: String, versions: Int, undoDepth: Int, redoDepth: Int, scopeLevel: Int,
+            tags: [String], maximumVersions: Int?, heldPaths: [String], created: Date, modified: Date
+        ) {
+            (self.name, self.valueType, self.versions) = (name, valueType, versions)
+            (self.undoDepth, self.redoDepth, self.scopeLevel) = (undoDepth, redoDepth, scopeLevel)
+            (self.tags, self.maximumVersions, self.heldPaths) = (tags, maximumVersions, heldPaths)
+            (self.created, self.modified) = (created, modified)
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                name: try container.decode(String.self, forKey: .name),
+                valueType: try container.decode(String.self, forKey: .valueType),
+                versions: try container.decode(Int.self, forKey: .versions),
+                undoDepth: try container.decode(Int.self, forKey: .undoDepth),
+                redoDepth: try container.decode(Int.self, forKey: .redoDepth),
+                scopeLevel: try container.decode(Int.self, forKey: .scopeLevel),
+                tags: try container.decode([String].self, forKey: .tags),
+                maximumVersions: try container.decodeIfPresent(Int.self, forKey: .maximumVersions),
+                heldPaths: try container.decodeIfPresent([String].self, forKey: .heldPaths) ?? [],
+                created: try container.decode(Date.self, forKey: .created),
+                modified: try container.decode(Date.self, forKey: .modified))
+        }
     }
 
     /// One version of a history's timeline.
@@ -85,7 +116,7 @@ extension KeepsakeStore {
     /// - Throws: ``KeepsakeError``.
     public func summary() throws(KeepsakeError) -> Summary {
         let path = file
-        return try read { connection, _ in
+        return try read { connection, blobs in
             let histories = try connection.query(
                 """
                 SELECT h.id, h.name, h.value_type, h.maximum_versions, h.created_at,
@@ -102,7 +133,7 @@ extension KeepsakeStore {
                         name: row.text(1) ?? "", valueType: row.text(2) ?? "",
                         versions: Int(row.int64(6) ?? 0), undoDepth: 0,
                         redoDepth: 0, scopeLevel: Int(row.int64(7) ?? 0), tags: [],
-                        maximumVersions: row.int64(3).map(Int.init),
+                        maximumVersions: row.int64(3).map(Int.init), heldPaths: [],
                         created: Date(timeIntervalSince1970: row.double(4) ?? 0),
                         modified: Date(timeIntervalSince1970: row.double(5) ?? 0))
                 )
@@ -119,6 +150,7 @@ extension KeepsakeStore {
                 }
                 summary.undoDepth = try depth(0)
                 summary.redoDepth = try depth(1)
+                summary.heldPaths = try Self.heldPaths(of: id, history: summary.name, connection, blobs)
                 let (digest, baseDigest) = (
                     connection.column("tag_digest", since: 7), connection.column("base_tag_digest", since: 7)
                 )
@@ -237,6 +269,38 @@ extension KeepsakeStore {
     /// are listed: a history without one is damaged, not empty.
     ///
     /// - Throws: ``KeepsakeError/damaged(history:reason:)`` naming `history`.
+    /// The paths of the change history `name` holds back, in the order undo applies them;
+    /// `nil` when there is no such history, empty when nothing is held. The next open of the
+    /// history records the change as a version (``HistorySummary/heldPaths``).
+    ///
+    /// - Parameter history: The history's name.
+    /// - Throws: ``KeepsakeError``; ``KeepsakeError/damaged(history:reason:)`` when the held
+    ///   rows do not match their digest.
+    public func heldPaths(of history: String) throws(KeepsakeError) -> [String]? {
+        try read { connection, blobs -> [String]? in
+            guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
+            return try Self.heldPaths(of: id, history: history, connection, blobs)
+        }
+    }
+
+    /// The held change's paths, its rows checked against the digest the history's counters hold.
+    static func heldPaths(
+        of id: Int64, history: String, _ connection: SQLiteConnection, _ blobs: BlobCoding
+    ) throws -> [String] {
+        try naming(history) {
+            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
+            // Nothing held (most histories): the counters are not read, so inspecting a store
+            // whose version table lost a column it does not need still works. Held rows lost
+            // while the counters keep their digest are for verify() to find.
+            guard rows.hasSchema2,
+                try connection.scalarInt(
+                    "SELECT count(*) FROM pending_change WHERE history_id = ?", [.integer(id)]) ?? 0 > 0
+            else { return [] }
+            let digest = connection.schemaVersion >= 5 ? try rows.storedCounters().counters.held : nil
+            return try rows.pendingRecords(digest: digest, history: history).map(\.path.description)
+        }
+    }
+
     static func checkRootScope(
         of id: Int64, history: String, _ connection: SQLiteConnection, _ blobs: BlobCoding
     ) throws {
