@@ -53,6 +53,11 @@ extension KeepsakeStore {
             (self.created, self.modified) = (created, modified)
         }
 
+        /// Decodes a summary; one an earlier release wrote, without `heldPaths`, holds none.
+        ///
+        /// - Parameter decoder: The decoder to read from.
+        /// - Throws: `DecodingError` when a key other than `heldPaths` or `maximumVersions` is
+        ///   missing or of another type.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
@@ -265,11 +270,7 @@ extension KeepsakeStore {
         }
     }
 
-    /// Checks that history `id` (named `history`) has its root scope's row, before its versions
-    /// are listed: a history without one is damaged, not empty.
-    ///
-    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` naming `history`.
-    /// The paths of the change history `name` holds back, in the order undo applies them;
+    /// The paths of the change `history` holds back, in the order undo applies them;
     /// `nil` when there is no such history, empty when nothing is held. The next open of the
     /// history records the change as a version (``HistorySummary/heldPaths``).
     ///
@@ -301,6 +302,10 @@ extension KeepsakeStore {
         }
     }
 
+    /// Checks that history `id` (named `history`) has its root scope's row, before its versions
+    /// are listed: a history without one is damaged, not empty.
+    ///
+    /// - Throws: ``KeepsakeError/damaged(history:reason:)`` naming `history`.
     static func checkRootScope(
         of id: Int64, history: String, _ connection: SQLiteConnection, _ blobs: BlobCoding
     ) throws {
