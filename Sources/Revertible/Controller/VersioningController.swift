@@ -64,7 +64,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     }
     /// Whether ``unrecorded`` holds a value: a check that code not specialized for `Value`
     /// makes without looking up `Value?` at run time.
-    private(set) var hasUnrecorded = false
+    package private(set) var hasUnrecorded = false
     var storedError: ReversionError?
     /// The stack state observers last learned of (``didChange(writingRoot:)``).
     var announced: AnnouncedStacks?
