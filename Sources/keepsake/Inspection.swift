@@ -68,9 +68,7 @@ enum Inspection {
                 "  \(history.name)  \(history.valueType)  versions \(history.versions) · undo \(history.undoDepth) · "
                     + "redo \(history.redoDepth) · scope \(history.scopeLevel)\(tags)")
             if !history.heldPaths.isEmpty {
-                print(
-                    "    held change: \(pathList(history.heldPaths)) (a version when the history is next opened)"
-                )
+                print("    held change: \(pathList(history.heldPaths)) \(heldNote)")
             }
         }
         print("Snapshots (\(summary.snapshots.count)):")
@@ -81,6 +79,9 @@ enum Inspection {
         }
         return ExitStatus.success
     }
+
+    /// What inspect and log say of a held change.
+    static let heldNote = "(a version when the history is next opened)"
 
     /// Changed paths as the log and inspect list them; the root's empty path as "(root)".
     static func pathList(_ paths: [String]) -> String {
@@ -120,7 +121,7 @@ enum Inspection {
         if let held = try store.heldPaths(of: positionals[1]), !held.isEmpty {
             print(
                 pad("   held", 9) + pad("", 21) + pad("", 7) + pad("held", 9) + pad("", 13) + pathList(held)
-                    + " (a version when the history is next opened)")
+                    + " " + heldNote)
         }
         return ExitStatus.success
     }

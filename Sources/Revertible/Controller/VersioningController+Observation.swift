@@ -169,8 +169,8 @@ extension VersioningController where Root: AnyObject & Observable, Failure == Re
 /// owns) in the turn of the edit, or in the controller's `deinit`, when the app let go of
 /// both. Held weakly, the root would be gone by then, and the edit with it.
 final class ChangeFlag: @unchecked Sendable {
-    // Sound because `raised` and `kept` are only touched while `lock` is held; the root is
-    // only retained here, never read.
+    // Sound because `kept` is only touched while `lock` is held, and the root is only
+    // retained here, never read; `root` is a weak reference, safe to load from any thread.
     private let lock = NSLock()
     private weak var root: AnyObject?
     private var kept: AnyObject?
