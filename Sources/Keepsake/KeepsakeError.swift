@@ -1,6 +1,9 @@
+public import Foundation
+
 /// Why a Keepsake store could not be opened, read or written.
 ///
-/// Every case says what failed and where:
+/// Every case says what failed and where, in one sentence that is both its `description` and
+/// its `localizedDescription` (it is a `LocalizedError`), so an app's alert can show it as it is:
 ///
 /// ```swift
 /// do {
@@ -151,4 +154,10 @@ extension KeepsakeError: CustomStringConvertible {
             "The stored history \"\(history)\" is damaged: \(reason). Nothing was changed."
         }
     }
+}
+
+extension KeepsakeError: LocalizedError {
+    /// The ``description``: what an app shows with `error.localizedDescription` (in an alert,
+    /// say), which would otherwise read "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

@@ -121,7 +121,7 @@ import Testing
         #expect(
             throws: KeepsakeError.undecodableSnapshot(
                 name: "v1", path: "cards[id: 7].title",
-                reason: "Expected to decode Int but found a string instead.")
+                reason: "Expected to decode Int but found a string instead")
         ) { try caretaker.value(at: "cards[id: 7].title", in: "v1", of: Board.self, as: Int.self) }
     }
 

@@ -125,7 +125,7 @@ import Testing
         }
         #expect(
             "\(error.map { "\($0)" } ?? "")".contains(
-                #"(at insertions.Index 0.element.priority); if "priority" was added since the data was stored, conform the type that declares it to DecodingDefaults (or make it optional), so that stored values lacking it can be read."#
+                #"(at insertions[0].element.priority); if "priority" was added since the data was stored, conform the type that declares it to DecodingDefaults (or make it optional), so that stored values lacking it can be read."#
             ))
     }
 }

@@ -65,7 +65,7 @@ import Testing
         #expect(
             throws: ReversionError.undecodable(
                 path: [.property("value")], type: "Int",
-                reason: "Expected to decode Int but found a string instead. (at old)")
+                reason: "Expected to decode Int but found a string instead (at old)")
         ) {
             try Reversion<LeafTests.Box<Int>>(records: [record], resolvingAgainst: .init(value: 1))
         }

@@ -1,4 +1,5 @@
 internal import CSQLite
+public import Foundation
 
 /// An error reported by SQLite: its extended result code, its message and the SQL that failed.
 ///
@@ -94,4 +95,9 @@ extension SQLiteError: CustomStringConvertible {
         if let sql { text += " — while executing `\(sql)`" }
         return text
     }
+}
+
+extension SQLiteError: LocalizedError {
+    /// The ``description``, for `error.localizedDescription`.
+    public var errorDescription: String? { description }
 }

@@ -101,11 +101,13 @@ public struct Caretaker: Sendable {
     ///   - name: The snapshot's name.
     ///   - type: The value type (usually inferred).
     /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)`` naming the property that
-    ///   no longer decodes; nothing is deleted.
+    ///   no longer decodes; nothing is deleted. A property added to `Value` since the snapshot was
+    ///   saved, outside any array, is named there with what to do: pass a template to
+    ///   ``restore(_:as:fillingMissingFrom:)``.
     public func restore<Value: Decodable>(_ name: String, as type: Value.Type = Value.self)
         throws(KeepsakeError) -> Value?
     {
-        try restore(name, as: type, template: { nil })
+        try restore(name, as: type, template: { nil }, templateCouldFill: true)
     }
 
     /// The value saved under `name`, with what it lacks — properties added to `Value` since it
@@ -130,7 +132,8 @@ public struct Caretaker: Sendable {
 
     /// The snapshot called `name` in `namespaces` (those of `Value` by default) as a `Value`.
     private func restore<Value: Decodable>(
-        _ name: String, as type: Value.Type, namespaces: [String]? = nil, template: () -> Data?
+        _ name: String, as type: Value.Type, namespaces: [String]? = nil, template: () -> Data?,
+        templateCouldFill: Bool = false
     ) throws(KeepsakeError) -> Value? {
         let namespaces = namespaces ?? self.namespaces(for: Value.self)
         return try store.read { connection, blobs in
@@ -146,7 +149,8 @@ public struct Caretaker: Sendable {
             }
             try Self.checkPropertyCount(connection, id: id, read: rows.count, name: name)
             return try SnapshotCoding.value(
-                Value.self, from: rows, name: name, decoder: blobs.decoder, template: template)
+                Value.self, from: rows, name: name, decoder: blobs.decoder, template: template,
+                templateCouldFill: templateCouldFill)
         }
     }
 

@@ -24,10 +24,12 @@ enum SnapshotCoding {
     }
 
     /// Joins the rows into a `Value`; what they lack (properties added since) comes from
-    /// `template`, renamed and converted properties are read as the type declares.
+    /// `template`, renamed and converted properties are read as the type declares. Where
+    /// `template` gives nothing and the caller could pass one (`restore(_:as:)`), an error
+    /// about a missing property outside any array says to.
     static func value<Value: Decodable>(
         _ type: Value.Type, from rows: [(path: String, json: String)], name: String, decoder: JSONDecoder,
-        template: () -> Data? = { nil }
+        template: () -> Data? = { nil }, templateCouldFill: Bool = false
     ) throws -> Value {
         let json: String
         if rows.count == 1, rows[0].path.isEmpty {
@@ -53,7 +55,8 @@ enum SnapshotCoding {
                 Value.self, from: Data(json.utf8), template: template, decoder: decoder)
         } catch let error as DecodingError {
             throw KeepsakeError.undecodableSnapshot(
-                name: name, path: path(of: error), reason: describe(error))
+                name: name, path: path(of: error),
+                reason: describe(error, templateCouldFill: templateCouldFill))
         } catch {
             throw KeepsakeError.undecodableSnapshot(name: name, path: [], reason: "\(error)")
         }
@@ -75,11 +78,21 @@ enum SnapshotCoding {
         return PathDescriptor(keys.map { $0.intValue.map(PathComponent.index) ?? .property($0.stringValue) })
     }
 
-    private static func describe(_ error: DecodingError) -> String {
-        if case .keyNotFound(let key, _) = error {
+    private static func describe(_ error: DecodingError, templateCouldFill: Bool) -> String {
+        if case .keyNotFound(let key, let context) = error {
+            // A template fills a property added since at any place but in an array's elements
+            // (an element of the app's is another element): there, only the element type's
+            // `DecodingDefaults` do.
+            if templateCouldFill, !context.codingPath.contains(where: { $0.intValue != nil }) {
+                return """
+                    no value for "\(key.stringValue)"; if "\(key.stringValue)" was added since the \
+                    snapshot was saved, restore it with fillingMissingFrom: a value of today's type to take \
+                    it from (or conform the type that declares it to DecodingDefaults, or make it optional)
+                    """
+            }
             return "no value for \"\(key.stringValue)\"; " + RecordCoding.addedPropertyHint(key)
         }
-        return context(error)?.debugDescription ?? "\(error)"
+        return context(error).map { RecordCoding.sentence($0.debugDescription) } ?? "\(error)"
     }
 }
 

@@ -222,23 +222,47 @@ package enum RecordCoding {
     static let encoder = ChangeRecord.makeEncoder()
     package static let decoder = ChangeRecord.makeDecoder()
 
-    /// A decoding error as a sentence that says where (a missing key's own name included).
+    /// A decoding error as a sentence that says where (a missing key's own name included),
+    /// without a full stop: every message it goes into ends with its own.
     package static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
             var (path, hint) = (context.codingPath, "")
+            var what = sentence(context.debugDescription)
             if case DecodingError.keyNotFound(let key, _) = error {
                 path.append(key)
+                // The decoder's own words name the key as `CodingKeys(stringValue: …)`.
+                what = "no value for \"\(key.stringValue)\""
                 hint = "; " + addedPropertyHint(key)
             }
-            let location = path.map(\.stringValue).joined(separator: ".")
-            return
-                (location.isEmpty ? context.debugDescription : "\(context.debugDescription) (at \(location))")
-                + hint
+            let location = text(of: path)
+            return (location.isEmpty ? what : "\(what) (at \(location))") + hint
         default:
             return "\(error)"
         }
+    }
+
+    /// A decoder's description without its full stop, so that a message can go on after it.
+    package static func sentence(_ description: String) -> String {
+        description.hasSuffix(".") ? String(description.dropLast()) : description
+    }
+
+    /// A coding path as a path reads: `todos[0].priority` (a decoder names an array's
+    /// position `Index 0`, which a message would show as `todos.Index 0.priority`).
+    package static func text(of path: [any CodingKey]) -> String {
+        var text = ""
+        for key in path {
+            // An array's position, or a dictionary's integer key; a `CodingKeys` case with an
+            // integer raw value keeps its name.
+            if let index = key.intValue, key.stringValue == "Index \(index)" || key.stringValue == "\(index)"
+            {
+                text += "[\(index)]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
+        return text
     }
 
     /// What to do about a property missing from stored data, which the app may have added

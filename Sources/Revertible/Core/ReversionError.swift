@@ -1,6 +1,10 @@
+public import Foundation
+
 /// Why a reversion could not be made, applied, stored or read back.
 ///
-/// Each case names the path it is about, so a message can say exactly where:
+/// Each case names the path it is about, so a message can say exactly where. Its sentence is
+/// both its `description` and its `localizedDescription` (it is a `LocalizedError`, as the
+/// storage errors it carries are):
 ///
 /// ```swift
 /// do {
@@ -84,4 +88,15 @@ extension ReversionError: CustomStringConvertible {
 extension PathDescriptor {
     /// The text form, or `(root)` for the root, for messages.
     var displayText: String { isRoot ? "(root)" : "`\(description)`" }
+}
+
+extension ReversionError: LocalizedError {
+    /// The ``description``: what an app shows with `error.localizedDescription` (in an alert,
+    /// say), which would otherwise read "The operation could not be completed".
+    public var errorDescription: String? { description }
+}
+
+extension StorageFailure: LocalizedError {
+    /// The storage error's own `localizedDescription`.
+    public var errorDescription: String? { error.localizedDescription }
 }

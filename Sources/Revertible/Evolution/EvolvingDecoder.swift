@@ -41,10 +41,30 @@ public enum EvolvingDecoding {
                     T.self)
             }
         } catch {
-            // The standard decoder's error names the place as precisely and reads as users
-            // expect; report it when it failed too.
-            if !declares { _ = try decoder.decode(T.self, from: stored) }
+            // The standard decoder's error reads as users expect: report it when it failed at
+            // the same place. Where it failed first at a place the merge fills (a todo's
+            // `priority` from its type's defaults), the merge's own error names what is left.
+            if !declares {
+                do {
+                    _ = try decoder.decode(T.self, from: stored)
+                } catch let standard as DecodingError {
+                    if let merged = error as? DecodingError, merged.place == standard.place { throw standard }
+                }
+            }
             throw error
+        }
+    }
+}
+
+extension DecodingError {
+    /// Where it failed, a missing key's own name included, as ``RecordCoding/text(of:)`` writes
+    /// it (`todos[0].priority`).
+    var place: String {
+        switch self {
+        case .keyNotFound(let key, let context): RecordCoding.text(of: context.codingPath + [key])
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            RecordCoding.text(of: context.codingPath)
+        @unknown default: ""
         }
     }
 }

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Where a change happened inside a value: a list of typed components with a readable text form.
 ///
 /// Path descriptors are data, not `KeyPath` descriptions: they are `Codable`, `Hashable` and mean
@@ -133,4 +135,9 @@ extension PathDescriptor {
             "invalid path \(text.debugDescription) at byte \(offset): expected \(expected)"
         }
     }
+}
+
+extension PathDescriptor.ParseError: LocalizedError {
+    /// The ``description``, for `error.localizedDescription`.
+    public var errorDescription: String? { description }
 }

@@ -103,6 +103,39 @@ enum OldBoardApp {
         #expect(restored.tasks.map(\.priority) == [2] && restored.byName.values.map(\.priority) == [2, 2])
     }
 
+    struct GrownBoard: Versionable, Equatable, Codable {
+        var tasks: [Task] = []
+        var byName: [String: Task] = [:]
+        var color = "red"
+    }
+
+    /// A snapshot of a board that has since gained a property of its own, besides its tasks'
+    /// (which their defaults fill): a restore with nothing to take it from names that property,
+    /// not a task's, and says to pass a template; with one, it restores. (The error used to name
+    /// `tasks[0].priority`, which the defaults had filled: the standard decoder fails there first.)
+    @Test func aSnapshotLackingATopLevelPropertyNamesItAndSaysToPassATemplate() throws {
+        let path = directory.path("grown.keepsake")
+        let saved = OldBoardApp.versions[7]
+        try Caretaker(store: KeepsakeStore(path: path)).save(saved, as: "before")
+        try ModelEvolutionTests().moveSnapshots(at: path, to: GrownBoard.self)
+        let caretaker = try Caretaker(store: KeepsakeStore(path: path))
+
+        let error = #expect(throws: KeepsakeError.self) {
+            try caretaker.restore("before", as: GrownBoard.self)
+        }
+        #expect(
+            error?.description == """
+                The snapshot "before" does not decode at `color`: no value for "color"; if "color" was \
+                added since the snapshot was saved, restore it with fillingMissingFrom: a value of \
+                today's type to take it from (or conform the type that declares it to DecodingDefaults, \
+                or make it optional).
+                """)
+        let restored = try caretaker.restore(
+            "before", as: GrownBoard.self, fillingMissingFrom: GrownBoard(color: "blue"))
+        let updated = Self.updated(saved)
+        #expect(restored == GrownBoard(tasks: updated.tasks, byName: updated.byName, color: "blue"))
+    }
+
     struct TaskWithoutDefaults: Codable, Equatable, Identifiable {
         var id: Int
         var title: String
