@@ -176,6 +176,7 @@ enum Inspection {
             usage: keepsake value PATH HISTORY [VERSION] [--read-damaged-log]
               The history's value at VERSION (the current version when left out; 0 is the base),
               as JSON, computed from the stored base value and changes alone. Data is base64.
+              A change held back (see log's "held" line) is not in it: standard error says so.
             """,
         flags: [readDamagedLog]
     ) { arguments in
@@ -202,6 +203,14 @@ enum Inspection {
                 status: ExitStatus.notFound)
         }
         print(json)
+        // The current value is not what the app showed last when a change is held: say so
+        // where a script reading the JSON does not see it.
+        if version == nil, let held = try store.heldPaths(of: positionals[1]), !held.isEmpty {
+            FileHandle.standardError.write(
+                Data(
+                    ("keepsake: note: a change to \(pathList(held)) is held, not in this value "
+                        + heldNote + ".\n").utf8))
+        }
         return ExitStatus.success
     }
 

@@ -158,10 +158,21 @@ import Testing
             with: Data(try run("inspect", store, "--json").output.utf8))
         let histories = (json as? [String: Any])?["histories"] as? [[String: Any]]
         #expect(histories?.first?["heldPaths"] as? [String] == ["body"])
+        // The current value leaves the held change out, and says so on standard error only.
+        let value = try run("value", store, "memo")
+        #expect(
+            value.status == 0 && value.output.contains(#""title" : "Kept""#)
+                && !value.output.contains("typed"))
+        #expect(
+            value.error
+                == "keepsake: note: a change to body is held, not in this value (a version when the history is next opened).\n"
+        )
+        #expect(try run("value", store, "memo", "1").error == "")
         // The next open records it: nothing is held then.
         #expect(try KeepsakeStore(path: store).history("memo", initialValue: Memo()).versionCount == 2)
         #expect(!(try run("inspect", store).output.contains("held change")))
         #expect(try run("log", store, "memo").output.split(separator: "\n").count == 4)
+        #expect(try run("value", store, "memo").error == "")
     }
 
     @Test func jsonOutputParsesBack() throws {
