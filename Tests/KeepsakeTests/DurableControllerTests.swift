@@ -85,7 +85,7 @@ final class Counter: @unchecked Sendable {
 
     @Test func aDurableVersionedPropertyInsideAnObservableClass() async throws {
         let editor = EditorModel(path: path)
-        #expect(editor.$note.error == nil)
+        #expect(editor.$note.error == nil && editor.$note.openingError == nil)
         let notified = Counter()
         withObservationTracking {
             _ = editor.note
@@ -116,6 +116,11 @@ final class Counter: @unchecked Sendable {
         editor.$note.undo()
         #expect(editor.note.title == "")
         #expect(editor.$note.error == nil)
+        // The edits stay in memory: that is still said, after the operations cleared `error`.
+        guard case .cannotOpen(missing, _) = editor.$note.openingError?.keepsakeError else {
+            Issue.record("expected cannotOpen, got \(String(describing: editor.$note.openingError))")
+            return
+        }
 
         #expect {
             _ = try VersioningController(Doc.empty, storage: .keepsake(path: missing, history: "x"))
@@ -123,6 +128,39 @@ final class Counter: @unchecked Sendable {
             if case .cannotOpen = (error as? ReversionError)?.keepsakeError { return true }
             return false
         }
+    }
+
+    struct CountEditor {
+        @Versioned var count: String
+
+        init(path: String) {
+            _count = Versioned(wrappedValue: "", storage: .keepsake(path: path, history: "count"))
+        }
+    }
+
+    /// After an update whose model no longer reads the store (its counts were numbers), the
+    /// property starts in memory from its initial value: `openingError` says so for as long as
+    /// that lasts, where `error` went at the first edit (an app showing `error` stopped saying
+    /// the edits would be gone at the next launch), and the store is left as it was.
+    @Test func aVersionedPropertyWhoseStoreItCannotReadSaysSoForAsLongAsItsEditsStayInMemory() throws {
+        let written = try KeepsakeStore(path: path).history("count", initialValue: 1)
+        try written.append(2)
+        try written.close()
+
+        let editor = CountEditor(path: path)
+        let expected = #"The stored value of history "count" does not decode: "#
+        #expect(editor.$count.error?.localizedDescription.hasPrefix(expected) == true)
+        editor.count = "three"
+        #expect(editor.$count.error == nil && editor.$count.versionCount == 1)
+        #expect(editor.$count.openingError?.localizedDescription.hasPrefix(expected) == true)
+        guard case .undecodableValue("count", _) = editor.$count.openingError?.keepsakeError else {
+            Issue.record("expected undecodableValue, got \(String(describing: editor.$count.openingError))")
+            return
+        }
+        editor.$count.close()
+        let reopened = try KeepsakeStore(path: path).history("count", initialValue: 0)
+        #expect(reopened.value == 2 && reopened.versionCount == 1)
+        try reopened.checkInvariants()
     }
 
     @Test func storageErrorsFollowTheErrorMode() throws {

@@ -13,7 +13,8 @@
 /// ```
 ///
 /// Pass a `storage` to keep the versions durably; a storage that cannot be opened leaves the
-/// versions in memory, with the reason in `$property.error`:
+/// versions in memory, with the reason in `$property.error` until the next operation succeeds,
+/// and in `$property.openingError` for as long as the versions stay in memory:
 ///
 /// ```swift
 /// @Versioned(storage: .keepsake(path: "Editor.keepsake", history: "activity"))

@@ -66,6 +66,23 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// makes without looking up `Value?` at run time.
     package private(set) var hasUnrecorded = false
     var storedError: ReversionError?
+    /// Why the storage this controller was given could not be opened, so that it keeps its
+    /// versions in memory instead, from a value that is not the stored one; `nil` when they
+    /// are kept where it was asked to keep them.
+    ///
+    /// A controller whose error mode assigns errors (what ``Versioned`` and
+    /// ``ThrowingVersioned`` use) starts in memory when its storage cannot be opened (a store
+    /// in a missing folder, a model that no longer reads it), with the reason in ``error`` too.
+    /// ``error`` is cleared by the next operation that succeeds, the first edit included; this
+    /// stays for the controller's life, so an app can say, for as long as it holds, that the
+    /// document's edits will not be there at the next launch:
+    ///
+    /// ```swift
+    /// if let reason = editor.$note.openingError {
+    ///     Text("Changes are not being saved: \(reason.localizedDescription)")
+    /// }
+    /// ```
+    public let openingError: ReversionError?
     /// The stack state observers last learned of (``didChange(writingRoot:)``).
     var announced: AnnouncedStacks?
     /// The key paths observers are told about, made once per controller type: a key path
@@ -82,12 +99,14 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
 
     package init(
         storage: any VersionStorage<Value>, keyPath: WritableKeyPath<Root, Value>, object: AnyObject?,
-        errorMode: VersioningErrorMode<Root, Failure>
+        errorMode: VersioningErrorMode<Root, Failure>, openingError: ReversionError? = nil
     ) {
         self.storage = storage
         self.keyPath = keyPath
         self.object = object
         self.errorMode = errorMode
+        self.openingError = openingError
+        storedError = openingError
         announced = AnnouncedStacks(storage, pending: false)
     }
 
@@ -121,8 +140,9 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         keyPath: WritableKeyPath<Root, Value>,
         object: AnyObject?, errorMode: VersioningErrorMode<Root, Failure>
     ) {
-        self.init(storage: opened.storage, keyPath: keyPath, object: object, errorMode: errorMode)
-        storedError = opened.error
+        self.init(
+            storage: opened.storage, keyPath: keyPath, object: object, errorMode: errorMode,
+            openingError: opened.error)
     }
 
     /// Opens `storage`; when that fails, an in-memory storage at `initialValue` and the error.
@@ -184,7 +204,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     ///   - initialValue: The first version of a new history.
     ///   - storage: Where the versions are kept.
     ///   - errorMode: How errors are reported, opening errors included; in an assigning mode a
-    ///     storage that fails to open leaves the controller in memory, with the error in ``error``.
+    ///     storage that fails to open leaves the controller in memory, with the error in ``error``
+    ///     and ``openingError``.
     ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
     /// - Throws: What the error mode throws when the storage cannot be opened.
     public convenience init(
