@@ -83,14 +83,16 @@ enum SnapshotCoding {
             // A template fills a property added since at any place but in an array's elements
             // (an element of the app's is another element): there, only the element type's
             // `DecodingDefaults` do.
-            if templateCouldFill, !context.codingPath.contains(where: { $0.intValue != nil }) {
-                return """
-                    no value for "\(key.stringValue)"; if "\(key.stringValue)" was added since the \
-                    snapshot was saved, restore it with fillingMissingFrom: a value of today's type to take \
-                    it from (or conform the type that declares it to DecodingDefaults, or make it optional)
+            let added: String? =
+                if templateCouldFill, !context.codingPath.contains(where: { $0.intValue != nil }) {
                     """
-            }
-            return "no value for \"\(key.stringValue)\"; " + RecordCoding.addedPropertyHint(key)
+                    if "\(key.stringValue)" was added since the snapshot was saved, restore it with \
+                    fillingMissingFrom: a value of today's type to take it from (or conform the type that \
+                    declares it to DecodingDefaults, or make it optional)
+                    """
+                } else { nil }
+            return "no value for \"\(key.stringValue)\"; "
+                + RecordCoding.missingPropertyHint(error, key, added: added)
         }
         return context(error).map { RecordCoding.sentence($0.debugDescription) } ?? "\(error)"
     }

@@ -234,7 +234,7 @@ package enum RecordCoding {
                 path.append(key)
                 // The decoder's own words name the key as `CodingKeys(stringValue: …)`.
                 what = "no value for \"\(key.stringValue)\""
-                hint = "; " + addedPropertyHint(key)
+                hint = "; " + missingPropertyHint(error as? DecodingError, key)
             }
             let location = text(of: path)
             return (location.isEmpty ? what : "\(what) (at \(location))") + hint
@@ -272,6 +272,23 @@ package enum RecordCoding {
         if "\(key.stringValue)" was added since the data was stored, conform the type that declares \
         it to DecodingDefaults (or make it optional), so that stored values lacking it can be read
         """
+    }
+
+    /// What to do about a property missing from stored data: `added` (by default
+    /// ``addedPropertyHint(_:)``), after a word on a rename when the stored object has keys its
+    /// type reads nowhere. Without it, a renamed property reads as one added, and defaults would
+    /// stand in for every stored value of it.
+    package static func missingPropertyHint(
+        _ error: DecodingError?, _ key: any CodingKey, added: String? = nil
+    ) -> String {
+        let added = added ?? addedPropertyHint(key)
+        guard let unread = error?.unreadStoredKeys, let first = unread.first else { return added }
+        let name = key.stringValue
+        let keys = unread.map { "\"\($0)\"" }.joined(separator: ", ")
+        let stored = unread.count == 1 ? "was stored as \"\(first)\"" : "was stored under one of them"
+        return "the stored data has \(keys), which no property reads: if \"\(name)\" \(stored), declare "
+            + ".renamed(\"\(first)\", to: \"\(name)\") in the propertyEvolution of the type that declares it "
+            + "(adopting Versionable), and .converted if its type changed; " + added
     }
 
     /// `items` in the order of the canonical JSON of each one's `key`: the order records list

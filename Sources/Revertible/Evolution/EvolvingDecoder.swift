@@ -48,7 +48,11 @@ public enum EvolvingDecoding {
                 do {
                     _ = try decoder.decode(T.self, from: stored)
                 } catch let standard as DecodingError {
-                    if let merged = error as? DecodingError, merged.place == standard.place { throw standard }
+                    if let merged = error as? DecodingError, merged.place == standard.place,
+                        merged.unreadStoredKeys.isEmpty
+                    {
+                        throw standard
+                    }
                 }
             }
             throw error
@@ -56,7 +60,19 @@ public enum EvolvingDecoding {
     }
 }
 
+/// The keys of a stored object that no property of the type decoding it reads, carried by the
+/// error of a key that object lacks: a property renamed since is stored under one of them.
+struct UnreadStoredKeys: Error {
+    let keys: [String]
+}
+
 extension DecodingError {
+    /// The stored keys no property read, when a key was missing beside them.
+    var unreadStoredKeys: [String] {
+        guard case .keyNotFound(_, let context) = self else { return [] }
+        return (context.underlyingError as? UnreadStoredKeys)?.keys ?? []
+    }
+
     /// Where it failed, a missing key's own name included, as ``RecordCoding/text(of:)`` writes
     /// it (`todos[0].priority`).
     var place: String {
@@ -203,9 +219,15 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let templateNode = template?[key.stringValue]
         guard let node = stored(key) else {
             guard let templateNode = templateNode ?? DecodingDefaultsTree.of(T.self) else {
+                // Stored keys the type reads nowhere may hold it under its name of before.
+                let unread = object.keys.filter {
+                    Key(stringValue: evolution.currentName(of: $0) ?? $0) == nil
+                }
                 throw DecodingError.keyNotFound(
                     key,
-                    .init(codingPath: codingPath, debugDescription: "No stored value, and none from the app"))
+                    .init(
+                        codingPath: codingPath, debugDescription: "No stored value, and none from the app",
+                        underlyingError: unread.isEmpty ? nil : UnreadStoredKeys(keys: unread.sorted())))
             }
             // Added since the data was stored: the app's value.
             return try TypeBeingDecoded.with(T.self) {

@@ -280,16 +280,21 @@ struct ResolvingReverter<Root>: Reverter {
             return .success(patch)
         } catch {
             // Values stored by an earlier model (an element lacking a property added since,
-            // filled from its type's `DecodingDefaults`), read as stored checkpoints are.
-            func evolving<D: Decodable>(_: D.Type) -> Patch? {
-                try? EvolvingDecoding.decode(
-                    D.self, from: record.payload, template: { nil }, decoder: decoder)
+            // filled from its type's `DecodingDefaults`), read as stored checkpoints are. Its
+            // error is the one reported: it names what is left once the merge filled what it
+            // could, and a renamed property's old key.
+            func evolving<D: Decodable>(_: D.Type) throws -> Patch? {
+                try EvolvingDecoding.decode(D.self, from: record.payload, template: { nil }, decoder: decoder)
                     as? Patch
             }
-            if let patch = evolving(decodable) { return .success(patch) }
-            return .failure(
-                .undecodable(
-                    path: record.path, type: "\(Patch.Value.self)", reason: RecordCoding.describe(error)))
+            let reason: String
+            do {
+                if let patch = try evolving(decodable) { return .success(patch) }
+                reason = RecordCoding.describe(error)
+            } catch let evolvingError {
+                reason = RecordCoding.describe(evolvingError)
+            }
+            return .failure(.undecodable(path: record.path, type: "\(Patch.Value.self)", reason: reason))
         }
     }
 }

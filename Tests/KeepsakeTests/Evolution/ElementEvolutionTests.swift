@@ -36,6 +36,38 @@ enum OldBoardApp {
     }
 }
 
+/// The first release of a checklist: each item is done or not.
+enum OldChecklistApp {
+    struct Item: Codable, Equatable, Identifiable {
+        var id: Int
+        var title: String
+        var done: Bool
+    }
+
+    struct Checklist: Versionable, Equatable, Codable {
+        var items: [Item] = []
+    }
+
+    /// Items inserted, then ticked and one unticked.
+    static let versions: [Checklist] = (0..<6).reduce(into: [Checklist()]) { versions, step in
+        var checklist = versions.last!
+        if step < 3 {
+            checklist.items.append(Item(id: step, title: "item \(step)", done: false))
+        } else {
+            checklist.items[(step - 3) % 2].done.toggle()
+        }
+        versions.append(checklist)
+    }
+
+    static func write(path: String, closing: Bool) throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: versions[0])
+        for version in versions.dropFirst() { try history.append(version) }
+        try Caretaker(store: store).save(versions.last!, as: "ticked")
+        if closing { try history.close() }
+    }
+}
+
 /// An app update that adds a property to the tasks: every store the old app wrote opens, each
 /// stored task reading the added property from the type's `DecodingDefaults` (in a checkpoint
 /// and in a stored change alike); without them the open fails saying what to do, and the store
@@ -134,6 +166,81 @@ enum OldBoardApp {
             "before", as: GrownBoard.self, fillingMissingFrom: GrownBoard(color: "blue"))
         let updated = Self.updated(saved)
         #expect(restored == GrownBoard(tasks: updated.tasks, byName: updated.byName, color: "blue"))
+    }
+
+    enum Status: String, Codable { case open, done }
+
+    /// Today's item, as the update wrote it first: `done` became `status`, with no declaration.
+    struct UndeclaredItem: Codable, Equatable, Identifiable {
+        var id: Int
+        var title: String
+        var status: Status
+    }
+
+    struct UndeclaredChecklist: Versionable, Equatable, Codable {
+        var items: [UndeclaredItem] = []
+    }
+
+    /// Today's item, with the rename declared as the error says.
+    struct Item: Codable, Equatable, Identifiable, Versionable {
+        var id: Int
+        var title: String
+        var status: Status
+
+        static let propertyEvolution: [PropertyEvolution] = [
+            .renamed("done", to: "status"),
+            .converted("status", from: Bool.self) { $0 ? Status.done : Status.open },
+        ]
+    }
+
+    struct Checklist: Versionable, Equatable, Codable {
+        var items: [Item] = []
+    }
+
+    /// A property renamed (and retyped) with nothing declared reads as one added: the error
+    /// used to say only to give the item type `DecodingDefaults`, which would have opened the
+    /// store with every item's status the default's, the stored ones lost. It now names the
+    /// stored key no property reads and the declaration a rename needs, which opens every
+    /// version with each item's own status; nothing is lost in between.
+    @Test(arguments: [true, false])
+    func aRenamedElementPropertyIsNamedWithTheDeclarationItNeeds(closing: Bool) async throws {
+        let path = directory.path("checklist-\(closing).keepsake")
+        await #expect(processExitsWith: .success) { [path = path as String, closing = closing as Bool] in
+            try OldChecklistApp.write(path: path, closing: closing)
+        }
+        // Closed, the history's value is stored whole; otherwise its first change inserts the items.
+        let place = closing ? "items[0].status" : "insertions[0].element.status"
+        let hint = """
+            no value for "status" (at \(place)); the stored data has "done", which no property reads: if "status" \
+            was stored as "done", declare .renamed("done", to: "status") in the propertyEvolution of the type \
+            that declares it (adopting Versionable), and .converted if its type changed; if "status" was added \
+            since the data was stored, conform the type that declares it to DecodingDefaults
+            """
+        let opening = #expect(throws: KeepsakeError.self) {
+            try KeepsakeStore(path: path).history("doc", initialValue: UndeclaredChecklist())
+        }
+        #expect(opening?.description.contains(hint) == true, "\(String(describing: opening))")
+        try ModelEvolutionTests().moveSnapshots(at: path, to: UndeclaredChecklist.self)
+        let restoring = #expect(throws: KeepsakeError.self) {
+            try Caretaker(store: KeepsakeStore(path: path)).restore("ticked", as: UndeclaredChecklist.self)
+        }
+        #expect(
+            restoring?.description.contains(
+                #"at `items[0].status`: no value for "status"; the stored data has "done", which no property reads: if "status" was stored as "done", declare .renamed("done", to: "status")"#
+            ) == true, "\(String(describing: restoring))")
+
+        let expected = OldChecklistApp.versions.map { checklist in
+            Checklist(
+                items: checklist.items.map {
+                    Item(id: $0.id, title: $0.title, status: $0.done ? .done : .open)
+                })
+        }
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: Checklist(), expected: expected)
+        try ModelEvolutionTests().moveSnapshots(at: path, to: Checklist.self)
+        #expect(
+            try Caretaker(store: KeepsakeStore(path: path)).restore("ticked", as: Checklist.self)
+                == expected.last)
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
     }
 
     struct TaskWithoutDefaults: Codable, Equatable, Identifiable {
