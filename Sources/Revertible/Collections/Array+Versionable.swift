@@ -99,6 +99,13 @@ extension Array {
                 changed.map { change(.index($0), old[$0], new[$0], $0, $0) }
             )
         }
+        return (trimmedDifference(from: old, to: new), [])
+    }
+
+    /// The changed middle, after the common prefix and suffix of `Equatable` elements, replaced
+    /// as one patch.
+    private static func trimmedDifference(from old: [Element], to new: [Element]) -> ArrayPatch<Element> {
+        let equal = DynamicConformance.equality(of: Element.self)
         var prefix = 0
         var suffix = 0
         if let equal {
@@ -108,11 +115,10 @@ extension Array {
                 suffix += 1
             }
         }
-        let patch = ArrayPatch(
+        return ArrayPatch(
             removals: (prefix..<old.count - suffix).map { .init(offset: $0, element: old[$0]) },
             insertions: (prefix..<new.count - suffix).map { .init(offset: $0, element: new[$0]) },
             oldCount: old.count, newCount: new.count)
-        return (patch, [])
     }
 
     /// The positions whose elements differ in their bytes, for two arrays of the same length.
@@ -153,8 +159,14 @@ extension Array {
                     break
                 }
                 if equal?(old[index], new[index]) != true {
-                    changed.append(
-                        change(.id(AnyHashable(newElements[index].id)), old[index], new[index], index, index))
+                    // A stored path keeps no position: `[id: 7]` names the first element with
+                    // that id. An element after another of its id (an app's bug: ids counted
+                    // from zero again, a copy that kept its id) is named by its position
+                    // instead, which every position keeping its id makes the same in both.
+                    let key: ElementKey =
+                        isSharedEarlier(at: index, in: newElements)
+                        ? .index(index) : .id(AnyHashable(newElements[index].id))
+                    changed.append(change(key, old[index], new[index], index, index))
                 }
             }
             if sameIDs { return (nil, changed) }
@@ -178,8 +190,29 @@ extension Array {
         }
         removals.sort { $0.offset < $1.offset }
         insertions.sort { $0.offset < $1.offset }
+        // Ids elements share make matching by id wrong: the elements of an id kept in both
+        // versions would pair with one element only, and an element beside an inserted or
+        // removed one of its id would not be compared at all, its changes lost. The changed
+        // middle of such an array is replaced whole (ids shared only by inserted elements, or
+        // only by removed ones, pair nothing, and need not): its positions do not keep their
+        // ids, so no element there can be diffed field by field (its `id`, a `let`, would not
+        // be recorded).
         var oldIndexByID: [E.ID: Int] = [:]
-        for (index, id) in oldIDs.enumerated() where !touched.contains(id) { oldIndexByID[id] = index }
+        var touchedInOld: [E.ID: Int] = [:]
+        var shared = false
+        for (index, id) in oldIDs.enumerated() {
+            if touched.contains(id) {
+                touchedInOld[id, default: 0] += 1
+            } else if oldIndexByID.updateValue(index, forKey: id) != nil {
+                shared = true
+            }
+        }
+        if !shared, !touchedInOld.isEmpty {
+            var removed: [E.ID: Int] = [:]
+            for entry in removals { removed[unsafeBitCast(entry.element, to: E.self).id, default: 0] += 1 }
+            shared = touchedInOld.contains { $0.value > removed[$0.key, default: 0] }
+        }
+        if shared { return (trimmedDifference(from: old, to: new), []) }
         var elements: [Change] = []
         for (index, id) in newIDs.enumerated() {
             guard let oldIndex = oldIndexByID[id], equal?(old[oldIndex], new[index]) != true else { continue }
@@ -188,6 +221,14 @@ extension Array {
         let patch = ArrayPatch(
             removals: removals, insertions: insertions, oldCount: old.count, newCount: new.count)
         return (patch, elements)
+    }
+
+    /// Whether an element before the one at `index` has that one's id.
+    private static func isSharedEarlier<E: Identifiable>(at index: Int, in elements: [E]) -> Bool {
+        if let field = IDField.of(E.self) { return field.isSharedEarlier(at: index, in: elements) }
+        if let field = StringIDField.of(E.self) { return field.isSharedEarlier(at: index, in: elements) }
+        let id = elements[index].id
+        return elements[..<index].contains { $0.id == id }
     }
 
     /// The index of `key`: `position` when the element there has that id, else a search.

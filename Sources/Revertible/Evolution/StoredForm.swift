@@ -315,6 +315,7 @@ package struct StoredForm: Equatable {
         guard tree.replace(at: steps[...], with: changed) else {
             throw .pathNotFound(path: edit.path, type: "JSON")
         }
+        positions.forget(after: steps)
     }
 
     // MARK: - Places
@@ -397,26 +398,52 @@ package struct StoredForm: Equatable {
 
     /// The positions of an array's elements by id, remembered per array: a hint, checked
     /// before use — an element found there with another id (the array changed since) has them
-    /// found again.
+    /// found again. An id names the first element that has it. Where elements share an id (an
+    /// app's bug), the one at a remembered position may no longer be the first once the array
+    /// changed: such an array's positions are found again at every use, and an array's are
+    /// forgotten when an edit may have given it a shared id (``forget(after:)``).
     private final class ElementPositions {
-        private var byArray: [[PathComponent]: [CodedNode: Int]] = [:]
+        private var byArray: [[PathComponent]: (positions: [CodedNode: Int], shared: Bool, idKey: String)] =
+            [:]
 
-        /// Where the element with `id` is in `array`, which lies at `path`; `nil` when none has it.
+        /// Forgets the positions of the arrays an edit at `steps` may have given other ids: the
+        /// arrays at or inside `steps`, and an array whose element it replaced, or whose
+        /// element's id. (An edit deeper inside an element changes no id.)
+        func forget(after steps: [PathComponent]) {
+            guard !byArray.isEmpty else { return }
+            byArray = byArray.filter { path, remembered in
+                if steps.count <= path.count { return !path.starts(with: steps) }
+                guard steps.starts(with: path) else { return true }
+                switch steps.count - path.count {
+                case 1: return false
+                case 2: return steps.last != .property(remembered.idKey)
+                default: return true
+                }
+            }
+        }
+
+        /// Where the first element with `id` is in `array`, which lies at `path`; `nil` when none
+        /// has it.
         func position(of id: CodedNode, in array: [CodedNode], at path: [PathComponent], idKey: String)
             -> Int?
         {
-            if let position = byArray[path]?[id], array.indices.contains(position),
+            if let remembered = byArray[path], !remembered.shared, remembered.idKey == idKey,
+                let position = remembered.positions[id], array.indices.contains(position),
                 StoredForm.id(of: array[position], key: idKey) == id
             {
                 return position
             }
             var positions: [CodedNode: Int] = [:]
+            var shared = false
             for (position, element) in zip(array.indices, array) {
-                if let elementID = StoredForm.id(of: element, key: idKey), positions[elementID] == nil {
+                guard let elementID = StoredForm.id(of: element, key: idKey) else { continue }
+                if positions[elementID] == nil {
                     positions[elementID] = position
+                } else {
+                    shared = true
                 }
             }
-            byArray[path] = positions
+            byArray[path] = (positions, shared, idKey)
             return positions[id]
         }
     }

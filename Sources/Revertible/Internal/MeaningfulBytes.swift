@@ -242,6 +242,43 @@ struct IDField: @unchecked Sendable {
         return found
     }
 
+    /// Whether an element of `elements` before the one at `index` has the id of that one: a
+    /// read of each one's id, as one or two words where it is 8 or 16 bytes (an `Int`, a
+    /// `UUID`), with no generic code in the loop.
+    func isSharedEarlier<Element>(at index: Int, in elements: [Element]) -> Bool {
+        let stride = MemoryLayout<Element>.stride
+        let (offset, size, count) = (offset, size, index)
+        return elements.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            let wanted = base + (index &* stride &+ offset)
+            switch size {
+            case 8:
+                let first = wanted.loadUnaligned(as: UInt64.self)
+                var at = offset
+                for _ in 0..<count {
+                    if base.loadUnaligned(fromByteOffset: at, as: UInt64.self) == first { return true }
+                    at &+= stride
+                }
+                return false
+            case 16:
+                let first = wanted.loadUnaligned(as: UInt64.self)
+                let second = wanted.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                var at = offset
+                for _ in 0..<count {
+                    if base.loadUnaligned(fromByteOffset: at, as: UInt64.self) == first,
+                        base.loadUnaligned(fromByteOffset: at &+ 8, as: UInt64.self) == second
+                    {
+                        return true
+                    }
+                    at &+= stride
+                }
+                return false
+            default:
+                return (0..<count).contains { memcmp(base + ($0 &* stride &+ offset), wanted, size) == 0 }
+            }
+        }
+    }
+
     /// The index of the element of `elements` whose id has the bytes of `id`.
     func index<Element: Identifiable>(of id: Element.ID, in elements: [Element]) -> Int? {
         var id = id
@@ -260,3 +297,45 @@ struct IDField: @unchecked Sendable {
 }
 
 private let idFieldCache = Locked<[ObjectIdentifier: IDField?]>([:])
+
+/// Where an `Identifiable` element keeps a `String` id, when it is a stored property named
+/// `id`: equal strings may be stored apart, so they are compared as strings, read from their
+/// place without the element's generic code.
+struct StringIDField: @unchecked Sendable {
+    let offset: Int
+
+    static func of<Element: Identifiable>(_: Element.Type) -> StringIDField? {
+        let key = ObjectIdentifier(Element.self)
+        if let cached = stringIDFieldCache.withLock({ $0[key] }) { return cached }
+        var found: StringIDField?
+        if !(Element.self is AnyClass), Element.ID.self == String.self {
+            _ = _forEachField(of: Element.self, options: []) { name, offset, fieldType, _ in
+                guard String(cString: name) == "id", fieldType == String.self else { return true }
+                found = StringIDField(offset: offset)
+                return false
+            }
+        }
+        stringIDFieldCache.withLock { $0[key] = .some(found) }
+        return found
+    }
+
+    /// Whether an element of `elements` before the one at `index` has the id of that one.
+    func isSharedEarlier<Element>(at index: Int, in elements: [Element]) -> Bool {
+        let stride = MemoryLayout<Element>.stride
+        let (offset, count) = (offset, index)
+        return elements.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            // Read in place (borrowed, not copied): a copy of a string stored apart would
+            // retain and release its storage, which costs more than comparing.
+            let wanted = (base + (index &* stride &+ offset)).assumingMemoryBound(to: String.self)
+            var at = offset
+            for _ in 0..<count {
+                if (base + at).assumingMemoryBound(to: String.self).pointee == wanted.pointee { return true }
+                at &+= stride
+            }
+            return false
+        }
+    }
+}
+
+private let stringIDFieldCache = Locked<[ObjectIdentifier: StringIDField?]>([:])
