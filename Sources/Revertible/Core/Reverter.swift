@@ -157,7 +157,9 @@ extension Reverter {
         appendOverwriteReversion(at: keyPath, component: .property(name))
     }
 
-    /// Tracks every stored `var` of `Root` that is ``Versionable`` or `Equatable`.
+    /// Tracks every stored `var` of `Root` that is ``Versionable`` or `Equatable`; a new value
+    /// whose `let`s hold other values (another `id`, another `created`) is recorded whole, since
+    /// no `var`'s change would record them.
     ///
     /// - Returns: `false` when `Root` has no stored properties at all (an enum, for example).
     @discardableResult
@@ -168,6 +170,10 @@ extension Reverter {
         if let untrackable = table.untrackable { preconditionFailure(untrackable) }
         // Comparing two versions: a field whose bytes did not change is skipped unread.
         let diffing = inPlace(as: DiffingReverter<Root>.self) { diffing in
+            guard table.constants.isEmpty || table.constantsAreEqual(diffing.old, diffing.new) else {
+                diffing.appendOverwriteReversion(at: \.self, component: nil)
+                return
+            }
             for index in diffing.changedFields(table) {
                 table.tracked[index].register(into: &diffing)
             }
@@ -176,6 +182,11 @@ extension Reverter {
         // Resolving a stored path: only the property it names can take it (every tracked
         // property's component is its name), so the others are not asked.
         let resolving = inPlace(as: ResolvingReverter<Root>.self) { resolving in
+            // The whole value, recorded so when its `let`s held other values.
+            if resolving.remaining.isEmpty {
+                resolving.appendOverwriteReversion(at: \.self, component: nil)
+                return
+            }
             if case .property(let name)? = resolving.remaining.first, let index = table.trackedByName[name] {
                 table.tracked[index].register(into: &resolving)
             }

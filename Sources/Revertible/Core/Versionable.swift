@@ -38,7 +38,8 @@ public protocol Revertible {
 ///
 /// Or leave the method out: a struct then tracks every stored `var` whose type is
 /// ``Versionable`` (or `Equatable`) under its own name. Mark a property with
-/// ``VersionableIgnored`` to leave it out; `let` properties are never tracked. A property that
+/// ``VersionableIgnored`` to leave it out. A `let` is compared, not tracked: a new value whose
+/// `let`s hold other values (another `id`, another `created`) is recorded whole. A property that
 /// holds class instances stops the first diff, since a change made inside one in place would be
 /// in both versions: make the class a struct, or a ``VersionableLeaf`` when its instances are
 /// only ever replaced.
