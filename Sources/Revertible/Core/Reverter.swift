@@ -182,8 +182,9 @@ extension Reverter {
         // Resolving a stored path: only the property it names can take it (every tracked
         // property's component is its name), so the others are not asked.
         let resolving = inPlace(as: ResolvingReverter<Root>.self) { resolving in
-            // The whole value, recorded so when its `let`s held other values.
-            if resolving.remaining.isEmpty {
+            // The whole value, recorded so when its `let`s held other values. (A type without
+            // stored properties, an enum, is resolved by its caller.)
+            if resolving.remaining.isEmpty, table.hasStoredProperties {
                 resolving.appendOverwriteReversion(at: \.self, component: nil)
                 return
             }
