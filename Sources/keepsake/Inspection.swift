@@ -206,10 +206,7 @@ enum Inspection {
         // The current value is not what the app showed last when a change is held: say so
         // where a script reading the JSON does not see it.
         if version == nil, let held = try store.heldPaths(of: positionals[1]), !held.isEmpty {
-            FileHandle.standardError.write(
-                Data(
-                    ("keepsake: note: a change to \(pathList(held)) is held, not in this value "
-                        + heldNote + ".\n").utf8))
+            note("a change to \(pathList(held)) is held, not in this value \(heldNote)")
         }
         return ExitStatus.success
     }

@@ -43,15 +43,26 @@ let commands: [String: Command] = [
 /// The tool's version, and the store schema it writes.
 let version = "keepsake 0.2.0 (store schema \(KeepsakeStore.schemaVersion))"
 
-/// Writes `keepsake: <message>.` — one sentence, ending in one period — and what follows it
-/// (a usage text) to standard error, and exits with `status`.
-func fail(_ message: String, then details: String? = nil, status: Int32) -> Never {
+/// `keepsake: <message>.` — one sentence, ending in one period — as a line of standard error.
+func messageLine(_ message: String) -> String {
     var sentence = message
     while sentence.hasSuffix(".") { sentence.removeLast() }
-    var text = "keepsake: \(sentence).\n"
+    return "keepsake: \(sentence).\n"
+}
+
+/// Writes ``messageLine(_:)`` and what follows it (a usage text) to standard error, and exits
+/// with `status`.
+func fail(_ message: String, then details: String? = nil, status: Int32) -> Never {
+    var text = messageLine(message)
     if let details { text += details + "\n" }
     FileHandle.standardError.write(Data(text.utf8))
     exit(status)
+}
+
+/// Writes `keepsake: note: <message>.` to standard error, where a script reading standard
+/// output does not see it, and goes on.
+func note(_ message: String) {
+    FileHandle.standardError.write(Data(messageLine("note: " + message).utf8))
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -178,11 +178,13 @@ extension Array {
         var removals: [ArrayPatch<Element>.Entry] = []
         var insertions: [ArrayPatch<Element>.Entry] = []
         var touched = Set<E.ID>()
+        var removedByID: [E.ID: Int] = [:]
         for change in difference {
             switch change {
             case .remove(let offset, let id, _):
                 removals.append(.init(offset: offset, element: old[offset]))
                 touched.insert(id)
+                removedByID[id, default: 0] += 1
             case .insert(let offset, let id, _):
                 insertions.append(.init(offset: offset, element: new[offset]))
                 touched.insert(id)
@@ -207,11 +209,7 @@ extension Array {
                 shared = true
             }
         }
-        if !shared, !touchedInOld.isEmpty {
-            var removed: [E.ID: Int] = [:]
-            for entry in removals { removed[unsafeBitCast(entry.element, to: E.self).id, default: 0] += 1 }
-            shared = touchedInOld.contains { $0.value > removed[$0.key, default: 0] }
-        }
+        shared = shared || touchedInOld.contains { $0.value > removedByID[$0.key, default: 0] }
         if shared { return (trimmedDifference(from: old, to: new), []) }
         var elements: [Change] = []
         for (index, id) in newIDs.enumerated() {

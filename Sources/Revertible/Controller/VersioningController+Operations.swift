@@ -22,9 +22,19 @@ extension VersioningController {
     public func append(_ newValue: Value, tag: AnyHashable? = nil) throws(Failure) {
         try perform { () throws(ReversionError) in
             let tag = try tag.map { tag throws(ReversionError) in try VersionTag(tagging: tag) }
-            guard errorMode.assignsToController else { return try record(newValue, tag: tag) }
-            try keepingOnFailure(newValue) { () throws(ReversionError) in try record(newValue, tag: tag) }
+            try keepingOnFailureWhenAssigning(newValue) { () throws(ReversionError) in
+                try record(newValue, tag: tag)
+            }
         }
+    }
+
+    /// ``keepingOnFailure(_:_:)`` in the assigning error modes, whose caller gets no error;
+    /// in the throwing mode the caller gets it and still has `newValue`, so `recording` just runs.
+    private func keepingOnFailureWhenAssigning(
+        _ newValue: Value, _ recording: () throws(ReversionError) -> Void
+    ) throws(ReversionError) {
+        guard errorMode.assignsToController else { return try recording() }
+        try keepingOnFailure(newValue, recording)
     }
 
     /// Runs `recording`, which records `newValue`, for a caller that cannot keep `newValue` if
@@ -445,7 +455,7 @@ extension VersioningController {
                 try recordPending()
                 try commit(value, tag: tag)
             }
-            if errorMode.assignsToController { try keepingOnFailure(value, record) } else { try record() }
+            try keepingOnFailureWhenAssigning(value, record)
             writeRoot()
         }
     }

@@ -226,18 +226,24 @@ struct IDField: @unchecked Sendable {
     }
 
     private static func find<Element: Identifiable>(_: Element.Type) -> IDField? {
+        // An id compared by its bytes.
         let idType = Element.ID.self
-        // Elements stored inline (not class references), with an id compared by its bytes.
-        guard !(Element.self is AnyClass), idType is any FixedWidthInteger.Type || idType == UUID.self else {
-            return nil
-        }
-        var found: IDField?
+        guard idType is any FixedWidthInteger.Type || idType == UUID.self,
+            let offset = storedIDOffset(Element.self)
+        else { return nil }
+        return IDField(offset: offset, size: MemoryLayout<Element.ID>.size)
+    }
+
+    /// Where an element stored inline (not a class reference) keeps its `id`, when that is a
+    /// stored property named `id` of the type `Identifiable` gives it.
+    static func storedIDOffset<Element: Identifiable>(_: Element.Type) -> Int? {
+        guard !(Element.self is AnyClass) else { return nil }
+        let idType = Element.ID.self
+        var found: Int?
         _ = _forEachField(of: Element.self, options: []) { name, offset, fieldType, _ in
-            if String(cString: name) == "id", fieldType == idType {
-                found = IDField(offset: offset, size: MemoryLayout<Element.ID>.size)
-                return false
-            }
-            return true
+            guard String(cString: name) == "id", fieldType == idType else { return true }
+            found = offset
+            return false
         }
         return found
     }
@@ -307,14 +313,9 @@ struct StringIDField: @unchecked Sendable {
     static func of<Element: Identifiable>(_: Element.Type) -> StringIDField? {
         let key = ObjectIdentifier(Element.self)
         if let cached = stringIDFieldCache.withLock({ $0[key] }) { return cached }
-        var found: StringIDField?
-        if !(Element.self is AnyClass), Element.ID.self == String.self {
-            _ = _forEachField(of: Element.self, options: []) { name, offset, fieldType, _ in
-                guard String(cString: name) == "id", fieldType == String.self else { return true }
-                found = StringIDField(offset: offset)
-                return false
-            }
-        }
+        let found =
+            Element.ID.self == String.self
+            ? IDField.storedIDOffset(Element.self).map(StringIDField.init) : nil
         stringIDFieldCache.withLock { $0[key] = .some(found) }
         return found
     }
