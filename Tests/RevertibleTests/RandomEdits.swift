@@ -43,7 +43,18 @@ enum RandomEdits {
                 document.items[i].done.toggle()
             }
         case 10:
-            if document.items.count > 1 { document.items.swapAt(0, document.items.count - 1) }
+            // Reorderings: the ends swapped, a run reversed, one item moved, all shuffled.
+            let count = document.items.count
+            guard count > 1 else { break }
+            let (a, b) = (
+                Int.random(in: 0..<count, using: &generator), Int.random(in: 0..<count, using: &generator)
+            )
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: document.items.swapAt(0, count - 1)
+            case 1: document.items[min(a, b)...max(a, b)].reverse()
+            case 2: document.items.insert(document.items.remove(at: a), at: b)
+            default: document.items.shuffle(using: &generator)
+            }
         case 11:
             if !document.items.isEmpty {
                 let i = Int.random(in: 0..<document.items.count, using: &generator)

@@ -109,6 +109,34 @@ struct MeaningfulBytes: @unchecked Sendable {
         return positions
     }
 
+    /// How many values in a row, from the ones at `a` and `b` onward (or, `backward`, from the
+    /// ones there back toward lower addresses), have the same meaningful bytes: at most `count`.
+    ///
+    /// A `memcmp` settles a block of ``blockCount`` values whose bytes are all the same; in one
+    /// whose bytes differ (its padding, on a heap in use), the values are read one by one.
+    func sameRun(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int, stride: Int, backward: Bool) -> Int
+    {
+        words.withUnsafeBufferPointer { words in
+            tail.withUnsafeBufferPointer { tail in
+                var run = 0
+                while run < count {
+                    let length = min(blockCount, count - run)
+                    let first = backward ? -(run + length - 1) * stride : run * stride
+                    if memcmp(a + first, b + first, length * stride) == 0 {
+                        run += length
+                        continue
+                    }
+                    for _ in 0..<length {
+                        let at = backward ? -run * stride : run * stride
+                        guard Self.same(a + at, b + at, words, tail) else { return run }
+                        run += 1
+                    }
+                }
+                return run
+            }
+        }
+    }
+
     /// Whether the blocks at `a` and `b` (`bytes` long) have the same bytes where `mask` has
     /// ones, for values whose ``period`` is at most 8 vectors: the differences of the vectors
     /// at each place in the period are gathered first, and masked once at the end, so that the
@@ -248,20 +276,21 @@ struct IDField: @unchecked Sendable {
         return found
     }
 
-    /// Whether an element of `elements` before the one at `index` has the id of that one: a
-    /// read of each one's id, as one or two words where it is 8 or 16 bytes (an `Int`, a
-    /// `UUID`), with no generic code in the loop.
-    func isSharedEarlier<Element>(at index: Int, in elements: [Element]) -> Bool {
+    /// Whether an element of `elements` in `range` has the id of the one at `index`: a read of
+    /// each one's id, as one or two words where it is 8 or 16 bytes (an `Int`, a `UUID`), with
+    /// no generic code in the loop.
+    func hasID<Element>(of index: Int, in elements: [Element], among range: Range<Int>) -> Bool {
         let stride = MemoryLayout<Element>.stride
-        let (offset, size, count) = (offset, size, index)
+        let (offset, size) = (offset, size)
         return elements.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return false }
+            guard let base = buffer.baseAddress, !range.isEmpty else { return false }
             let wanted = base + (index &* stride &+ offset)
+            let start = range.lowerBound &* stride &+ offset
             switch size {
             case 8:
                 let first = wanted.loadUnaligned(as: UInt64.self)
-                var at = offset
-                for _ in 0..<count {
+                var at = start
+                for _ in range {
                     if base.loadUnaligned(fromByteOffset: at, as: UInt64.self) == first { return true }
                     at &+= stride
                 }
@@ -269,8 +298,8 @@ struct IDField: @unchecked Sendable {
             case 16:
                 let first = wanted.loadUnaligned(as: UInt64.self)
                 let second = wanted.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-                var at = offset
-                for _ in 0..<count {
+                var at = start
+                for _ in range {
                     if base.loadUnaligned(fromByteOffset: at, as: UInt64.self) == first,
                         base.loadUnaligned(fromByteOffset: at &+ 8, as: UInt64.self) == second
                     {
@@ -280,7 +309,34 @@ struct IDField: @unchecked Sendable {
                 }
                 return false
             default:
-                return (0..<count).contains { memcmp(base + ($0 &* stride &+ offset), wanted, size) == 0 }
+                return range.contains { memcmp(base + ($0 &* stride &+ offset), wanted, size) == 0 }
+            }
+        }
+    }
+
+    /// The ids of the elements of `elements` in `range`, as their bytes (zero-filled to 16),
+    /// or `nil` when an id takes more than 16 bytes.
+    func words<Element>(of elements: [Element], in range: Range<Int>) -> [IDWords]? {
+        guard size <= 16 else { return nil }
+        let stride = MemoryLayout<Element>.stride
+        let (offset, size) = (offset, size)
+        return elements.withUnsafeBytes { buffer -> [IDWords] in
+            guard let base = buffer.baseAddress else { return [] }
+            return range.map { index in
+                let id = base + (index &* stride &+ offset)
+                switch size {
+                case 8: return IDWords(low: id.loadUnaligned(as: UInt64.self), high: 0)
+                case 16:
+                    return IDWords(
+                        low: id.loadUnaligned(as: UInt64.self),
+                        high: id.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                default:
+                    var words = IDWords(low: 0, high: 0)
+                    withUnsafeMutableBytes(of: &words) {
+                        $0.copyMemory(from: UnsafeRawBufferPointer(start: id, count: size))
+                    }
+                    return words
+                }
             }
         }
     }
@@ -304,6 +360,13 @@ struct IDField: @unchecked Sendable {
 
 private let idFieldCache = Locked<[ObjectIdentifier: IDField?]>([:])
 
+/// The bytes of an id that compares by its bytes (``IDField``), as a key hashed by code made
+/// for it rather than by the id's generic code.
+struct IDWords: Hashable {
+    var low: UInt64
+    var high: UInt64
+}
+
 /// Where an `Identifiable` element keeps a `String` id, when it is a stored property named
 /// `id`: equal strings may be stored apart, so they are compared as strings, read from their
 /// place without the element's generic code.
@@ -320,21 +383,33 @@ struct StringIDField: @unchecked Sendable {
         return found
     }
 
-    /// Whether an element of `elements` before the one at `index` has the id of that one.
-    func isSharedEarlier<Element>(at index: Int, in elements: [Element]) -> Bool {
+    /// Whether an element of `elements` in `range` has the id of the one at `index`.
+    func hasID<Element>(of index: Int, in elements: [Element], among range: Range<Int>) -> Bool {
         let stride = MemoryLayout<Element>.stride
-        let (offset, count) = (offset, index)
+        let offset = offset
         return elements.withUnsafeBytes { buffer -> Bool in
             guard let base = buffer.baseAddress else { return false }
             // Read in place (borrowed, not copied): a copy of a string stored apart would
             // retain and release its storage, which costs more than comparing.
             let wanted = (base + (index &* stride &+ offset)).assumingMemoryBound(to: String.self)
-            var at = offset
-            for _ in 0..<count {
+            var at = range.lowerBound &* stride &+ offset
+            for _ in range {
                 if (base + at).assumingMemoryBound(to: String.self).pointee == wanted.pointee { return true }
                 at &+= stride
             }
             return false
+        }
+    }
+
+    /// The ids of the elements of `elements` in `range`.
+    func strings<Element>(of elements: [Element], in range: Range<Int>) -> [String] {
+        let stride = MemoryLayout<Element>.stride
+        let offset = offset
+        return elements.withUnsafeBytes { buffer -> [String] in
+            guard let base = buffer.baseAddress else { return [] }
+            return range.map {
+                (base + ($0 &* stride &+ offset)).assumingMemoryBound(to: String.self).pointee
+            }
         }
     }
 }
