@@ -841,6 +841,44 @@ struct HistoryRows {
         return form
     }
 
+    /// The value `versions` reach, redone on the stored whole value `json` (a checkpoint): on
+    /// today's model, or, when it cannot read one of those changes or that stored value (the
+    /// app changed the model since), on the stored JSON, decoding only the value reached,
+    /// which is then given with its stored form.
+    ///
+    /// A value reached that does not decode either gives the error of the change the model
+    /// could not read (which says which change and where), or, when it was the stored value
+    /// that did not decode, the value reached's own: a checkpoint may hold what the newer
+    /// versions no longer do (a case since removed, a `nil` where the model wants a value), so
+    /// it alone keeps no history from opening.
+    func replayed<Value: Versionable & Codable & SendableMetatype>(
+        from json: String, redoing versions: [Version], history name: String, template: () -> Value?
+    ) throws -> (value: Value, form: StoredForm?) {
+        do {
+            var value = try decodeStored(json, history: name, template: template)
+            for version in versions {
+                try KeepsakeHistoryStorage<Value>.apply(
+                    self, version, to: &value, inverted: true, history: name)
+            }
+            return (value, nil)
+        } catch let error as KeepsakeError {
+            switch error {
+            case .reversion, .undecodableValue: break
+            default: throw error
+            }
+            guard
+                let form = try? storedForm(
+                    json, redoing: versions, history: name, keys: CodingKeyTree(for: Value.self))
+            else { throw error }
+            do {
+                return (try decodeStored(form.json, history: name, template: template), form)
+            } catch let reached {
+                guard case .undecodableValue = error else { throw error }
+                throw reached
+            }
+        }
+    }
+
     /// A stored whole value (a checkpoint) as today's `Value`: what it lacks (properties added
     /// since) is filled from `template`, renamed and converted properties are read as declared.
     func decodeStored<Value: Versionable & Codable>(

@@ -189,25 +189,11 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             }
             let replay = try rows.appliedVersions(after: checkpoint.position)
             // The changes since the checkpoint are replayed on today's model; when it can no
-            // longer read one (the app changed the model after a run that did not close the
-            // history), on the checkpoint's stored form instead, as the old model wrote both.
-            var form: StoredForm?
-            var value: Value
-            do {
-                value = try rows.decodeStored(checkpoint.json, history: name, template: initialValue)
-                for version in replay {
-                    try Self.apply(rows, version, to: &value, inverted: true, history: name)
-                }
-            } catch let error as KeepsakeError {
-                // Failing that too, the error of today's model says which change and where.
-                guard case .reversion = error,
-                    let replayed = try? rows.storedForm(
-                        checkpoint.json, redoing: replay, history: name,
-                        keys: CodingKeyTree(for: Value.self)),
-                    let decoded = try? rows.decodeStored(replayed.json, history: name, template: initialValue)
-                else { throw error }
-                (form, value) = (replayed, decoded)
-            }
+            // longer read one, or the checkpoint (the app changed the model after a run that did
+            // not close the history), on the checkpoint's stored form instead, as the old model
+            // wrote both.
+            let (value, form) = try rows.replayed(
+                from: checkpoint.json, redoing: replay, history: name, template: { initialValue() })
             let level = try rows.scopeCount() - 1
             try rows.checkLoaded(
                 replayed: replay.map(\.position), from: checkpoint.position, level: level,

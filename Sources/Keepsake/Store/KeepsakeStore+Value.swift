@@ -82,23 +82,11 @@ extension KeepsakeStore {
             guard let id = try HistoryRows.historyID(named: name, in: connection) else { return nil }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             guard let route = try Self.route(to: version, rows, history: name) else { return nil }
-            do {
-                var value = try rows.decodeStored(route.json, history: name) { template }
-                for version in route.redoing {
-                    try KeepsakeHistoryStorage<Value>.apply(
-                        rows, version, to: &value, inverted: true, history: name)
-                }
-                return value
-            } catch let error as KeepsakeError {
-                // A change the model cannot read: the versions redone on the stored JSON.
-                guard case .reversion = error,
-                    let form = try? rows.storedForm(
-                        route.json, redoing: route.redoing, history: name,
-                        keys: CodingKeyTree(for: Value.self)),
-                    let value = try? rows.decodeStored(form.json, history: name, template: { template })
-                else { throw error }
-                return value
-            }
+            // A change or a checkpoint the model cannot read: the versions redone on the stored
+            // JSON.
+            return try rows.replayed(
+                from: route.json, redoing: route.redoing, history: name, template: { template }
+            ).value
         }
     }
 
