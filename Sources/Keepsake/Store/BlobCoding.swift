@@ -140,8 +140,9 @@ final class BlobCoding: @unchecked Sendable {
             [.integer(reference.id), .text(reference.digest), .integer(Int64(reference.size))]) == 1
     }
 
-    /// The bytes of blob `id`, checked against the size and digest stored with them: damaged
-    /// bytes are an error, never a wrong value.
+    /// The bytes of blob `id`, checked against the size and digest stored with them, and
+    /// against the digest index: damaged bytes, or another blob's row answering to `id`, are an
+    /// error, never a wrong value.
     private func load(_ id: Int64, codingPath: [any CodingKey]) throws -> Data {
         guard
             let row = try connection.query(
@@ -159,6 +160,21 @@ final class BlobCoding: @unchecked Sendable {
                     codingPath: codingPath,
                     debugDescription:
                         "Blob \(id) is damaged: \(data.count) bytes whose digest does not match the stored size and digest"
+                ))
+        }
+        // A row whose key damage changed in place (another blob's row now found under `id`)
+        // holds bytes that match its own digest. The digest index, a b-tree of its own, still
+        // names the id they were stored under.
+        let indexed = try connection.query(
+            "SELECT id FROM blob INDEXED BY blob_by_digest WHERE digest = ? AND size = ?",
+            [.text(row.digest ?? ""), .integer(Int64(data.count))]
+        ) { $0.int64(0) }
+        guard indexed.contains(id) else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath,
+                    debugDescription:
+                        "Blob \(id) is damaged: the bytes found under its id are indexed under \(indexed.isEmpty ? "no id" : "id \(indexed.compactMap { $0.map(String.init) }.joined(separator: ", "))")"
                 ))
         }
         return data
