@@ -92,7 +92,20 @@ public enum DocEdits {
                 doc.items[Int.random(in: 0..<doc.items.count, using: &generator)].shape.edit(
                     using: &generator)
             }
-        default: doc.items.reverse()
+        default:
+            // Reorderings: all reversed, one item moved, all shuffled (with fewer than two
+            // items, the title changed instead, so that every edit is a change).
+            guard doc.items.count > 1 else {
+                doc.title += "."
+                break
+            }
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: doc.items.reverse()
+            case 1:
+                let item = doc.items.remove(at: Int.random(in: 0..<doc.items.count, using: &generator))
+                doc.items.insert(item, at: Int.random(in: 0...doc.items.count, using: &generator))
+            default: doc.items.shuffle(using: &generator)
+            }
         }
     }
 }

@@ -21,10 +21,10 @@ import Testing
         #expect(failure == nil)
         // The walk saw the scope, both redo stacks, the folded history and the held change.
         // The values of 13 versions (10 of them kept or folded into version 0); opened in the scope: the held change
-        // recorded (5 versions) and undone, the scope ended, the root's 8 kept versions undone,
-        // 11 redone (the root's redo stack, the squashed scope), undone to "t36", the snapshot;
+        // recorded (3 versions) and undone, the scope ended, the root's 10 kept versions undone,
+        // 13 redone (the root's redo stack, the squashed scope), undone to "t36", the snapshot;
         // the tags of both scopes.
-        #expect(expected.count == 43)
+        #expect(expected.count == 45)
         #expect(expected.prefix(13).filter { if case .json(_, nil) = $0 { true } else { false } }.count == 3)
         return (original, expected)
     }
