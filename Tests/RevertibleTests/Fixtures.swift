@@ -75,3 +75,14 @@ func expectRoundTrip<Value: Versionable & Equatable>(_ original: Value, _ edited
     #expect(value == edited)
     return records
 }
+
+/// A row of a table whose ids are of any type: what the tests of matching by id share.
+struct IDRow<ID: Hashable & Codable & Sendable>: Identifiable, Versionable, Equatable, Codable {
+    let id: ID
+    var title: String
+}
+
+/// Rows matched by id.
+struct IDTable<ID: Hashable & Codable & Sendable>: Versionable, Equatable, Codable {
+    var rows: [IDRow<ID>]
+}

@@ -8,14 +8,8 @@ import Testing
 /// change reverts exactly, directly and through stored records (where no position is kept),
 /// whatever the id's type: an integer, a `UUID` (compared by their bytes) or a `String`.
 @Suite struct SharedIDTests {
-    struct Row<ID: Hashable & Codable & Sendable>: Identifiable, Versionable, Equatable, Codable {
-        let id: ID
-        var title: String
-    }
-
-    struct Table<ID: Hashable & Codable & Sendable>: Versionable, Equatable, Codable {
-        var rows: [Row<ID>]
-    }
+    typealias Row = IDRow
+    typealias Table = IDTable
 
     func expectEachCase<ID: Hashable & Codable & Sendable>(_ a: ID, _ b: ID) throws {
         let twins = Table(rows: [Row(id: a, title: "x"), Row(id: a, title: "y")])

@@ -211,15 +211,18 @@ extension Array {
         }
         let removals = match.removed.map { ArrayPatch<Element>.Entry(offset: $0, element: old[$0]) }
         let insertions = match.inserted.map { ArrayPatch<Element>.Entry(offset: $0, element: new[$0]) }
-        var elements: [Change] = []
-        for (oldIndex, newIndex) in differingPairs(old, new, match.kept)
-        where equal?(old[oldIndex], new[newIndex]) != true {
-            // Another element of its id, at an end (the same in both versions; the middle's
-            // were checked): `[id: …]` could name that one, on either side. The middle is
-            // replaced whole, as above.
-            if isShared(at: newIndex, in: newElements) { return (trimmedDifference(from: old, to: new), []) }
-            let id = AnyHashable(newElements[newIndex].id)
-            elements.append(change(.id(id), old[oldIndex], new[newIndex], oldIndex, newIndex))
+        let changed = differingPairs(old, new, match.kept).filter { equal?(old[$0.0], new[$0.1]) != true }
+        // Another element of a changed one's id, at an end (the same in both versions; the
+        // middle's were checked): `[id: …]` could name that one, on either side. The middle is
+        // replaced whole, as above.
+        if endsHoldAnID(
+            of: changed.map(\.1), in: newElements, ends: [0..<prefix, new.count - suffix..<new.count])
+        {
+            return (trimmedDifference(from: old, to: new), [])
+        }
+        let elements = changed.map { oldIndex, newIndex in
+            change(
+                .id(AnyHashable(newElements[newIndex].id)), old[oldIndex], new[newIndex], oldIndex, newIndex)
         }
         let patch = ArrayPatch(
             removals: removals, insertions: insertions, oldCount: old.count, newCount: new.count)
@@ -251,16 +254,16 @@ extension Array {
     private static func matchByID<E: Identifiable>(
         _ old: [E], _ oldMiddle: Range<Int>, _ new: [E], _ newMiddle: Range<Int>
     ) -> IDMatch? {
-        if let field = IDField.of(E.self), let oldWords = field.words(of: old, in: oldMiddle),
-            let newWords = field.words(of: new, in: newMiddle)
+        if let field = IDField.of(E.self), let oldWords = field.words(of: old, at: oldMiddle),
+            let newWords = field.words(of: new, at: newMiddle)
         {
             return IDMatch(
                 old: oldWords, from: oldMiddle.lowerBound, new: newWords, from: newMiddle.lowerBound)
         }
         if let field = StringIDField.of(E.self) {
             return IDMatch(
-                old: field.strings(of: old, in: oldMiddle), from: oldMiddle.lowerBound,
-                new: field.strings(of: new, in: newMiddle), from: newMiddle.lowerBound)
+                old: field.strings(of: old, at: oldMiddle), from: oldMiddle.lowerBound,
+                new: field.strings(of: new, at: newMiddle), from: newMiddle.lowerBound)
         }
         // Closures: a key path into `E` would be built at run time on every diff.
         return IDMatch(
@@ -268,15 +271,37 @@ extension Array {
             new: new[newMiddle].map { $0.id }, from: newMiddle.lowerBound)
     }
 
+    /// Whether an element in `ends` has the id of an element at one of `positions`: each
+    /// position's ends read (no hashing) while that reads few ids, else the ends' ids hashed once
+    /// (an edit to every item and an insertion in front of them would otherwise read every id
+    /// once for every item).
+    private static func endsHoldAnID<E: Identifiable>(
+        of positions: [Int], in elements: [E], ends: [Range<Int>]
+    )
+        -> Bool
+    {
+        let endCount = ends.reduce(0) { $0 + $1.count }
+        guard !positions.isEmpty, endCount > 0 else { return false }
+        if positions.count * endCount <= 1 << 16 {
+            return positions.contains { position in
+                ends.contains { hasID(of: position, in: elements, among: $0) }
+            }
+        }
+        if let field = IDField.of(E.self), let probes = field.words(of: elements, at: positions) {
+            let held = Set(ends.flatMap { field.words(of: elements, at: $0) ?? [] })
+            return probes.contains(where: held.contains)
+        }
+        if let field = StringIDField.of(E.self) {
+            let held = Set(ends.flatMap { field.strings(of: elements, at: $0) })
+            return field.strings(of: elements, at: positions).contains(where: held.contains)
+        }
+        let held = Set(ends.flatMap { elements[$0].map(\.id) })
+        return positions.contains { held.contains(elements[$0].id) }
+    }
+
     /// Whether an element before the one at `index` has that one's id.
     private static func isSharedEarlier<E: Identifiable>(at index: Int, in elements: [E]) -> Bool {
         hasID(of: index, in: elements, among: 0..<index)
-    }
-
-    /// Whether another element, before or after the one at `index`, has that one's id.
-    private static func isShared<E: Identifiable>(at index: Int, in elements: [E]) -> Bool {
-        hasID(of: index, in: elements, among: 0..<index)
-            || hasID(of: index, in: elements, among: index + 1..<elements.count)
     }
 
     /// Whether an element of `elements` in `range` has the id of the one at `index`.

@@ -314,15 +314,15 @@ struct IDField: @unchecked Sendable {
         }
     }
 
-    /// The ids of the elements of `elements` in `range`, as their bytes (zero-filled to 16),
+    /// The ids of the elements of `elements` at `positions`, as their bytes (zero-filled to 16),
     /// or `nil` when an id takes more than 16 bytes.
-    func words<Element>(of elements: [Element], in range: Range<Int>) -> [IDWords]? {
+    func words<Element>(of elements: [Element], at positions: some Collection<Int>) -> [IDWords]? {
         guard size <= 16 else { return nil }
         let stride = MemoryLayout<Element>.stride
         let (offset, size) = (offset, size)
         return elements.withUnsafeBytes { buffer -> [IDWords] in
             guard let base = buffer.baseAddress else { return [] }
-            return range.map { index in
+            return positions.map { index in
                 let id = base + (index &* stride &+ offset)
                 switch size {
                 case 8: return IDWords(low: id.loadUnaligned(as: UInt64.self), high: 0)
@@ -401,13 +401,13 @@ struct StringIDField: @unchecked Sendable {
         }
     }
 
-    /// The ids of the elements of `elements` in `range`.
-    func strings<Element>(of elements: [Element], in range: Range<Int>) -> [String] {
+    /// The ids of the elements of `elements` at `positions`.
+    func strings<Element>(of elements: [Element], at positions: some Collection<Int>) -> [String] {
         let stride = MemoryLayout<Element>.stride
         let offset = offset
         return elements.withUnsafeBytes { buffer -> [String] in
             guard let base = buffer.baseAddress else { return [] }
-            return range.map {
+            return positions.map {
                 (base + ($0 &* stride &+ offset)).assumingMemoryBound(to: String.self).pointee
             }
         }
