@@ -103,11 +103,13 @@ extension Array {
     }
 
     /// The changed middle, after the common prefix and suffix of `Equatable` elements, replaced
-    /// as one patch. The ends whose elements have the same bytes (``sameEnds(_:_:)``) are
-    /// skipped without comparing them.
-    private static func trimmedDifference(from old: [Element], to new: [Element]) -> ArrayPatch<Element> {
+    /// as one patch. The ends whose elements have the same bytes (``sameEnds(_:_:)``, or `ends`
+    /// when the caller has found them) are skipped without comparing them.
+    private static func trimmedDifference(
+        from old: [Element], to new: [Element], sameEnds ends: (prefix: Int, suffix: Int)? = nil
+    ) -> ArrayPatch<Element> {
         let equal = DynamicConformance.equality(of: Element.self)
-        var (prefix, suffix) = sameEnds(old, new)
+        var (prefix, suffix) = ends ?? sameEnds(old, new)
         if let equal {
             let shorter = Swift.min(old.count, new.count)
             while prefix < shorter - suffix, equal(old[prefix], new[prefix]) { prefix += 1 }
@@ -207,10 +209,8 @@ extension Array {
         // ids, so no element there can be diffed field by field (its `id`, a `let`, would not
         // be recorded).
         guard let match = matchByID(oldElements, oldMiddle, newElements, newMiddle) else {
-            return (trimmedDifference(from: old, to: new), [])
+            return (trimmedDifference(from: old, to: new, sameEnds: (prefix, suffix)), [])
         }
-        let removals = match.removed.map { ArrayPatch<Element>.Entry(offset: $0, element: old[$0]) }
-        let insertions = match.inserted.map { ArrayPatch<Element>.Entry(offset: $0, element: new[$0]) }
         let changed = differingPairs(old, new, match.kept).filter { equal?(old[$0.0], new[$0.1]) != true }
         // Another element of a changed one's id, at an end (the same in both versions; the
         // middle's were checked): `[id: …]` could name that one, on either side. The middle is
@@ -218,8 +218,10 @@ extension Array {
         if endsHoldAnID(
             of: changed.map(\.1), in: newElements, ends: [0..<prefix, new.count - suffix..<new.count])
         {
-            return (trimmedDifference(from: old, to: new), [])
+            return (trimmedDifference(from: old, to: new, sameEnds: (prefix, suffix)), [])
         }
+        let removals = match.removed.map { ArrayPatch<Element>.Entry(offset: $0, element: old[$0]) }
+        let insertions = match.inserted.map { ArrayPatch<Element>.Entry(offset: $0, element: new[$0]) }
         let elements = changed.map { oldIndex, newIndex in
             change(
                 .id(AnyHashable(newElements[newIndex].id)), old[oldIndex], new[newIndex], oldIndex, newIndex)
