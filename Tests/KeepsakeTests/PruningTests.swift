@@ -118,6 +118,110 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         return (path, store, history, values)
     }
 
+    /// A writer that never pauses leaves versions folded faster than compaction, which waits for
+    /// a pause, deletes them: the background connection then deletes them in steps of at most
+    /// ``KeepsakeHistoryStorage/compactionStep`` versions, each a short transaction of its own,
+    /// until no checkpoint lies under the floor above the base value; its foreign keys, off
+    /// during each step, are on again after it. (In one transaction, 50,000 versions a writer of
+    /// 11,000 appends a second left held its next append for 160–250 ms.)
+    @Test func versionsFoldedUnderAWriterThatNeverPausesAreDeletedInShortSteps() throws {
+        typealias Storage = KeepsakeHistoryStorage<DecodeCounted>
+        let store = try KeepsakeStore(path: directory.path("steps.keepsake"))
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 16)
+        let storage = try #require(history.storage as? Storage)
+        let values = try appendCounting(history, through: 5_000)
+        let checkpointer = try #require(store.checkpointer)
+        checkpointer.waitUntilIdle()
+
+        let taken = storage.compactions.taken
+        #expect(taken.count >= 5, "\(taken.count) steps")
+        #expect(taken.mostDeleted > 0 && taken.mostDeleted <= Storage.compactionStep, "\(taken.mostDeleted)")
+        let (left, base, stored) = try store.database.read { connection in
+            let rows = HistoryRows(
+                connection: connection, blobs: BlobCoding(connection), historyID: storage.id)
+            return (
+                try rows.nextBasePlace(), try rows.basePosition(),
+                try connection.scalarInt("SELECT count(*) FROM version") ?? 0
+            )
+        }
+        // Nothing is left to delete (no checkpoint lies above the base value and at or under the
+        // floor), and only the versions above the base value are stored: the 16 kept, at most
+        // the slack of 2, and those from the base value up to the floor.
+        #expect(left == nil)
+        #expect(stored == 5_000 - (base ?? 0))
+        #expect(stored < 16 + 2 + Storage.checkpointInterval, "\(stored) versions stored")
+        let foreignKeys = Handoff()
+        checkpointer.perform { connection in
+            foreignKeys.give(Int((try? connection.scalarInt("PRAGMA foreign_keys")) ?? -1))
+        }
+        checkpointer.waitUntilIdle()
+        #expect(foreignKeys.take() == 1)
+
+        for n in stride(from: 4_999, through: 5_000 - storage.undoCount, by: -1) {
+            #expect(try history.undo() == values[n], "undo to \(n)")
+        }
+        #expect(!history.hasUndo)
+        try history.checkInvariants()
+        #expect(try store.verify().problems == [])
+    }
+
+    /// A checkpoint row at or under the base value — left by versions deleted with foreign keys
+    /// off, as the `sqlite3` shell has them — is not compacted to: the base value would then be
+    /// an older value than the versions left start from (and a step that took it would find it
+    /// again, without end).
+    @Test(.timeLimit(.minutes(1))) func aCheckpointRowUnderTheBaseValueIsNotCompactedTo() throws {
+        typealias Storage = KeepsakeHistoryStorage<DecodeCounted>
+        let path = directory.path("under-base.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 16)
+        let storage = try #require(history.storage as? Storage)
+        var values = try appendCounting(history, through: 500)
+        let checkpointer = try #require(store.checkpointer)
+        checkpointer.waitUntilIdle()
+        func base() throws -> Int? {
+            try store.database.read { connection in
+                try HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: storage.id)
+                    .basePosition()
+            }
+        }
+        let compacted = try #require(try base())
+        #expect(compacted > 1)
+
+        let shell = try SQLiteConnection(path: path)
+        try shell.execute("PRAGMA foreign_keys = OFF")
+        let old = String(decoding: try JSONEncoder().encode(values[compacted - 1]), as: UTF8.self)
+        try shell.execute(
+            "INSERT INTO checkpoint (history_id, position, value, created_at, digest) VALUES (?, ?, ?, 0, ?)",
+            [
+                .integer(storage.id), .integer(Int64(compacted - 1)), .text(old),
+                .integer(HistoryRows.checkpointDigest(old, position: compacted - 1)),
+            ])
+        shell.close()
+
+        // Versions fold at every second append from here, before a checkpoint passes under the
+        // floor; each compaction runs before the next append.
+        for n in 501...540 {
+            var value = values[n - 1]
+            value.count = n
+            try history.append(value)
+            values.append(value)
+            checkpointer.waitUntilIdle()
+        }
+        #expect(try base() ?? 0 >= compacted)
+        let undone = storage.undoCount
+        for n in stride(from: 539, through: 540 - undone, by: -1) {
+            #expect(try history.undo() == values[n], "undo to \(n)")
+        }
+        #expect(!history.hasUndo)
+        try history.close()
+        let reopened = try KeepsakeStore(path: path).history(
+            "doc", initialValue: DecodeCounted(), maximumVersions: 16)
+        #expect(reopened.value == values[540 - undone])
+        for n in (541 - undone)...540 {
+            #expect(try reopened.redo() == values[n], "redo to \(n)")
+        }
+    }
+
     /// Lowering the limit folds at once, down to the limit, and the history keeps working.
     @Test func aLowerLimitFoldsAtOnce() throws {
         let store = try KeepsakeStore(path: directory.path("limit.keepsake"))

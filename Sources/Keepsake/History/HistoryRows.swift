@@ -444,10 +444,11 @@ struct HistoryRows {
     }
 
     /// The checkpoint that compacting would make the base value: the newest one at or under the
-    /// floor, below the newest version (whose row holds the history's counters). Its text is
-    /// read and checked against its digest.
-    func nextBase() throws -> (position: Int, json: String, digest: Int64?)? {
-        guard let place = try nextBasePlace() else { return nil }
+    /// floor, below the newest version (whose row holds the history's counters), or the one a
+    /// bounded step takes (``nextBasePlace(step:)``). Its text is read and checked against its
+    /// digest.
+    func nextBase(step: Int? = nil) throws -> (position: Int, json: String, digest: Int64?)? {
+        guard let place = try nextBasePlace(step: step) else { return nil }
         let json = try connection.scalarText(
             "SELECT value FROM checkpoint WHERE history_id = ? AND position = ?",
             [.integer(historyID), .integer(Int64(place.position))])
@@ -455,22 +456,46 @@ struct HistoryRows {
         return (place.position, checked.json, place.digest)
     }
 
-    /// Where ``nextBase()`` lies, and its digest, without reading its text.
-    func nextBasePlace() throws -> (position: Int, digest: Int64?)? {
+    /// Where ``nextBase(step:)`` lies, and its digest, without reading its text.
+    ///
+    /// Only a checkpoint above the base value is one: a checkpoint row at or under it (left by
+    /// versions deleted with foreign keys off, as the `sqlite3` shell has them) would make the
+    /// base value an older one than the versions left start from, and each step that took it
+    /// would find it again.
+    ///
+    /// - Parameter step: When given, the most versions above the base value to delete, where
+    ///   the checkpoints allow: the newest checkpoint that far up, else the oldest one at or
+    ///   under the floor (a step never stops for want of a checkpoint). A writer that never
+    ///   pauses folds versions faster than compaction waits for: the steps keep each write
+    ///   transaction, which holds the store's write lock, short.
+    func nextBasePlace(step: Int? = nil) throws -> (position: Int, digest: Int64?)? {
         let floor = try floor()
         guard floor > 0 else { return nil }
-        return try connection.query(
-            """
-            SELECT position, digest FROM checkpoint WHERE history_id = ?1 AND position <= ?2
-              AND position < (SELECT max(position) FROM version WHERE history_id = ?1)
-            ORDER BY position DESC LIMIT 1
-            """, [.integer(historyID), .integer(Int64(floor))]
-        ) { (position: Int(try $0.requiredInt64(0)), digest: $0.int64(1)) }.first
+        let base = try basePosition() ?? 0
+        func place(atOrBelow bound: Int, newest: Bool) throws -> (position: Int, digest: Int64?)? {
+            try connection.query(
+                """
+                SELECT position, digest FROM checkpoint WHERE history_id = ?1 AND position > ?2
+                  AND position <= ?3 AND position < (SELECT max(position) FROM version WHERE history_id = ?1)
+                ORDER BY position \(newest ? "DESC" : "ASC") LIMIT 1
+                """, [.integer(historyID), .integer(Int64(base)), .integer(Int64(bound))]
+            ) { (position: Int(try $0.requiredInt64(0)), digest: $0.int64(1)) }.first
+        }
+        if let step, let near = try place(atOrBelow: min(floor, base + step), newest: true) { return near }
+        return try place(atOrBelow: floor, newest: step == nil)
     }
 
-    /// Makes `next` (from ``nextBase()``) the base value and deletes the versions up to it;
+    /// Makes `next` (from ``nextBase(step:)``) the base value and deletes the versions up to it;
     /// `baseDigest` is its text's ``checkpointDigest(_:position:)`` as the base value.
-    func compact(to next: (position: Int, json: String, digest: Int64?), baseDigest: Int64) throws {
+    ///
+    /// It deletes every row that refers to a version it deletes (their checkpoints, the only
+    /// such rows) itself, so that it may run with foreign keys off: checking them made each
+    /// version deleted cost twice as much (a lookup of its checkpoints), and a compaction
+    /// holds the store's write lock.
+    ///
+    /// - Returns: The number of versions deleted.
+    @discardableResult
+    func compact(to next: (position: Int, json: String, digest: Int64?), baseDigest: Int64) throws -> Int {
         try connection.execute(
             "DELETE FROM checkpoint WHERE history_id = ? AND position IS NULL", [.integer(historyID)])
         try connection.execute(
@@ -478,12 +503,19 @@ struct HistoryRows {
             [
                 .integer(historyID), .text(next.json), .real(Self.now()), .integer(baseDigest),
             ])
+        // The versions' checkpoints first, rather than by the foreign key's cascade, so that a
+        // caller may turn foreign keys off around the transaction (see above).
+        try connection.execute(
+            "DELETE FROM checkpoint WHERE history_id = ? AND position <= ?",
+            [.integer(historyID), .integer(Int64(next.position))])
         try connection.execute(
             "DELETE FROM version WHERE history_id = ? AND position <= ?",
             [.integer(historyID), .integer(Int64(next.position))])
+        let deleted = connection.changes
         try connection.execute(
             "UPDATE scope SET base_position = ? WHERE history_id = ? AND level = 0",
             [.integer(Int64(next.position)), .integer(historyID)])
+        return deleted
     }
 
     /// The version the base value is (schema 10): 0 for the history's initial value, else the

@@ -206,44 +206,93 @@ extension KeepsakeHistoryStorage {
     }
 
     /// How long the app's writer must have been idle before the background connection stores a
-    /// large checkpoint (at most 2 s later) or compacts (at most 10 s later): their write
-    /// transactions would hold up a commit arriving meanwhile.
+    /// large checkpoint (at most 2 s later) or compacts (at most 1 s later, then a step at most
+    /// every 20 ms): their write transactions would hold up a commit arriving meanwhile.
     static var quietBeforeBackgroundWrites: Duration { .milliseconds(50) }
 
     /// Asks the background connection to delete what the root scope's floor covers, once a
-    /// checkpoint lies under it (``compactOffThread(_:historyID:)``); at most one such job
-    /// waits per history.
+    /// checkpoint lies under it (``compactOffThread(_:historyID:request:steps:then:)``): at
+    /// most one compaction waits or runs per history.
     private func noteFolding() {
         guard compactionRequest.give(0), let checkpointer = store.checkpointer else { return }
-        let (id, request) = (self.id, compactionRequest)
-        // Its write transaction (a base value copied, a thousand rows deleted) would hold up a
-        // commit arriving meanwhile: it waits for a pause in the app's writing.
-        checkpointer.perform(whenQuietFor: Self.quietBeforeBackgroundWrites) { connection in
-            guard request.take() != nil else { return }
-            Self.compactOffThread(connection, historyID: id)
+        let (id, request, steps) = (self.id, compactionRequest, compactions)
+        // Its write transactions (a base value copied, versions deleted) would hold up a commit
+        // arriving meanwhile: it waits for a pause in the app's writing, briefly.
+        checkpointer.perform(whenQuietFor: Self.quietBeforeBackgroundWrites, patience: .seconds(1)) {
+            connection in
+            Self.compactOffThread(
+                connection, historyID: id, request: request, steps: steps, then: checkpointer)
         }
     }
 
-    /// Compacts the history (``HistoryRows/compact()``) on the background connection: the next
-    /// base value is read and checked in a read snapshot, and the write transaction, which
-    /// holds the write lock, only swaps it in and deletes the versions under it — provided the
-    /// same checkpoint is still the one to use. Like a checkpoint, compacting only saves space:
-    /// one that fails is tried again after the next folding.
-    static func compactOffThread(_ connection: SQLiteConnection, historyID: Int64) {
+    /// The most versions one step of compacting off the committing thread deletes, where the
+    /// checkpoints allow (``HistoryRows/nextBasePlace(step:)``): 1,024, about 1 ms of the
+    /// write lock.
+    ///
+    /// In one step, a writer that never paused for the 10 s a compaction then waited had left
+    /// 50,000 versions or more to delete, which held the write lock, and that writer's next
+    /// append, for 160–250 ms (a value of 3,000 items, 11,000 appends a second). A small value,
+    /// whose checkpoints lie some 70 versions apart, had nothing deleted at all: the newest
+    /// checkpoint under the floor changed between the read of its text and the write, and the
+    /// compaction gave up (113 MiB in 22 s under a limit of 200 versions). A step's checkpoint
+    /// changes only with the base value.
+    static var compactionStep: Int { checkpointInterval }
+
+    /// How long a step of compacting waits for the next one while the app's writer is busy:
+    /// 20 ms, the least time between two background checkpoints of the write-ahead log.
+    static var compactionPause: Duration { .milliseconds(20) }
+
+    /// Compacts the history (``HistoryRows/compact(to:baseDigest:)``) on the background
+    /// connection, one bounded step (``compactionStep``) per job until nothing is left to
+    /// delete: the next base value is read and checked in a read snapshot, and the write
+    /// transaction, which holds the write lock, only swaps it in and deletes the versions under
+    /// it — provided the same checkpoint is still the one to use. The writer's commits and the
+    /// other jobs go between two steps. Like a checkpoint, compacting only saves space: one that
+    /// fails is tried again after the next folding.
+    ///
+    /// The steps run with foreign keys off (a transaction cannot turn them off; the connection
+    /// is the jobs' alone): the compaction deletes the rows referring to what it deletes itself.
+    ///
+    /// - Parameters:
+    ///   - request: Taken once nothing is left (or a step failed), so that the next folding asks
+    ///     for a compaction again.
+    ///   - steps: Told the versions each step deletes (for tests).
+    ///   - checkpointer: Runs the next step.
+    static func compactOffThread(
+        _ connection: SQLiteConnection, historyID: Int64, request: Handoff, steps: CompactionSteps,
+        then checkpointer: WALCheckpointer
+    ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
+        let step = compactionStep
+        let deleted: Int?
         do {
-            guard let next = try connection.transaction(immediate: false, { try rows.nextBase() }) else {
-                return
-            }
-            let baseDigest = HistoryRows.checkpointDigest(next.json, position: nil)
-            try connection.transaction {
-                guard let place = try rows.nextBasePlace(), place.position == next.position,
-                    place.digest == next.digest
-                else { return }
-                try rows.compact(to: next, baseDigest: baseDigest)
+            if let next = try connection.transaction(immediate: false, { try rows.nextBase(step: step) }) {
+                let baseDigest = HistoryRows.checkpointDigest(next.json, position: nil)
+                try connection.execute("PRAGMA foreign_keys = OFF")
+                defer { try? connection.execute("PRAGMA foreign_keys = ON") }
+                deleted = try connection.transaction {
+                    guard let place = try rows.nextBasePlace(step: step), place.position == next.position,
+                        place.digest == next.digest
+                    else { return nil }
+                    return try rows.compact(to: next, baseDigest: baseDigest)
+                }
+            } else {
+                deleted = nil
             }
         } catch {
+            deleted = nil
+        }
+        guard let deleted else {
+            _ = request.take()
             return
+        }
+        steps.note(deleted: deleted)
+        // Paced: steps back to back grew the write-ahead log faster than its background
+        // checkpoints copied it, until a commit of the writer's copied it itself (10–50 ms).
+        checkpointer.perform(whenQuietFor: quietBeforeBackgroundWrites, patience: compactionPause) {
+            connection in
+            compactOffThread(
+                connection, historyID: historyID, request: request, steps: steps, then: checkpointer)
         }
     }
 
@@ -815,6 +864,23 @@ enum HistoryDueCheckpoint {
     case written(Int)
     /// To be built off the committing thread once the transaction commits.
     case deferred(position: Int)
+}
+
+/// The steps a history's compactions off the committing thread took, and the most versions one
+/// of them deleted (for tests).
+final class CompactionSteps: @unchecked Sendable {
+    // Sound because the counts are touched only while `lock` is held.
+    private let lock = NSLock()
+    private var steps = 0
+    private var most = 0
+
+    /// Counts a step that deleted `deleted` versions.
+    func note(deleted: Int) {
+        lock.withLock { (steps, most) = (steps + 1, max(most, deleted)) }
+    }
+
+    /// The steps taken so far, and the most versions one of them deleted.
+    var taken: (count: Int, mostDeleted: Int) { lock.withLock { (steps, most) } }
 }
 
 /// A number handed from one thread to another — from a history's committing thread to its

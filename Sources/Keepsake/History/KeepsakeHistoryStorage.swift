@@ -58,6 +58,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     let builtCheckpointSize = Handoff()
     /// Whether a compaction waits to run off the committing thread (any number given).
     let compactionRequest = Handoff()
+    /// What compacting off the committing thread did (for tests).
+    let compactions = CompactionSteps()
 
     /// Versions between checkpoints at most, so reopening replays at most this many.
     static var checkpointInterval: Int { 1_024 }
