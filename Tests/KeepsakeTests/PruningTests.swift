@@ -165,6 +165,57 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         #expect(try store.verify().problems == [])
     }
 
+    /// Which checkpoint a compaction takes: the newest at or under the floor, or for a bounded
+    /// step the newest that few versions above the base value, else the oldest under the floor;
+    /// and which it may still take once it holds the write lock: any one still stored with the
+    /// digest read, above the base value, at or under the floor and below the newest version —
+    /// not only the newest (the floor of a writer that never pauses rises over a newer one
+    /// between the read and the write, and the compaction gave up every time).
+    @Test func aCompactionTakesAnyCheckpointStillUnderTheFloorAndAboveTheBaseValue() throws {
+        typealias Place = (position: Int, digest: Int64?)
+        let store = try KeepsakeStore(path: directory.path("places.keepsake"))
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
+        let storage = try #require(history.storage as? KeepsakeHistoryStorage<DecodeCounted>)
+        _ = try appendCounting(history, through: 30) { n in
+            if [10, 20, 25].contains(n) { try history.writeCheckpoint() }
+        }
+        func rows<T>(_ body: (HistoryRows) throws -> T) throws -> T {
+            try store.database.write { connection in
+                try body(
+                    HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: storage.id))
+            }
+        }
+        let digests = try store.database.read { connection in
+            try connection.query(
+                "SELECT position, digest FROM checkpoint WHERE position > 0 ORDER BY position"
+            ) {
+                (Int(try $0.requiredInt64(0)), try $0.requiredInt64(1))
+            }
+        }
+        #expect(digests.map(\.0) == [10, 20, 25])
+        let (ten, twenty, twentyFive): (Place, Place, Place) = (digests[0], digests[1], digests[2])
+        try rows { try $0.raiseFloor(to: 22, tag: nil) }
+
+        #expect(try rows { try $0.nextBasePlace()?.position } == 20)
+        #expect(try rows { try $0.nextBasePlace(step: 12)?.position } == 10)  // the newest up to 12
+        #expect(try rows { try $0.nextBasePlace(step: 5)?.position } == 10)  // none that low: the oldest
+        #expect(try rows { try $0.canBecomeBase(ten) })
+        #expect(try rows { try $0.canBecomeBase(twenty) })
+        #expect(try !rows { try $0.canBecomeBase(twentyFive) })  // above the floor
+        #expect(try !rows { try $0.canBecomeBase((10, ten.digest.map { $0 + 1 })) })  // another text
+        #expect(try !rows { try $0.canBecomeBase((30, nil)) })  // no checkpoint there
+
+        let next = try #require(try rows { try $0.nextBase(step: 12) })
+        let deleted = try rows {
+            try $0.compact(to: next, baseDigest: HistoryRows.checkpointDigest(next.json, position: nil))
+        }
+        #expect(deleted == 10)
+        #expect(try rows { try $0.basePosition() } == 10)
+        #expect(try !rows { try $0.canBecomeBase(ten) })  // the base value now
+        #expect(try rows { try $0.canBecomeBase(twenty) })
+        #expect(try rows { try $0.nextBasePlace(step: 12)?.position } == 20)
+    }
+
     /// A checkpoint row at or under the base value — left by versions deleted with foreign keys
     /// off, as the `sqlite3` shell has them — is not compacted to: the base value would then be
     /// an older value than the versions left start from (and a step that took it would find it

@@ -458,10 +458,9 @@ struct HistoryRows {
 
     /// Where ``nextBase(step:)`` lies, and its digest, without reading its text.
     ///
-    /// Only a checkpoint above the base value is one: a checkpoint row at or under it (left by
-    /// versions deleted with foreign keys off, as the `sqlite3` shell has them) would make the
-    /// base value an older one than the versions left start from, and each step that took it
-    /// would find it again.
+    /// Only a checkpoint above the base value is one (``canBecomeBase(_:)``): a checkpoint row
+    /// at or under it (left by versions deleted with foreign keys off, as the `sqlite3` shell
+    /// has them) would make the base value an older one than the versions left start from.
     ///
     /// - Parameter step: When given, the most versions above the base value to delete, where
     ///   the checkpoints allow: the newest checkpoint that far up, else the oldest one at or
@@ -474,16 +473,38 @@ struct HistoryRows {
         let base = try basePosition() ?? 0
         func place(atOrBelow bound: Int, newest: Bool) throws -> (position: Int, digest: Int64?)? {
             try connection.query(
-                """
-                SELECT position, digest FROM checkpoint WHERE history_id = ?1 AND position > ?2
-                  AND position <= ?3 AND position < (SELECT max(position) FROM version WHERE history_id = ?1)
-                ORDER BY position \(newest ? "DESC" : "ASC") LIMIT 1
-                """, [.integer(historyID), .integer(Int64(base)), .integer(Int64(bound))]
+                "SELECT position, digest FROM checkpoint WHERE \(Self.basePlaces) AND position <= ?3 "
+                    + "ORDER BY position \(newest ? "DESC" : "ASC") LIMIT 1",
+                [.integer(historyID), .integer(Int64(base)), .integer(Int64(bound))]
             ) { (position: Int(try $0.requiredInt64(0)), digest: $0.int64(1)) }.first
         }
         if let step, let near = try place(atOrBelow: min(floor, base + step), newest: true) { return near }
         return try place(atOrBelow: floor, newest: step == nil)
     }
+
+    /// Whether the checkpoint at `place` (from ``nextBasePlace(step:)``, read before) may still
+    /// become the base value: it is still stored with that digest, above the base value, at or
+    /// under the floor, and below the newest version. Any such checkpoint may, the newest or
+    /// not: a compaction that asked for the newest one gave up whenever the floor had risen over
+    /// a newer one meanwhile, which a writer that never pauses does every few appends.
+    func canBecomeBase(_ place: (position: Int, digest: Int64?)) throws -> Bool {
+        try connection.scalarInt(
+            """
+            SELECT count(*) FROM checkpoint WHERE \(Self.basePlaces) AND position = ?3 AND digest IS ?4
+              AND position <= (SELECT floor FROM scope WHERE history_id = ?1 AND level = 0)
+            """,
+            [
+                .integer(historyID), .integer(Int64(try basePosition() ?? 0)),
+                .integer(Int64(place.position)),
+                place.digest.map { .integer($0) } ?? .null,
+            ]) == 1
+    }
+
+    /// The checkpoints of history `?1` that may become its base value, whose current position is
+    /// `?2`: above it, and below the newest version (whose row holds the history's counters).
+    private static let basePlaces = """
+        history_id = ?1 AND position > ?2 AND position < (SELECT max(position) FROM version WHERE history_id = ?1)
+        """
 
     /// Makes `next` (from ``nextBase(step:)``) the base value and deletes the versions up to it;
     /// `baseDigest` is its text's ``checkpointDigest(_:position:)`` as the base value.

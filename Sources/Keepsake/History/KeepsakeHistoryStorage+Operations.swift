@@ -234,8 +234,7 @@ extension KeepsakeHistoryStorage {
     /// append, for 160–250 ms (a value of 3,000 items, 11,000 appends a second). A small value,
     /// whose checkpoints lie some 70 versions apart, had nothing deleted at all: the newest
     /// checkpoint under the floor changed between the read of its text and the write, and the
-    /// compaction gave up (113 MiB in 22 s under a limit of 200 versions). A step's checkpoint
-    /// changes only with the base value.
+    /// compaction gave up (113 MiB in 22 s under a limit of 200 versions).
     static var compactionStep: Int { checkpointInterval }
 
     /// How long a step of compacting waits for the next one while the app's writer is busy:
@@ -246,7 +245,8 @@ extension KeepsakeHistoryStorage {
     /// connection, one bounded step (``compactionStep``) per job until nothing is left to
     /// delete: the next base value is read and checked in a read snapshot, and the write
     /// transaction, which holds the write lock, only swaps it in and deletes the versions under
-    /// it — provided the same checkpoint is still the one to use. The writer's commits and the
+    /// it — provided that checkpoint may still become the base value
+    /// (``HistoryRows/canBecomeBase(_:)``). The writer's commits and the
     /// other jobs go between two steps. Like a checkpoint, compacting only saves space: one that
     /// fails is tried again after the next folding.
     ///
@@ -271,9 +271,7 @@ extension KeepsakeHistoryStorage {
                 try connection.execute("PRAGMA foreign_keys = OFF")
                 defer { try? connection.execute("PRAGMA foreign_keys = ON") }
                 deleted = try connection.transaction {
-                    guard let place = try rows.nextBasePlace(step: step), place.position == next.position,
-                        place.digest == next.digest
-                    else { return nil }
+                    guard try rows.canBecomeBase((next.position, next.digest)) else { return nil }
                     return try rows.compact(to: next, baseDigest: baseDigest)
                 }
             } else {
