@@ -190,12 +190,14 @@ extension KeepsakeHistoryStorage {
                     deferring: { store in
                         // Storing a large value holds the write lock for a millisecond or
                         // more, and any store keeps a long log from starting over: that waits
-                        // for a pause in the app's writing, briefly (reopening replays what
-                        // lies above the newest checkpoint, so it may not wait long).
-                        // Meanwhile the builds go on from the value built last, and the newest
-                        // one is stored.
+                        // for a pause in the app's writing, briefly. Reopening replays what
+                        // lies above the newest checkpoint, and compacting deletes at most
+                        // from one checkpoint to the next in a step: 2 s of a writer that
+                        // never paused (22,000 versions) made a step hold its next append for
+                        // 20–25 ms; 0.5 s, 8–9 ms. Meanwhile the builds go on from the value
+                        // built last, and the newest one is stored.
                         checkpointer.perform(
-                            whenQuietFor: Self.quietBeforeBackgroundWrites, patience: .seconds(2),
+                            whenQuietFor: Self.quietBeforeBackgroundWrites, patience: .milliseconds(500),
                             runsAtStop: true, store)
                     })
             }
@@ -206,7 +208,7 @@ extension KeepsakeHistoryStorage {
     }
 
     /// How long the app's writer must have been idle before the background connection stores a
-    /// large checkpoint (at most 2 s later) or compacts (at most 1 s later, then a step at most
+    /// large checkpoint (at most 0.5 s later) or compacts (at most 1 s later, then a step at most
     /// every 20 ms): their write transactions would hold up a commit arriving meanwhile.
     static var quietBeforeBackgroundWrites: Duration { .milliseconds(50) }
 
