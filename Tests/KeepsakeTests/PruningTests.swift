@@ -102,6 +102,15 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         return values
     }
 
+    /// What `body` reads or writes through the rows of `history`, in a write transaction of its
+    /// store.
+    func rows<T>(of history: KeepsakeHistory<DecodeCounted>, _ body: (HistoryRows) throws -> T) throws -> T {
+        let storage = try #require(history.durableStorage)
+        return try storage.store.write { connection, blobs in
+            try body(HistoryRows(connection: connection, blobs: blobs, historyID: storage.id))
+        }
+    }
+
     /// A store named `name`, open, whose history "doc" counted 12 versions with a checkpoint at
     /// version 10, then took a limit of 2: versions 1 to 10 folded and compacted away, the base
     /// value version 10. Returns every value, the initial one first.
@@ -128,7 +137,7 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         typealias Storage = KeepsakeHistoryStorage<DecodeCounted>
         let store = try KeepsakeStore(path: directory.path("steps.keepsake"))
         let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 16)
-        let storage = try #require(history.storage as? Storage)
+        let storage = try #require(history.durableStorage)
         let values = try appendCounting(history, through: 5_000)
         let checkpointer = try #require(store.checkpointer)
         checkpointer.waitUntilIdle()
@@ -136,12 +145,10 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         let taken = storage.compactions.taken
         #expect(taken.count >= 5, "\(taken.count) steps")
         #expect(taken.mostDeleted > 0 && taken.mostDeleted <= Storage.compactionStep, "\(taken.mostDeleted)")
-        let (left, base, stored) = try store.database.read { connection in
-            let rows = HistoryRows(
-                connection: connection, blobs: BlobCoding(connection), historyID: storage.id)
-            return (
+        let (left, base, stored) = try rows(of: history) { rows in
+            (
                 try rows.nextBasePlace(), try rows.basePosition(),
-                try connection.scalarInt("SELECT count(*) FROM version") ?? 0
+                try rows.connection.scalarInt("SELECT count(*) FROM version") ?? 0
             )
         }
         // Nothing is left to delete (no checkpoint lies above the base value and at or under the
@@ -175,16 +182,10 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         typealias Place = (position: Int, digest: Int64?)
         let store = try KeepsakeStore(path: directory.path("places.keepsake"))
         let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: nil)
-        let storage = try #require(history.storage as? KeepsakeHistoryStorage<DecodeCounted>)
         _ = try appendCounting(history, through: 30) { n in
             if [10, 20, 25].contains(n) { try history.writeCheckpoint() }
         }
-        func rows<T>(_ body: (HistoryRows) throws -> T) throws -> T {
-            try store.database.write { connection in
-                try body(
-                    HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: storage.id))
-            }
-        }
+        func rows<T>(_ body: (HistoryRows) throws -> T) throws -> T { try self.rows(of: history, body) }
         let digests = try store.database.read { connection in
             try connection.query(
                 "SELECT position, digest FROM checkpoint WHERE position > 0 ORDER BY position"
@@ -221,20 +222,14 @@ struct DecodeCounted: Versionable, Equatable, Codable {
     /// an older value than the versions left start from (and a step that took it would find it
     /// again, without end).
     @Test(.timeLimit(.minutes(1))) func aCheckpointRowUnderTheBaseValueIsNotCompactedTo() throws {
-        typealias Storage = KeepsakeHistoryStorage<DecodeCounted>
         let path = directory.path("under-base.keepsake")
         let store = try KeepsakeStore(path: path)
         let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 16)
-        let storage = try #require(history.storage as? Storage)
+        let storage = try #require(history.durableStorage)
         var values = try appendCounting(history, through: 500)
         let checkpointer = try #require(store.checkpointer)
         checkpointer.waitUntilIdle()
-        func base() throws -> Int? {
-            try store.database.read { connection in
-                try HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: storage.id)
-                    .basePosition()
-            }
-        }
+        func base() throws -> Int? { try rows(of: history) { try $0.basePosition() } }
         let compacted = try #require(try base())
         #expect(compacted > 1)
 
