@@ -8,6 +8,22 @@
 #error "Keepsake needs SQLite 3.37 or later (Ubuntu 22.04, Debian 12, macOS 14, iOS 17 have it)"
 #endif
 
+#include <stdlib.h>  // defines __GLIBC__ where the C library is glibc
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+// Hands the whole free pages of the allocator's heaps back to the system. glibc keeps what a
+// thread other than the main one frees in that thread's own arena, and returns from it only the
+// free memory at the top: after decoding and encoding a large value on a background thread, the
+// process kept hundreds of MB it no longer used. Elsewhere the allocator returns such memory
+// itself, and this does nothing.
+static inline void keepsake_release_free_memory(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
+
 // SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
 // Binding with it makes SQLite copy the bytes before the call returns.
 static inline sqlite3_destructor_type keepsake_sqlite_transient(void) {

@@ -131,6 +131,15 @@ enum Measure {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// The most memory this process has held resident, in bytes (Linux); `nil` elsewhere.
+    static func peakResidentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kibibytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kibibytes * 1024
+    }
+
     static func fileSize(_ path: String) -> Int {
         [path, path + "-wal"].reduce(0) { total, file in
             total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)

@@ -1,3 +1,4 @@
+internal import CSQLite
 import Foundation
 import Observation
 import Revertible
@@ -325,6 +326,8 @@ extension KeepsakeHistoryStorage {
     ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
         func key(_ position: Int) -> [SQLiteValue] { [.integer(historyID), .integer(Int64(position))] }
+        var encodedBytes = 0
+        defer { releaseFreeMemory(afterEncoding: encodedBytes) }
         do {
             // The rows are read in one short snapshot: a read transaction held while decoding
             // would keep the write-ahead log from starting over. The work is done outside it.
@@ -366,6 +369,7 @@ extension KeepsakeHistoryStorage {
             }
             builds.replayed = read.versions.count
             let (json, size) = try rows.encodeCheckpoint(value)
+            encodedBytes = json.utf8.count
             sizes.give(size)
             let checkpoint = CheckpointBuilds.Built(
                 position: position, version: read.version, json: json,
@@ -384,6 +388,7 @@ extension KeepsakeHistoryStorage {
                 // The next build starts from this checkpoint once stored: the value goes.
                 (builds.waiting, builds.built) = (nil, nil)
                 store(waiting, connection, historyID: historyID)
+                releaseFreeMemory(afterEncoding: waiting.json.utf8.count)
             }
         } catch {
             builds.built = nil
@@ -474,6 +479,22 @@ extension KeepsakeHistoryStorage {
     /// The size past which a checkpoint built off the committing thread waits for a pause in the
     /// app's writing before it is stored: 64 KiB.
     static var largeCheckpoint: Int { 64 * 1024 }
+
+    /// The size of a value's JSON over which the background connection gives the allocator's free
+    /// pages back to the system once it has built or stored the value's checkpoint: 1 MiB.
+    static var releasesMemoryAfter: Int { 1 << 20 }
+
+    /// Gives the allocator's free pages back to the system after the background connection has
+    /// built or stored a checkpoint whose JSON took `bytes`, when that is over
+    /// ``releasesMemoryAfter``. Decoding and encoding a large value takes about ten times its
+    /// JSON's size for a moment; glibc keeps what a thread other than the main one frees for
+    /// that thread's next allocations, and returns none of it while anything lies above it. A
+    /// server holding a value of 500,000 items (24 MB of JSON) stayed at 350–430 MB resident
+    /// after its checkpoints were built, against 75 MB with this. It costs a few milliseconds
+    /// on the background thread, and nothing where the C library returns such memory itself.
+    static func releaseFreeMemory(afterEncoding bytes: Int) {
+        if bytes > releasesMemoryAfter { keepsake_release_free_memory() }
+    }
 
     /// Stores the current value whole, so that reopening the history replays no change.
     ///
