@@ -120,6 +120,31 @@ import Testing
         #expect(form.json == (try StoredForm(json: json, decoder: ChangeRecord.makeDecoder()).json))
     }
 
+    /// A reversion whose later record fails once the earlier ones are applied — here the item it
+    /// renames is gone with the array the first one emptied — leaves the tree as it was: the
+    /// records are applied in place, and what they changed is put back.
+    @Test func aRecordFailingAfterOthersAppliedLeavesTheTreeAsItWas() throws {
+        var document = Document.empty
+        document.title = "Draft"
+        document.items = [.init(id: 1, name: "one", done: false, tags: ["a"])]
+        let json = try Self.json(document)
+        let items = try Self.json(document.items)
+        let records = [
+            ChangeRecord(path: "title", kind: "replace", payload: Data(#"{"old":"","new":"Draft"}"#.utf8)),
+            ChangeRecord(path: "items", kind: "replace", payload: Data(#"{"old":[],"new":\#(items)}"#.utf8)),
+            ChangeRecord(
+                path: "items[id: 1].name", kind: "replace", payload: Data(#"{"old":"uno","new":"one"}"#.utf8)),
+        ]
+        var form = try StoredForm(json: json, decoder: ChangeRecord.makeDecoder())
+        #expect(throws: ReversionError.pathNotFound(path: "items[id: 1].name", type: "JSON")) {
+            try form.revert(records, inverted: false)
+        }
+        #expect(form.json == (try StoredForm(json: json, decoder: ChangeRecord.makeDecoder()).json))
+        // The form still works: the first two records alone revert it.
+        try form.revert(Array(records.prefix(2)), inverted: false)
+        #expect(try ChangeRecord.makeDecoder().decode(Document.self, from: Data(form.json.utf8)) == .empty)
+    }
+
     /// A path that names no place, and a kind the stored form has no meaning for, are refused.
     @Test func unknownPlacesAndKindsAreRefused() throws {
         let json = try Self.json(Document.empty)

@@ -83,11 +83,25 @@ package struct StoredForm: Equatable {
                 throw .wrongVersion(path: edit.path, reason: reason)
             }
         }
-        var changed = root
-        for edit in inverted ? edits.reversed() : edits {
-            try apply(edit, toward: expected.other, to: &changed)
+        // Applied in place, each edit's previous node kept to put back should a later one
+        // fail. The tree is taken out of `root` meanwhile, so that no other reference makes a
+        // change copy the containers on its path (`apply` reads `self`): with a copy of the
+        // tree, a value of 500,000 items took 67 s to replay 1,000 versions on.
+        var tree = root
+        root = .null
+        defer { root = tree }
+        var undone: [(steps: [PathComponent], previous: CodedNode?)] = []
+        do throws(ReversionError) {
+            for edit in inverted ? edits.reversed() : edits {
+                undone.append(try apply(edit, toward: expected.other, to: &tree))
+            }
+        } catch {
+            for (steps, previous) in undone.reversed() {
+                _ = tree.replace(at: steps[...], with: previous)
+                positions.forget(after: steps)
+            }
+            throw error
         }
-        root = changed
     }
 
     // MARK: - Edits
@@ -266,7 +280,10 @@ package struct StoredForm: Equatable {
         }
     }
 
+    /// Applies one edit to `tree`, which is unchanged when it throws; returns the steps to the
+    /// place it changed and the node that was there (`nil`: none), which put back there undo it.
     private func apply(_ edit: Edit, toward side: PatchSide, to tree: inout CodedNode) throws(ReversionError)
+        -> (steps: [PathComponent], previous: CodedNode?)
     {
         let (steps, found, _) = try locate(edit.path, in: tree)
         let node = found ?? .null
@@ -316,6 +333,7 @@ package struct StoredForm: Equatable {
             throw .pathNotFound(path: edit.path, type: "JSON")
         }
         positions.forget(after: steps)
+        return (steps, found)
     }
 
     // MARK: - Places
