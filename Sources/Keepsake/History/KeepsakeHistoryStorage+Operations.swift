@@ -480,18 +480,20 @@ extension KeepsakeHistoryStorage {
     /// app's writing before it is stored: 64 KiB.
     static var largeCheckpoint: Int { 64 * 1024 }
 
-    /// The size of a value's JSON over which the background connection gives the allocator's free
-    /// pages back to the system once it has built or stored the value's checkpoint: 1 MiB.
+    /// The size of a value's JSON over which the allocator's free pages are given back to the
+    /// system once the value has been worked on whole: 1 MiB.
     static var releasesMemoryAfter: Int { 1 << 20 }
 
-    /// Gives the allocator's free pages back to the system after the background connection has
-    /// built or stored a checkpoint whose JSON took `bytes`, when that is over
-    /// ``releasesMemoryAfter``. Decoding and encoding a large value takes about ten times its
-    /// JSON's size for a moment; glibc keeps what a thread other than the main one frees for
-    /// that thread's next allocations, and returns none of it while anything lies above it. A
-    /// server holding a value of 500,000 items (24 MB of JSON) stayed at 350–430 MB resident
-    /// after its checkpoints were built, against 75 MB with this. It costs a few milliseconds
-    /// on the background thread, and nothing where the C library returns such memory itself.
+    /// Gives the allocator's free pages back to the system after work on a whole value whose
+    /// JSON took `bytes`, when that is over ``releasesMemoryAfter``: a checkpoint built or stored
+    /// by the background connection, or a history opened by replaying its changes on the stored
+    /// JSON. Decoding and encoding a large value takes about ten times its JSON's size for a
+    /// moment, and a replay on the stored JSON some 60 times; glibc keeps what a thread other
+    /// than the main one frees for that thread's next allocations, and returns none of what lies
+    /// below memory still in use. A server holding a value of 500,000 items (24 MB of JSON)
+    /// stayed at 350–430 MB resident after its checkpoints were built, against 75 MB with this;
+    /// opened after a model change, at 1.5 GB. It costs a few milliseconds, and nothing where
+    /// the C library returns such memory itself.
     static func releaseFreeMemory(afterEncoding bytes: Int) {
         if bytes > releasesMemoryAfter { keepsake_release_free_memory() }
     }

@@ -91,6 +91,11 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         guard var state = loaded else { throw .historyConflict(history: name) }
         (id, current) = (state.id, state.value)
         adopt(state)
+        // A replay on the stored form parses the whole value into a tree, some 60 times its
+        // JSON for a moment (1.5 GB for 24 MB of JSON, which the process then kept).
+        defer {
+            if state.replayedStoredForm { Self.releaseFreeMemory(afterEncoding: state.checkpointBytes) }
+        }
         // Opening writes only what it read: a value replayed on its stored form, a limit
         // changed, a change held when the last writer stopped. Another process opening the same
         // history at the same moment (a document opened twice) may write it first; this one
