@@ -491,12 +491,12 @@ struct HistoryRows {
         try connection.scalarInt(
             """
             SELECT count(*) FROM checkpoint WHERE \(Self.basePlaces) AND position = ?3 AND digest IS ?4
-              AND position <= (SELECT floor FROM scope WHERE history_id = ?1 AND level = 0)
+              AND position <= ?5
             """,
             [
                 .integer(historyID), .integer(Int64(try basePosition() ?? 0)),
                 .integer(Int64(place.position)),
-                place.digest.map { .integer($0) } ?? .null,
+                place.digest.map { .integer($0) } ?? .null, .integer(Int64(try floor())),
             ]) == 1
     }
 

@@ -327,7 +327,7 @@ extension KeepsakeHistoryStorage {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
         func key(_ position: Int) -> [SQLiteValue] { [.integer(historyID), .integer(Int64(position))] }
         var encodedBytes = 0
-        defer { releaseFreeMemory(afterEncoding: encodedBytes) }
+        defer { releaseFreeMemory(afterValueOf: encodedBytes) }
         do {
             // The rows are read in one short snapshot: a read transaction held while decoding
             // would keep the write-ahead log from starting over. The work is done outside it.
@@ -388,7 +388,7 @@ extension KeepsakeHistoryStorage {
                 // The next build starts from this checkpoint once stored: the value goes.
                 (builds.waiting, builds.built) = (nil, nil)
                 store(waiting, connection, historyID: historyID)
-                releaseFreeMemory(afterEncoding: waiting.json.utf8.count)
+                releaseFreeMemory(afterValueOf: waiting.json.utf8.count)
             }
         } catch {
             builds.built = nil
@@ -485,16 +485,16 @@ extension KeepsakeHistoryStorage {
     static var releasesMemoryAfter: Int { 1 << 20 }
 
     /// Gives the allocator's free pages back to the system after work on a whole value whose
-    /// JSON took `bytes`, when that is over ``releasesMemoryAfter``: a checkpoint built or stored
-    /// by the background connection, or a history opened by replaying its changes on the stored
-    /// JSON. Decoding and encoding a large value takes about ten times its JSON's size for a
+    /// JSON took `bytes` (its blobs counted too, when opening), when that is over
+    /// ``releasesMemoryAfter``: a checkpoint built or stored by the background connection, or a
+    /// history opened by replaying its changes on the stored JSON. Decoding and encoding a large value takes about ten times its JSON's size for a
     /// moment, and a replay on the stored JSON some 60 times; glibc keeps what a thread other
     /// than the main one frees for that thread's next allocations, and returns none of what lies
     /// below memory still in use. A server holding a value of 500,000 items (24 MB of JSON)
     /// stayed at 350–430 MB resident after its checkpoints were built, against 75 MB with this;
     /// opened after a model change, at 1.5 GB. It costs a few milliseconds, and nothing where
     /// the C library returns such memory itself.
-    static func releaseFreeMemory(afterEncoding bytes: Int) {
+    static func releaseFreeMemory(afterValueOf bytes: Int) {
         if bytes > releasesMemoryAfter { keepsake_release_free_memory() }
     }
 

@@ -94,7 +94,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         // A replay on the stored form parses the whole value into a tree, some 60 times its
         // JSON for a moment (1.5 GB for 24 MB of JSON, which the process then kept).
         defer {
-            if state.replayedStoredForm { Self.releaseFreeMemory(afterEncoding: state.checkpointBytes) }
+            if state.replayedStoredForm { Self.releaseFreeMemory(afterValueOf: state.checkpointBytes) }
         }
         // Opening writes only what it read: a value replayed on its stored form, a limit
         // changed, a change held when the last writer stopped. Another process opening the same
