@@ -75,4 +75,60 @@ import Testing
             #expect(try JSONDecoder().decode(Doc.self, from: Data(json.utf8)) == version)
         }
     }
+
+    /// An enum whose payloads hold numbers no `Double` holds exactly, and text that starts with
+    /// a byte order mark (which `JSONSerialization` drops).
+    enum Reading: Codable, Equatable {
+        case amount(Decimal)
+        case pair(amount: Decimal, label: String, count: UInt64)
+    }
+
+    struct Meter: Versionable, Equatable, Codable {
+        var reading: Reading
+    }
+
+    /// A payload change records the changed part, whose sides a decoder reads back: exactly,
+    /// or undo would reach a value a digit off (`99479765.33470481` read as the nearest
+    /// `Double`, `…482`) and call it the version before.
+    @Test(arguments: [
+        [
+            Reading.amount(Decimal(string: "99479765.33470481")!),
+            .amount(Decimal(string: "99479765.33470482")!),
+        ],
+        [
+            .pair(amount: Decimal(string: "99479765.33470481")!, label: "a", count: 1),
+            .pair(amount: Decimal(string: "99479765.33470482")!, label: "a", count: 1),
+        ],
+        [
+            .pair(amount: Decimal(string: "12345678901234567890.123456789")!, label: "a", count: 1),
+            .pair(amount: Decimal(string: "12345678901234567890.123456788")!, label: "a", count: 1),
+        ],
+        [.pair(amount: 1, label: "a", count: .max), .pair(amount: 1, label: "a", count: .max - 1)],
+        [
+            .pair(amount: 1, label: "\u{FEFF}a", count: 1), .pair(amount: 1, label: "a", count: 1),
+            .pair(amount: 1, label: "\t\u{FEFF}", count: 1),
+        ],
+    ])
+    func payloadNumbersAndTextUndoAndRedoExactlyAcrossReopens(readings: [Reading]) throws {
+        func reopen() throws -> KeepsakeHistory<Meter> {
+            try KeepsakeStore(path: path).history("meter", initialValue: Meter(reading: readings[0]))
+        }
+        do {
+            let history = try reopen()
+            for reading in readings.dropFirst() { try history.append(Meter(reading: reading)) }
+            #expect(history.versionCount == readings.count - 1)
+            try history.close()
+        }
+        for expected in readings.reversed().dropFirst() {
+            let history = try reopen()
+            #expect(try history.undo().reading == expected)
+            try history.checkInvariants()
+        }
+        for expected in readings.dropFirst() {
+            let history = try reopen()
+            #expect(try history.redo().reading == expected)
+            try history.checkInvariants()
+        }
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
 }

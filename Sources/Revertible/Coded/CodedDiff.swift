@@ -134,8 +134,7 @@ struct CodedPatch<Value: Codable & Equatable>: LeafPatch, PartPatch {
     }
 
     private static func text(_ node: CodedNode) -> String {
-        var text = ""
-        node.write(into: &text)
+        let text = node.jsonText
         return text.count <= 60 ? text : String(text.prefix(57)) + "…"
     }
 }

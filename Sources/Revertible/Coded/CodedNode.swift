@@ -29,68 +29,54 @@ enum CodedNode: Hashable, Sendable {
         return (node, data.count)
     }
 
-    /// The tree of JSON `data`, or `nil` when it is not JSON.
-    static func parsing(_ data: Data) -> CodedNode? {
-        guard let any = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else {
-            return nil
-        }
-        return CodedNode(any: any)
-    }
-
     /// A `Value` decoded from this tree by the records' decoder, or `nil` when it does not decode.
     func decoded<Value: Decodable>(as type: Value.Type) -> Value? {
-        var text = ""
-        write(into: &text)
-        return try? RecordCoding.decoder.decode(Value.self, from: Data(text.utf8))
-    }
-
-    private init(any: Any) {
-        switch any {
-        case let object as [String: Any]: self = .object(object.mapValues(CodedNode.init(any:)))
-        case let array as [Any]: self = .array(array.map(CodedNode.init(any:)))
-        case let string as String: self = .string(string)
-        // Integers past `UInt64` and long decimals: their digits, which a `Double` would round.
-        case let decimal as NSDecimalNumber: self = .numeral(decimal.stringValue)
-        case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            // Booleans come back as numbers of type char.
-            case "c": self = .bool(number.boolValue)
-            case "d", "f": self = .number(number.doubleValue)
-            case "Q" where number.uint64Value > UInt64(Int64.max): self = .numeral(String(number.uint64Value))
-            default: self = .integer(number.int64Value)
-            }
-        default: self = .null
-        }
+        try? RecordCoding.decoder.decode(Value.self, from: jsonData)
     }
 
     /// The JSON text of this tree, keys sorted.
-    func write(into text: inout String) {
+    var jsonText: String {
+        var json: [UInt8] = []
+        write(into: &json)
+        return String(decoding: json, as: UTF8.self)
+    }
+
+    /// The UTF-8 of ``jsonText``, for a decoder.
+    var jsonData: Data {
+        var json: [UInt8] = []
+        write(into: &json)
+        return Data(json)
+    }
+
+    /// Appends the UTF-8 of ``jsonText`` to `json`.
+    func write(into json: inout [UInt8]) {
         switch self {
-        case .null: text += "null"
-        case .bool(let bool): text += bool ? "true" : "false"
-        case .integer(let integer): text += String(integer)
-        case .double(let double): text += "\(double)"
-        case .numeral(let numeral): text += numeral
-        case .string(let string): text += PathText.quoted(string)
+        case .null: json.appendLiteral("null")
+        case .bool(let bool): json.appendLiteral(bool ? "true" : "false")
+        case .integer(let integer): json.appendDecimal(integer)
+        case .double(let double): json.appendUTF8(double.description)
+        case .numeral(let numeral): json.appendUTF8(numeral)
+        case .string(let string): DirectJSON.writeQuoted(string, into: &json)
         case .array(let array):
-            text += "["
+            json.append(UInt8(ascii: "["))
             for (offset, element) in array.enumerated() {
-                if offset > 0 { text += "," }
-                element.write(into: &text)
+                if offset > 0 { json.append(UInt8(ascii: ",")) }
+                element.write(into: &json)
             }
-            text += "]"
+            json.append(UInt8(ascii: "]"))
         case .object(let object):
-            text += "{"
+            json.append(UInt8(ascii: "{"))
             for (offset, key) in object.keys.sorted().enumerated() {
-                if offset > 0 { text += "," }
-                text += PathText.quoted(key) + ":"
-                object[key]!.write(into: &text)
+                if offset > 0 { json.append(UInt8(ascii: ",")) }
+                DirectJSON.writeQuoted(key, into: &json)
+                json.append(UInt8(ascii: ":"))
+                object[key]!.write(into: &json)
             }
-            text += "}"
+            json.append(UInt8(ascii: "}"))
         }
     }
 
-    /// The length of ``write(into:)``'s text, without writing it.
+    /// The length of ``jsonText`` in bytes, without writing it.
     var size: Int {
         switch self {
         case .null: 4
@@ -168,21 +154,32 @@ extension CodedNode {
 }
 
 extension CodedNode: Codable {
-    /// Decodes any JSON value.
+    /// Decodes any JSON value, as ``parsing(_:)`` reads its text.
+    ///
+    /// A decoder gives no number's text, and reads an integer from `3180110162945305.1` (the
+    /// `Double` nearest it is integral): the `Decimal` it reads beside has the text's digits,
+    /// which say whether the number is that integer, that `Double`, or neither.
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        let decimal = { try? container.decode(Decimal.self) }
         if container.decodeNil() {
             self = .null
         } else if let bool = try? container.decode(Bool.self) {
             self = .bool(bool)
-        } else if let integer = try? container.decode(Int64.self) {
+        } else if let integer = try? container.decode(Int64.self),
+            decimal().map({ $0 == Decimal(integer) }) ?? true
+        {
             self = .integer(integer)
         } else if let string = try? container.decode(String.self) {
             // Before `Double`: a decoder reading "NaN" strings as numbers must not turn a
             // string into one.
             self = .string(string)
         } else if let double = try? container.decode(Double.self) {
-            self = .number(double)
+            if let decimal = decimal(), CodedNode.decimal(double.description) != decimal {
+                self = .numeral(CodedNode.decimalText(decimal.description))
+            } else {
+                self = .number(double)
+            }
         } else if let array = try? container.decode([CodedNode].self) {
             self = .array(array)
         } else {

@@ -109,10 +109,9 @@ package struct CodingKeyTree: @unchecked Sendable {
         // Tried once per root: a success is kept for every root, below.
         guard let decodable = type as? any Decodable.Type, misses.types.withLock({ $0.insert(id).inserted })
         else { return nil }
-        var text = ""
-        object.write(into: &text)
+        let json = object.jsonData
         func read<T: Decodable>(_: T.Type) -> [String: String]? {
-            (try? decoder.decode(T.self, from: Data(text.utf8))).map { ownKeys(of: $0) }
+            (try? decoder.decode(T.self, from: json)).map { ownKeys(of: $0) }
         }
         return read(decodable)
     }

@@ -59,11 +59,7 @@ package struct StoredForm: Equatable {
     }
 
     /// The tree as JSON text, keys sorted.
-    package var json: String {
-        var text = ""
-        root.write(into: &text)
-        return text
-    }
+    package var json: String { root.jsonText }
 
     /// Reverts the tree by one reversion's records (as ``Reversion/init(records:resolvingAgainst:inverted:decoder:)``
     /// reads them, then ``Reversion/revert(_:)`` applies them): toward each record's old side,
@@ -488,9 +484,7 @@ package struct StoredForm: Equatable {
     package func lookup(_ path: ArraySlice<PathComponent>) -> Lookup {
         switch Self.place(path, in: root, keys: keys, decoder: decoder) {
         case .success((_, let node?, _)):
-            var text = ""
-            node.write(into: &text)
-            return .found(text)
+            return .found(node.jsonText)
         case .success: return .absent
         case .failure(let unplaced): return .invalid(unplaced.reason)
         }
@@ -524,15 +518,14 @@ package struct StoredForm: Equatable {
     /// The bytes a `Data` node holds (base64, or a storage's own form such as a blob reference),
     /// read by the records' decoder.
     private func bytes(_ node: CodedNode) -> Data? {
-        var text = "["
-        node.write(into: &text)
-        text += "]"
-        return (try? decoder.decode([Data].self, from: Data(text.utf8)))?.first
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        node.write(into: &json)
+        json.append(UInt8(ascii: "]"))
+        return (try? decoder.decode([Data].self, from: Data(json)))?.first
     }
 
     fileprivate static func text(_ node: CodedNode) -> String {
-        var text = ""
-        node.write(into: &text)
+        let text = node.jsonText
         return text.count <= 60 ? text : String(text.prefix(57)) + "…"
     }
 

@@ -56,8 +56,8 @@ extension DirectJSON {
     /// Reads the scalars ``writeScalar(_:into:)`` writes, in the form it writes them; any other
     /// form reads as `nil`.
     struct Reader {
-        private let bytes: UnsafeRawBufferPointer
-        private var index = 0
+        let bytes: UnsafeRawBufferPointer
+        var index = 0
 
         init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -119,7 +119,7 @@ extension DirectJSON {
         }
 
         /// A string with no escape and no control character in it, of valid UTF-8.
-        private mutating func string() -> String? {
+        mutating func string() -> String? {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
             let start = index + 1
             var end = start
@@ -139,7 +139,7 @@ extension DirectJSON {
 
         /// The extent of a JSON number at the reading position, and whether it has a fraction
         /// or an exponent.
-        private mutating func number() -> (text: UnsafeRawBufferPointer, isInteger: Bool)? {
+        mutating func number() -> (text: UnsafeRawBufferPointer, isInteger: Bool)? {
             let start = index
             func digits() -> Int {
                 let from = index
@@ -182,7 +182,7 @@ extension DirectJSON {
 
         /// An integer written without a fraction or exponent, whose magnitude fits in 64 bits
         /// (`-0` is left to the decoder).
-        private mutating func integer() -> (negative: Bool, magnitude: UInt64)? {
+        mutating func integer() -> (negative: Bool, magnitude: UInt64)? {
             let start = index
             guard let (text, isInteger) = number(), isInteger else {
                 index = start
@@ -207,7 +207,7 @@ extension DirectJSON {
         }
 
         /// `integer` as a `T`, or `nil` when `T` does not hold it.
-        private static func signed<T: FixedWidthInteger & SignedInteger>(
+        static func signed<T: FixedWidthInteger & SignedInteger>(
             _ integer: (negative: Bool, magnitude: UInt64), as _: T.Type
         ) -> T? {
             guard integer.negative else { return T(exactly: integer.magnitude) }
