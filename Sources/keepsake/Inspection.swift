@@ -150,10 +150,7 @@ enum Inspection {
         if arguments.flags.contains("--json") {
             // Each patch as the JSON object it is, not as a string holding JSON.
             let objects = changes.map { change -> [String: Any] in
-                let patch =
-                    (try? JSONSerialization.jsonObject(
-                        with: Data(change.patch.utf8), options: .fragmentsAllowed))
-                    ?? change.patch
+                let patch = FoundationJSON.object(Data(change.patch.utf8)) ?? change.patch
                 return ["path": change.path, "kind": change.kind, "patch": patch]
             }
             let data = try JSONSerialization.data(

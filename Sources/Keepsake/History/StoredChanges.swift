@@ -254,10 +254,9 @@ enum StoredChanges {
             let literal = bytes[index..<end]
             index = end
             guard escaped else { return String(decoding: literal.dropFirst().dropLast(), as: UTF8.self) }
-            guard
-                let string = try? JSONSerialization.jsonObject(
-                    with: Data(literal), options: [.fragmentsAllowed]) as? String
-            else { throw Malformed(reason: "a string's escapes are not JSON") }
+            guard let string = FoundationJSON.object(Data(literal)) as? String else {
+                throw Malformed(reason: "a string's escapes are not JSON")
+            }
             return string
         }
 

@@ -157,7 +157,7 @@ public final class Restorable<Value: Codable>: RestorableProperty {
                 decoder: decoder)
         } catch {
             guard let conversion else { throw error }
-            let node = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
+            let node = try FoundationJSON.object(decoding: Data(json.utf8))
             guard
                 let converted = try conversion.convert(EvolvingDecoding.decoder(for: node, base: decoder))
                     as? Value

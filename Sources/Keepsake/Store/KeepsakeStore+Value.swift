@@ -36,10 +36,8 @@ extension KeepsakeStore {
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             guard let route = try Self.route(to: version, rows, history: name) else { return nil }
             let form = try rows.storedForm(route.json, redoing: route.redoing, history: name)
-            let object = try JSONSerialization.jsonObject(
-                with: Data(form.json.utf8), options: .fragmentsAllowed)
             let data = try JSONSerialization.data(
-                withJSONObject: object,
+                withJSONObject: form.foundationObject,
                 options: [.fragmentsAllowed, .prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             return String(decoding: data, as: UTF8.self)
         }

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 extension CodedNode {
     /// The deepest nesting of arrays and objects ``parsing(_:)`` reads: `JSONSerialization`'s
@@ -27,6 +27,23 @@ extension CodedNode {
 }
 
 extension CodedNode {
+    /// The tree as `JSONSerialization` reads JSON: dictionaries, arrays, strings, `NSNumber`
+    /// (`NSDecimalNumber` for a ``numeral(_:)`` past `UInt64`) and `NSNull`.
+    var foundationObject: Any {
+        switch self {
+        case .null: NSNull()
+        case .bool(let bool): NSNumber(value: bool)
+        case .integer(let integer): NSNumber(value: integer)
+        case .double(let double): NSNumber(value: double)
+        case .numeral(let numeral):
+            UInt64(numeral).map { NSNumber(value: $0) }
+                ?? NSDecimalNumber(string: numeral, locale: Self.posix)
+        case .string(let string): string
+        case .array(let array): array.map(\.foundationObject)
+        case .object(let object): object.mapValues(\.foundationObject)
+        }
+    }
+
     /// A number that no `Double` holds, from its JSON text: as `Decimal` writes it (`1.5`, not
     /// `1.50`) when the text has no exponent and at most 38 significant digits, which a
     /// `Decimal` holds exactly; otherwise the text itself.
@@ -43,7 +60,7 @@ extension CodedNode {
         Decimal(string: text, locale: posix)
     }
 
-    private static let posix = Locale(identifier: "en_US_POSIX")
+    static let posix = Locale(identifier: "en_US_POSIX")
 }
 
 extension DirectJSON.Reader {
@@ -202,5 +219,27 @@ extension String {
         let string = String(decoding: bytes, as: UTF8.self)
         guard string.utf8.elementsEqual(bytes) else { return nil }
         self = string
+    }
+}
+
+/// JSON read into the objects `JSONSerialization` gives — dictionaries, arrays, strings,
+/// `NSNumber`, `NSNull` — through ``CodedNode``'s reader: `JSONSerialization` itself drops a
+/// U+FEFF that starts a string or follows an escape in one (swift-corelibs-foundation, Swift
+/// 6.3), so a value read back through it lost those characters. Everything that reads stored
+/// JSON into such objects reads it here.
+package enum FoundationJSON {
+    /// The objects of JSON `data` (a fragment, such as a bare string, too), or `nil` when it
+    /// is not JSON.
+    package static func object(_ data: Data) -> Any? {
+        CodedNode.parsing(data)?.foundationObject
+    }
+
+    /// ``object(_:)``, or the error `JSONDecoder` throws for data that is not JSON.
+    package static func object(decoding data: Data) throws -> Any {
+        guard let object = object(data) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON."))
+        }
+        return object
     }
 }

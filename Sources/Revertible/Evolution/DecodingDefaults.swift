@@ -53,8 +53,8 @@ enum DecodingDefaultsTree {
         guard let defaults = type as? any DecodingDefaults.Type else { return nil }
         let key = ObjectIdentifier(type)
         if let tree = trees.withLock({ $0[key] }) { return tree.node }
-        let node = try? JSONSerialization.jsonObject(
-            with: ChangeRecord.makeEncoder().encode(defaults.decodingDefaults), options: .fragmentsAllowed)
+        let node = (try? ChangeRecord.makeEncoder().encode(defaults.decodingDefaults)).flatMap(
+            FoundationJSON.object)
         trees.withLock { $0[key] = Tree(node) }
         return node
     }

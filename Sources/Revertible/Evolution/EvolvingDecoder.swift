@@ -31,10 +31,8 @@ public enum EvolvingDecoding {
     ) throws -> T {
         let declares = ((T.self as? any Versionable.Type)?.propertyEvolution.isEmpty) == false
         if !declares, let value = try? decoder.decode(T.self, from: stored) { return value }
-        let node = try JSONSerialization.jsonObject(with: stored, options: .fragmentsAllowed)
-        let templateNode = try template().map {
-            try JSONSerialization.jsonObject(with: $0, options: .fragmentsAllowed)
-        }
+        let node = try FoundationJSON.object(decoding: stored)
+        let templateNode = try template().map(FoundationJSON.object(decoding:))
         do {
             return try TypeBeingDecoded.with(T.self) {
                 try TreeDecoder(node: node, template: templateNode, codingPath: [], base: decoder).decode(

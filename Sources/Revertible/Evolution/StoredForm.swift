@@ -61,6 +61,10 @@ package struct StoredForm: Equatable {
     /// The tree as JSON text, keys sorted.
     package var json: String { root.jsonText }
 
+    /// The tree as `JSONSerialization` reads JSON (see ``FoundationJSON``), to write it as
+    /// `JSONSerialization` does.
+    package var foundationObject: Any { root.foundationObject }
+
     /// Reverts the tree by one reversion's records (as ``Reversion/init(records:resolvingAgainst:inverted:decoder:)``
     /// reads them, then ``Reversion/revert(_:)`` applies them): toward each record's old side,
     /// or its new side when `inverted`.

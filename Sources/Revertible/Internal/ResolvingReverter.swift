@@ -210,7 +210,7 @@ struct ResolvingReverter<Root>: Reverter {
             let conversion = evolution.conversion(for: name)
         else { return decoded }
         guard record.kind == "replace",
-            let sides = try? JSONSerialization.jsonObject(with: record.payload) as? [String: Any],
+            let sides = FoundationJSON.object(record.payload) as? [String: Any],
             let old = sides["old"], let new = sides["new"]
         else {
             return .failure(

@@ -167,7 +167,7 @@ enum PathText {
 
         private func decodeJSON(_ range: Range<Int>) -> Any? {
             guard range.upperBound <= bytes.count else { return nil }
-            return try? JSONSerialization.jsonObject(with: Data(bytes[range]), options: .fragmentsAllowed)
+            return FoundationJSON.object(Data(bytes[range]))
         }
     }
 }
