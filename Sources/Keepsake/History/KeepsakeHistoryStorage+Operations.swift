@@ -487,8 +487,8 @@ extension KeepsakeHistoryStorage {
     /// Gives the allocator's free pages back to the system after work on a whole value whose
     /// JSON took `bytes` (its blobs counted too, when opening), when that is over
     /// ``releasesMemoryAfter``: a checkpoint built or stored by the background connection, or a
-    /// history opened by replaying its changes on the stored JSON. Decoding and encoding a large value takes about ten times its JSON's size for a
-    /// moment, and a replay on the stored JSON some 60 times; glibc keeps what a thread other
+    /// history opened, undone or redone by replaying its changes on the stored JSON. Decoding and encoding a large value takes about ten times its JSON's size for a
+    /// moment, and a replay on the stored JSON some 15 times; glibc keeps what a thread other
     /// than the main one frees for that thread's next allocations, and returns none of what lies
     /// below memory still in use. A server holding a value of 500,000 items (24 MB of JSON)
     /// stayed at 350–430 MB resident after its checkpoints were built, against 75 MB with this;
@@ -585,6 +585,10 @@ extension KeepsakeHistoryStorage {
         var applied: [Reversion<Value>] = []
         // The value before the move, kept only when it was reached on the stored form.
         var original: Value?
+        // The stored JSON a move reached on the stored form started from: its replay's memory
+        // is handed back after the move, as an open's is.
+        var replayedBytes = 0
+        defer { Self.releaseFreeMemory(afterValueOf: replayedBytes) }
         do throws(KeepsakeError) {
             let counts = try transact { rows in
                 let versions = try rows.versions(
@@ -619,7 +623,7 @@ extension KeepsakeHistoryStorage {
                     let unreadable = error
                     let reached: Value
                     do {
-                        reached = try storedFormValue(rows, moving: versions, undo: undo)
+                        (reached, replayedBytes) = try storedFormValue(rows, moving: versions, undo: undo)
                     } catch {
                         // Damage found on the way is said; otherwise the model's own error.
                         guard case .damaged? = error as? KeepsakeError else { throw unreadable }
@@ -647,10 +651,10 @@ extension KeepsakeHistoryStorage {
     /// The value undoing or redoing `versions` reaches, computed on the stored form: the newest
     /// checkpoint below them, the applied versions after it, and — redoing — the versions
     /// themselves, redone on its JSON and decoded as today's `Value` (what it lacks taken from
-    /// the current value).
+    /// the current value); and the size of that checkpoint's JSON.
     private func storedFormValue(_ rows: HistoryRows, moving versions: [HistoryRows.Version], undo: Bool)
         throws
-        -> Value
+        -> (value: Value, checkpointBytes: Int)
     {
         guard let lowest = versions.map(\.position).min(),
             let checkpoint = try rows.bestCheckpoint(below: lowest)
@@ -671,7 +675,10 @@ extension KeepsakeHistoryStorage {
         let form = try rows.storedForm(
             checkpoint.json, redoing: redone, history: name,
             keys: CodingKeyTree(for: Value.self))
-        return try rows.decodeStored(form.json, history: name) { [current] in current }
+        return (
+            try rows.decodeStored(form.json, history: name) { [current] in current },
+            checkpoint.json.utf8.count
+        )
     }
 
     // MARK: - Tags

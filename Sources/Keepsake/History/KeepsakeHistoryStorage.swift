@@ -91,8 +91,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         guard var state = loaded else { throw .historyConflict(history: name) }
         (id, current) = (state.id, state.value)
         adopt(state)
-        // A replay on the stored form parses the whole value into a tree, some 60 times its
-        // JSON for a moment (1.5 GB for 24 MB of JSON, which the process then kept).
+        // A replay on the stored form parses the whole value into a tree, some 15 times its
+        // JSON for a moment (420 MB for 24 MB of JSON, which the process then kept).
         defer {
             if state.replayedStoredForm { Self.releaseFreeMemory(afterValueOf: state.checkpointBytes) }
         }
