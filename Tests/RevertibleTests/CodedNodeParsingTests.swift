@@ -147,6 +147,38 @@ import Testing
         }
     }
 
+    /// Keys whose order `JSONSerialization` decides by case, numbers, accents and width.
+    static let keys = [
+        "a10", "a9", "A9", "B", "b", "e", "é", "E", "Z", "z", "_", "", "10", "9", "ß", "ss", "ｂ", "😀",
+    ]
+
+    /// The pretty-printed JSON of random values (as `keepsake value` shows a stored value) is
+    /// byte for byte what `JSONSerialization` writes of the same tree.
+    @Test(arguments: Soak.batches(usually: 4))
+    func writesPrettyJSONAsJSONSerializationDoes(batch: UInt64) throws {
+        var random = SeededGenerator(seed: 0x9E77_0000 + batch)
+        for trial in 0..<300 {
+            var sample = Self.sample(depth: 0, &random)
+            if case .object = sample {
+            } else {
+                // Objects whose keys are the ones that order differently, and one of the sample.
+                var object: [String: Sample] = ["": sample]
+                for _ in 0..<Int.random(in: 0...6, using: &random) {
+                    object[Self.keys.randomElement(using: &random)!] = Self.sample(depth: 2, &random)
+                }
+                sample = .object(object)
+            }
+            let node = try #require(CodedNode.parsing(ChangeRecord.makeEncoder().encode(sample)))
+            let serialization = try JSONSerialization.data(
+                withJSONObject: node.foundationObject,
+                options: [.fragmentsAllowed, .prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            let written = String(decoding: node.prettyJSON, as: UTF8.self)
+            #expect(
+                written == String(decoding: serialization, as: UTF8.self),
+                "batch \(batch) trial \(trial):\n\(written)")
+        }
+    }
+
     /// `JSONSerialization` drops a U+FEFF that starts a string or follows an escape in one
     /// (swift-corelibs-foundation, Swift 6.3): a value read through it lost those characters.
     @Test func keepsAByteOrderMarkAnywhereInAString() throws {

@@ -31,16 +31,14 @@ extension KeepsakeStore {
     public func valueJSON(ofHistory name: String, atVersion version: Int? = nil) throws(KeepsakeError)
         -> String?
     {
-        try read { connection, blobs -> String? in
+        // Written outside the read, which then holds no snapshot of the store while it is.
+        let form = try read { connection, blobs -> StoredForm? in
             guard let id = try HistoryRows.historyID(named: name, in: connection) else { return nil }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             guard let route = try Self.route(to: version, rows, history: name) else { return nil }
-            let form = try rows.storedForm(route.json, redoing: route.redoing, history: name)
-            let data = try JSONSerialization.data(
-                withJSONObject: form.foundationObject,
-                options: [.fragmentsAllowed, .prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-            return String(decoding: data, as: UTF8.self)
+            return try rows.storedForm(route.json, redoing: route.redoing, history: name)
         }
+        return form?.prettyJSON
     }
 
     /// The value of a history at one of its versions, as `Value`, read from the store without

@@ -61,9 +61,9 @@ package struct StoredForm: Equatable {
     /// The tree as JSON text, keys sorted.
     package var json: String { root.jsonText }
 
-    /// The tree as `JSONSerialization` reads JSON (see ``FoundationJSON``), to write it as
-    /// `JSONSerialization` does.
-    package var foundationObject: Any { root.foundationObject }
+    /// The tree as pretty-printed JSON, keys sorted as `JSONSerialization` sorts them: what
+    /// the JSON view of a stored value shows.
+    package var prettyJSON: String { String(decoding: root.prettyJSON, as: UTF8.self) }
 
     /// Reverts the tree by one reversion's records (as ``Reversion/init(records:resolvingAgainst:inverted:decoder:)``
     /// reads them, then ``Reversion/revert(_:)`` applies them): toward each record's old side,
