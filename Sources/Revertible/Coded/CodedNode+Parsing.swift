@@ -202,7 +202,8 @@ extension DirectJSON.Reader {
     }
 
     /// Whether `text`, a JSON number with a fraction or an exponent, is the decimal number
-    /// `double` writes: always with 15 significant digits or fewer, never with more than 17.
+    /// `double` writes (its shortest description): always, with 15 significant digits or
+    /// fewer; never, with more than 17; in between, when the two are the same decimal.
     private static func isExactly(_ double: Double, _ text: String) -> Bool {
         let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
         let digits = mantissa.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
@@ -214,8 +215,9 @@ extension DirectJSON.Reader {
 }
 
 extension String {
-    /// `bytes` as a string, or `nil` when they are not valid UTF-8.
-    init?(validatingUTF8Bytes bytes: [UInt8]) {
+    /// `bytes` as a string, or `nil` when they are not valid UTF-8 (`String(decoding:as:)`
+    /// would repair them).
+    init?(validatingUTF8Bytes bytes: some Collection<UInt8>) {
         let string = String(decoding: bytes, as: UTF8.self)
         guard string.utf8.elementsEqual(bytes) else { return nil }
         self = string

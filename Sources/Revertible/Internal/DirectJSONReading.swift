@@ -129,10 +129,10 @@ extension DirectJSON {
                 end += 1
             }
             guard end < bytes.count else { return nil }
-            let text = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
-            let string = String(decoding: text, as: UTF8.self)
-            // Invalid UTF-8 comes out repaired: the decoder reads (and refuses) it instead.
-            guard string.utf8.elementsEqual(text) else { return nil }
+            // Invalid UTF-8 is left to the decoder, which reads (and refuses) it.
+            guard
+                let string = String(validatingUTF8Bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+            else { return nil }
             index = end + 1
             return string
         }
