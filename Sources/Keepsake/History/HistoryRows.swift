@@ -904,16 +904,20 @@ struct HistoryRows {
     /// that did not decode, the value reached's own: a checkpoint may hold what the newer
     /// versions no longer do (a case since removed, a `nil` where the model wants a value), so
     /// it alone keeps no history from opening.
+    ///
+    /// `merged` says that today's model writes the value reached otherwise than it is stored:
+    /// it was replayed on the stored JSON, or its checkpoint lacked a property added since
+    /// (see ``decodeStoredNotingMerge(_:history:template:)``).
     func replayed<Value: Versionable & Codable & SendableMetatype>(
         from json: String, redoing versions: [Version], history name: String, template: () -> Value?
-    ) throws -> (value: Value, form: StoredForm?) {
+    ) throws -> (value: Value, form: StoredForm?, merged: Bool) {
         do {
-            var value = try decodeStored(json, history: name, template: template)
+            var (value, merged) = try decodeStoredNotingMerge(json, history: name, template: template)
             for version in versions {
                 try KeepsakeHistoryStorage<Value>.apply(
                     self, version, to: &value, inverted: true, history: name)
             }
-            return (value, nil)
+            return (value, nil, merged)
         } catch let error as KeepsakeError {
             switch error {
             case .reversion, .undecodableValue: break
@@ -924,7 +928,7 @@ struct HistoryRows {
                     json, redoing: versions, history: name, keys: CodingKeyTree(for: Value.self))
             else { throw error }
             do {
-                return (try decodeStored(form.json, history: name, template: template), form)
+                return (try decodeStored(form.json, history: name, template: template), form, true)
             } catch let reached {
                 guard case .undecodableValue = error else { throw error }
                 throw reached
@@ -937,8 +941,16 @@ struct HistoryRows {
     func decodeStored<Value: Versionable & Codable>(
         _ json: String, history name: String, template: () -> Value?
     ) throws -> Value {
+        try decodeStoredNotingMerge(json, history: name, template: template).value
+    }
+
+    /// ``decodeStored(_:history:template:)``, and whether today's model writes the value
+    /// otherwise (see ``EvolvingDecoding/decodeNotingMerge(_:from:template:decoder:)``).
+    func decodeStoredNotingMerge<Value: Versionable & Codable>(
+        _ json: String, history name: String, template: () -> Value?
+    ) throws -> (value: Value, merged: Bool) {
         do {
-            return try EvolvingDecoding.decode(
+            return try EvolvingDecoding.decodeNotingMerge(
                 Value.self, from: Data(json.utf8),
                 template: { template().flatMap { try? ChangeRecord.makeEncoder().encode($0) } },
                 decoder: blobs.decoder)

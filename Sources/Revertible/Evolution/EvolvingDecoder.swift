@@ -29,15 +29,27 @@ public enum EvolvingDecoding {
     public static func decode<T: Decodable>(
         _ type: T.Type, from stored: Data, template: () -> Data?, decoder: JSONDecoder
     ) throws -> T {
+        try decodeNotingMerge(type, from: stored, template: template, decoder: decoder).value
+    }
+
+    /// ``decode(_:from:template:decoder:)``, and whether the stored JSON needed more than the
+    /// standard decoder: `true` when it lacked a property (filled from `template` or the
+    /// defaults) or held one under another name or type — a stored value that today's model
+    /// writes differently, which a storage then does well to store again. A type that declares
+    /// ``Versionable/propertyEvolution`` is always read by the merge, and `false` is said of it.
+    package static func decodeNotingMerge<T: Decodable>(
+        _ type: T.Type, from stored: Data, template: () -> Data?, decoder: JSONDecoder
+    ) throws -> (value: T, merged: Bool) {
         let declares = ((T.self as? any Versionable.Type)?.propertyEvolution.isEmpty) == false
-        if !declares, let value = try? decoder.decode(T.self, from: stored) { return value }
+        if !declares, let value = try? decoder.decode(T.self, from: stored) { return (value, false) }
         let node = try FoundationJSON.object(decoding: stored)
         let templateNode = try template().map(FoundationJSON.object(decoding:))
         do {
-            return try TypeBeingDecoded.with(T.self) {
+            let value = try TypeBeingDecoded.with(T.self) {
                 try TreeDecoder(node: node, template: templateNode, codingPath: [], base: decoder).decode(
                     T.self)
             }
+            return (value, !declares)
         } catch {
             // The standard decoder's error reads as users expect: report it when it failed at
             // the same place. Where it failed first at a place the merge fills (a todo's
