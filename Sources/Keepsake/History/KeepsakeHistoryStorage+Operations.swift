@@ -487,10 +487,11 @@ extension KeepsakeHistoryStorage {
     /// Gives the allocator's free pages back to the system after work on a whole value whose
     /// JSON took `bytes` (its blobs counted too, when opening), when that is over
     /// ``releasesMemoryAfter``: a checkpoint built or stored by the background connection, or a
-    /// history opened, undone or redone by replaying its changes on the stored JSON. Decoding and encoding a large value takes about ten times its JSON's size for a
-    /// moment, and a replay on the stored JSON some 15 times; glibc keeps what a thread other
-    /// than the main one frees for that thread's next allocations, and returns none of what lies
-    /// below memory still in use. A server holding a value of 500,000 items (24 MB of JSON)
+    /// history opened, undone or redone by replaying its changes on the stored JSON. Decoding
+    /// and encoding a large value takes about ten times its JSON's size for a moment, and a
+    /// replay on the stored JSON some 15 times; glibc keeps what a thread other than the main
+    /// one frees for that thread's next allocations, and returns none of what lies below memory
+    /// still in use. A server holding a value of 500,000 items (24 MB of JSON)
     /// stayed at 350–430 MB resident after its checkpoints were built, against 75 MB with this;
     /// opened after a model change, at 1.5 GB. It costs a few milliseconds, and nothing where
     /// the C library returns such memory itself.

@@ -270,12 +270,6 @@ extension KeepsakeStore {
         return rows
     }
 
-    /// The newest value of `history` that its rows prove, as JSON (blobs inlined), and what
-    /// the report says of it; or why there is none.
-    ///
-    /// Each step reads in a transaction of its own: SQLite ends a transaction in which it found
-    /// a page corrupt, and the steps after one that failed still read what they can. A writer
-    /// committing between two steps can only make them disagree, which is said as damage.
     /// Redoes `records` on `form` in place, outside the read that gave them (a read may run its
     /// body again); a record that does not apply leaves `form` as it was, the value of the last
     /// version redone. (A copy of the form per version, to keep that value, had every version
@@ -291,6 +285,12 @@ extension KeepsakeStore {
         }
     }
 
+    /// The newest value of `history` that its rows prove, as JSON (blobs inlined), and what
+    /// the report says of it; or why there is none.
+    ///
+    /// Each step reads in a transaction of its own: SQLite ends a transaction in which it found
+    /// a page corrupt, and the steps after one that failed still read what they can. A writer
+    /// committing between two steps can only make them disagree, which is said as damage.
     private func salvageValue(of history: HistoryRow) -> Result<(String, SalvageReport.History), Unread> {
         func attempt<T>(_ body: (HistoryRows) throws -> T) -> Result<T, Unread> {
             salvageRead(history: history.name) { connection, blobs in

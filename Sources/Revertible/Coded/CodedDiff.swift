@@ -113,7 +113,7 @@ struct CodedPatch<Value: Codable & Equatable>: LeafPatch, PartPatch {
         case .invalid(let reason): return reason
         case .absent where expected != nil: return "expected a value, found none"
         case .found(let found) where expected != found:
-            return expected.map { "expected \(Self.text($0)), found \(Self.text(found))" }
+            return expected.map { "expected \($0.abbreviatedText), found \(found.abbreviatedText)" }
                 ?? "expected none, found a value"
         default: break
         }
@@ -131,11 +131,6 @@ struct CodedPatch<Value: Codable & Equatable>: LeafPatch, PartPatch {
             let changed = node.decoded(as: Value.self)
         else { return }
         value = changed
-    }
-
-    private static func text(_ node: CodedNode) -> String {
-        let text = node.jsonText
-        return text.count <= 60 ? text : String(text.prefix(57)) + "…"
     }
 }
 

@@ -41,6 +41,12 @@ enum CodedNode: Hashable, Sendable {
         return String(decoding: json, as: UTF8.self)
     }
 
+    /// ``jsonText`` cut to 60 characters, for a message.
+    var abbreviatedText: String {
+        let text = jsonText
+        return text.count <= 60 ? text : String(text.prefix(57)) + "…"
+    }
+
     /// The UTF-8 of ``jsonText``, for a decoder.
     var jsonData: Data {
         var json: [UInt8] = []

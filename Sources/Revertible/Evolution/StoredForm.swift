@@ -232,7 +232,7 @@ package struct StoredForm: Equatable {
         /// need a key that is not text.
         var node: CodedNode? {
             guard isObject else {
-                let keys = entries.keys.sorted { StoredForm.text($0) < StoredForm.text($1) }
+                let keys = entries.keys.sorted { $0.abbreviatedText < $1.abbreviatedText }
                 return .array(keys.flatMap { [$0, entries[$0]!] })
             }
             var object: [String: CodedNode] = [:]
@@ -250,15 +250,20 @@ package struct StoredForm: Equatable {
         switch edit.patch {
         case .replace(let old, let new):
             let expected = (side == .old ? old : new) ?? .null
-            return expected == node ? nil : "expected \(Self.text(expected)), found \(Self.text(node))"
+            return expected == node
+                ? nil : "expected \(expected.abbreviatedText), found \(node.abbreviatedText)"
         case .text(let patch):
-            guard case .string(let string) = node else { return "expected text, found \(Self.text(node))" }
+            guard case .string(let string) = node else {
+                return "expected text, found \(node.abbreviatedText)"
+            }
             return patch.mismatch(in: string, expecting: side)
         case .bytes(let patch):
-            guard let data = bytes(node) else { return "expected bytes, found \(Self.text(node))" }
+            guard let data = bytes(node) else { return "expected bytes, found \(node.abbreviatedText)" }
             return patch.mismatch(in: data, expecting: side)
         case .elements(let patch):
-            guard case .array(let array) = node else { return "expected an array, found \(Self.text(node))" }
+            guard case .array(let array) = node else {
+                return "expected an array, found \(node.abbreviatedText)"
+            }
             let (count, entries) =
                 side == .new ? (patch.newCount, patch.insertions) : (patch.oldCount, patch.removals)
             guard array.count == count else { return "expected \(count) elements, found \(array.count)" }
@@ -269,12 +274,12 @@ package struct StoredForm: Equatable {
             return nil
         case .members(let patch):
             guard case .array(let array) = node, Set(array).count == array.count else {
-                return "expected a set's members, found \(Self.text(node))"
+                return "expected a set's members, found \(node.abbreviatedText)"
             }
             return patch.mismatch(in: Set(array), expecting: side)
         case .entries(let patch):
             guard let entries = Entries(node) else {
-                return "expected a dictionary, found \(Self.text(node))"
+                return "expected a dictionary, found \(node.abbreviatedText)"
             }
             return patch.mismatch(in: entries.entries, expecting: side)
         }
@@ -317,7 +322,7 @@ package struct StoredForm: Equatable {
             }
             var members = Set(array)
             patch.apply(to: &members, toward: side)
-            changed = .array(members.sorted { Self.text($0) < Self.text($1) })
+            changed = .array(members.sorted { $0.abbreviatedText < $1.abbreviatedText })
         case .entries(let patch):
             guard var entries = Entries(node) else {
                 throw .wrongVersion(path: edit.path, reason: "expected a dictionary")
@@ -526,11 +531,6 @@ package struct StoredForm: Equatable {
         node.write(into: &json)
         json.append(UInt8(ascii: "]"))
         return (try? decoder.decode([Data].self, from: Data(json)))?.first
-    }
-
-    fileprivate static func text(_ node: CodedNode) -> String {
-        let text = node.jsonText
-        return text.count <= 60 ? text : String(text.prefix(57)) + "…"
     }
 
 }
