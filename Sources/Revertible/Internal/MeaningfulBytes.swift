@@ -276,41 +276,45 @@ struct IDField: @unchecked Sendable {
         return found
     }
 
-    /// Whether an element of `elements` in `range` has the id of the one at `index`: a read of
-    /// each one's id, as one or two words where it is 8 or 16 bytes (an `Int`, a `UUID`), with
-    /// no generic code in the loop.
+    /// Whether an element of `elements` in `range` has the id of the one at `index`.
     func hasID<Element>(of index: Int, in elements: [Element], among range: Range<Int>) -> Bool {
-        let stride = MemoryLayout<Element>.stride
-        let (offset, size) = (offset, size)
-        return elements.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress, !range.isEmpty else { return false }
-            let wanted = base + (index &* stride &+ offset)
-            let start = range.lowerBound &* stride &+ offset
-            switch size {
-            case 8:
-                let first = wanted.loadUnaligned(as: UInt64.self)
-                var at = start
-                for _ in range {
-                    if base.loadUnaligned(fromByteOffset: at, as: UInt64.self) == first { return true }
-                    at &+= stride
-                }
-                return false
-            case 16:
-                let first = wanted.loadUnaligned(as: UInt64.self)
-                let second = wanted.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-                var at = start
-                for _ in range {
-                    if base.loadUnaligned(fromByteOffset: at, as: UInt64.self) == first,
-                        base.loadUnaligned(fromByteOffset: at &+ 8, as: UInt64.self) == second
-                    {
-                        return true
-                    }
-                    at &+= stride
-                }
-                return false
-            default:
-                return range.contains { memcmp(base + ($0 &* stride &+ offset), wanted, size) == 0 }
+        elements.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            let wanted = base + (index &* MemoryLayout<Element>.stride &+ offset)
+            return firstIndex(of: wanted, in: base, stride: MemoryLayout<Element>.stride, among: range) != nil
+        }
+    }
+
+    /// The first position in `range` of an element (at `base`, `stride` bytes apart) whose id has
+    /// the bytes at `wanted`: a read of each one's id, as one or two words where it is 8 or 16
+    /// bytes (an `Int`, a `UUID`), with no generic code and no call per element in the loop.
+    private func firstIndex(
+        of wanted: UnsafeRawPointer, in base: UnsafeRawPointer, stride: Int, among range: Range<Int>
+    ) -> Int? {
+        guard !range.isEmpty else { return nil }
+        var at = range.lowerBound &* stride &+ offset
+        switch size {
+        case 8:
+            let first = wanted.loadUnaligned(as: UInt64.self)
+            for index in range {
+                if base.loadUnaligned(fromByteOffset: at, as: UInt64.self) == first { return index }
+                at &+= stride
             }
+            return nil
+        case 16:
+            let first = wanted.loadUnaligned(as: UInt64.self)
+            let second = wanted.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            for index in range {
+                if base.loadUnaligned(fromByteOffset: at, as: UInt64.self) == first,
+                    base.loadUnaligned(fromByteOffset: at &+ 8, as: UInt64.self) == second
+                {
+                    return index
+                }
+                at &+= stride
+            }
+            return nil
+        default:
+            return range.first { memcmp(base + ($0 &* stride &+ offset), wanted, size) == 0 }
         }
     }
 
@@ -341,18 +345,13 @@ struct IDField: @unchecked Sendable {
         }
     }
 
-    /// The index of the element of `elements` whose id has the bytes of `id`.
+    /// The index of the first element of `elements` whose id has the bytes of `id`.
     func index<Element: Identifiable>(of id: Element.ID, in elements: [Element]) -> Int? {
-        var id = id
-        return withUnsafeBytes(of: &id) { target in
+        withUnsafeBytes(of: id) { target in
             elements.withUnsafeBytes { buffer -> Int? in
                 guard let base = buffer.baseAddress, let wanted = target.baseAddress else { return nil }
-                let stride = MemoryLayout<Element>.stride
-                for index in 0..<elements.count
-                where memcmp(base + index * stride + offset, wanted, size) == 0 {
-                    return index
-                }
-                return nil
+                return firstIndex(
+                    of: wanted, in: base, stride: MemoryLayout<Element>.stride, among: 0..<elements.count)
             }
         }
     }
