@@ -34,6 +34,20 @@ enum Readme {
         ]
     }
 
+    struct Line: Versionable, Equatable, Codable {
+        var dollars: Double  // stored as "cents", an Int
+
+        static let propertyEvolution: [PropertyEvolution] = [
+            .renamed("cents", to: "dollars"),
+            .converted("dollars", from: Int.self) { Double($0) / 100 },
+        ]
+    }
+
+    /// The first release's line.
+    struct OldLine: Versionable, Equatable, Codable {
+        var cents: Int
+    }
+
     /// The first release's memo.
     struct OldMemo: Versionable, Equatable, Codable {
         var title: String
@@ -96,6 +110,16 @@ extension Todo: DecodingDefaults {
             "memo", initialValue: Readme.Memo(name: "", words: "", pinned: true))
         #expect(memo.value == Readme.Memo(name: "Draft", words: "120 words", pinned: true))
         #expect(try memo.undo() == Readme.Memo(name: "", words: "0 words", pinned: true))
+    }
+
+    @Test func theConvertedMeaningExample() throws {
+        let path = directory.path("lines.keepsake")
+        let old = try KeepsakeStore(path: path).history("line", initialValue: Readme.OldLine(cents: 0))
+        try old.append(Readme.OldLine(cents: 150))
+        let line = try KeepsakeStore(path: path).history("line", initialValue: Readme.Line(dollars: 0))
+        #expect(line.value == Readme.Line(dollars: 1.5))
+        #expect(try line.undo() == Readme.Line(dollars: 0))
+        #expect(try line.redo() == Readme.Line(dollars: 1.5))
     }
 
     @Test func theObservableModelExample() async throws {

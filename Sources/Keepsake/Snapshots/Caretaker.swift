@@ -245,7 +245,11 @@ public struct Caretaker: Sendable {
             switch lookup {
             case .found(let json):
                 do {
-                    return .success(try blobs.decoder.decode(Property.self, from: Data(json.utf8)))
+                    // Read as a restore reads it: a property of an element type renamed since
+                    // is read from its old name.
+                    return .success(
+                        try EvolvingDecoding.decode(
+                            Property.self, from: Data(json.utf8), template: { nil }, decoder: blobs.decoder))
                 } catch {
                     throw KeepsakeError.undecodableSnapshot(
                         name: name, path: path, reason: RecordCoding.describe(error))

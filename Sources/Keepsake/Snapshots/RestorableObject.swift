@@ -63,12 +63,15 @@ extension RestorableObject {
         var assignments: [() -> Void] = []
         let evolution = Self.propertyEvolution
         for (name, property) in restorableProperties {
-            guard let json = stored.json(name) ?? evolution.storedName(of: name).flatMap(stored.json) else {
+            let oldJSON = stored.json(name) == nil ? evolution.storedName(of: name).flatMap(stored.json) : nil
+            guard let json = stored.json(name) ?? oldJSON else {
                 continue  // added since the snapshot: it keeps its value
             }
             assignments.append(
                 try Self.decoding(key, name) {
-                    try property.prepare(json, stored.decoder, conversion: evolution.conversion(for: name))
+                    try property.prepare(
+                        json, stored.decoder, conversion: evolution.conversion(for: name),
+                        underOldName: oldJSON != nil)
                 })
         }
         for reference in references {
@@ -144,25 +147,44 @@ public final class Restorable<Value: Codable>: RestorableProperty {
         String(decoding: try encoder.encode(wrappedValue), as: UTF8.self)
     }
 
-    func prepare(_ json: String, _ decoder: JSONDecoder, conversion: PropertyEvolution.Conversion?) throws
-        -> () -> Void
-    {
-        let value: Value
-        do {
-            // What the stored value lacks (properties added since) keeps today's values.
-            let current = wrappedValue
-            value = try EvolvingDecoding.decode(
-                Value.self, from: Data(json.utf8),
-                template: { try? ChangeRecord.makeEncoder().encode(current) },
-                decoder: decoder)
-        } catch {
-            guard let conversion else { throw error }
+    func prepare(
+        _ json: String, _ decoder: JSONDecoder, conversion: PropertyEvolution.Conversion?, underOldName: Bool
+    ) throws -> () -> Void {
+        /// The stored value read as the old type and converted; `error` (or one saying so) when
+        /// the conversion gives no `Value`.
+        func converted(_ conversion: PropertyEvolution.Conversion, else error: (any Error)?) throws -> Value {
             let node = try FoundationJSON.object(decoding: Data(json.utf8))
             guard
-                let converted = try conversion.convert(EvolvingDecoding.decoder(for: node, base: decoder))
+                let value = try conversion.convert(EvolvingDecoding.decoder(for: node, base: decoder))
                     as? Value
-            else { throw error }
-            value = converted
+            else {
+                throw error
+                    ?? DecodingError.typeMismatch(
+                        Value.self,
+                        .init(
+                            codingPath: [],
+                            debugDescription:
+                                "The conversion from \(conversion.oldType) does not give a \(Value.self)"))
+            }
+            return value
+        }
+        let value: Value
+        if let conversion, underOldName {
+            // Under its old name the value is certainly of the old type: converted even when it
+            // reads as the new one too.
+            value = try converted(conversion, else: nil)
+        } else {
+            do {
+                // What the stored value lacks (properties added since) keeps today's values.
+                let current = wrappedValue
+                value = try EvolvingDecoding.decode(
+                    Value.self, from: Data(json.utf8),
+                    template: { try? ChangeRecord.makeEncoder().encode(current) },
+                    decoder: decoder)
+            } catch {
+                guard let conversion else { throw error }
+                value = try converted(conversion, else: error)
+            }
         }
         return { self.wrappedValue = value }
     }
@@ -170,8 +192,11 @@ public final class Restorable<Value: Codable>: RestorableProperty {
 
 protocol RestorableProperty: AnyObject {
     func json(_ encoder: JSONEncoder) throws -> String
-    func prepare(_ json: String, _ decoder: JSONDecoder, conversion: PropertyEvolution.Conversion?) throws
-        -> () -> Void
+    /// Decodes the stored `json` (or converts it from the old type, where it does not decode
+    /// or is stored under the property's old name) and gives the assignment of it.
+    func prepare(
+        _ json: String, _ decoder: JSONDecoder, conversion: PropertyEvolution.Conversion?, underOldName: Bool
+    ) throws -> () -> Void
 }
 
 /// A property of `Owner` included in its snapshots by name, such as a computed property.
@@ -198,7 +223,11 @@ public struct Reference<Owner: AnyObject> {
             String(decoding: try encoder.encode(owner[keyPath: keyPath]), as: UTF8.self)
         }
         restore = { owner, json, decoder in
-            let value = try decoder.decode(Value.self, from: Data(json.utf8))
+            // Read as a `@Restorable` property is: what the stored value lacks keeps today's.
+            let current = owner[keyPath: keyPath]
+            let value = try EvolvingDecoding.decode(
+                Value.self, from: Data(json.utf8),
+                template: { try? ChangeRecord.makeEncoder().encode(current) }, decoder: decoder)
             return { owner[keyPath: keyPath] = value }
         }
     }
@@ -245,12 +274,17 @@ public struct SnapshotProperties {
 
     /// A property's value decoded as `type`, or `nil` when there is no such property.
     ///
+    /// It is read as a restore reads it: a property renamed since (declared in
+    /// ``Versionable/propertyEvolution``) from its old name, one added since from its type's
+    /// ``DecodingDefaults``.
+    ///
     /// - Throws: ``KeepsakeError/undecodableSnapshot(name:path:reason:)``.
     public func value<T: Decodable>(_ property: String, as type: T.Type = T.self) throws(KeepsakeError) -> T?
     {
         guard let json = rows[property] else { return nil }
         do {
-            return try decoder.decode(T.self, from: Data(json.utf8))
+            return try EvolvingDecoding.decode(
+                T.self, from: Data(json.utf8), template: { nil }, decoder: decoder)
         } catch {
             throw .undecodableSnapshot(name: name, path: [.property(property)], reason: "\(error)")
         }

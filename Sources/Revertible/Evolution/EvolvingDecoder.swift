@@ -13,8 +13,10 @@ public import Foundation
 /// ``Versionable/propertyEvolution`` (by its name, whatever its JSON key) is read from its old
 /// name or old type.
 ///
-/// Stored JSON that decodes as it is takes the standard decoder alone: the tree walk below only
-/// runs for data that needs it.
+/// Stored JSON that decodes as it is takes the standard decoder alone, unless one of its keys is
+/// the old name of a property renamed in the ``Versionable/propertyEvolution`` of the type or of
+/// a type its values hold (an element's), which the standard decoder would ignore: the tree
+/// walk below only runs for data that needs it.
 public enum EvolvingDecoding {
     /// Decodes `stored` as a `T`, filling what it lacks from `template`.
     ///
@@ -35,26 +37,29 @@ public enum EvolvingDecoding {
     /// ``decode(_:from:template:decoder:)``, and whether the stored JSON needed more than the
     /// standard decoder: `true` when it lacked a property (filled from `template` or the
     /// defaults) or held one under another name or type — a stored value that today's model
-    /// writes differently, which a storage then does well to store again. A type that declares
-    /// ``Versionable/propertyEvolution`` is always read by the merge, and `false` is said of it.
+    /// writes differently, which a storage then does well to store again.
     package static func decodeNotingMerge<T: Decodable>(
         _ type: T.Type, from stored: Data, template: () -> Data?, decoder: JSONDecoder
     ) throws -> (value: T, merged: Bool) {
-        let declares = ((T.self as? any Versionable.Type)?.propertyEvolution.isEmpty) == false
-        if !declares, let value = try? decoder.decode(T.self, from: stored) { return (value, false) }
+        let renamed = DeclaredRenames.mayBeIn(stored, for: T.self)
+        if !renamed, let value = try? decoder.decode(T.self, from: stored) { return (value, false) }
         let node = try FoundationJSON.object(decoding: stored)
         let templateNode = try template().map(FoundationJSON.object(decoding:))
+        let notes = MergeNotes()
         do {
             let value = try TypeBeingDecoded.with(T.self) {
-                try TreeDecoder(node: node, template: templateNode, codingPath: [], base: decoder).decode(
-                    T.self)
+                try TreeDecoder(
+                    node: node, template: templateNode, codingPath: [], base: decoder, notes: notes
+                ).decode(T.self)
             }
-            return (value, !declares)
+            // Read by the merge only for an old name a key of its JSON has: merged when a
+            // property was read from that name (the name may be another type's key).
+            return (value, !renamed || notes.changed)
         } catch {
             // The standard decoder's error reads as users expect: report it when it failed at
             // the same place. Where it failed first at a place the merge fills (a todo's
             // `priority` from its type's defaults), the merge's own error names what is left.
-            if !declares {
+            if !renamed {
                 do {
                     _ = try decoder.decode(T.self, from: stored)
                 } catch let standard as DecodingError {
@@ -98,7 +103,7 @@ extension DecodingError {
 extension EvolvingDecoding {
     /// A decoder over one parsed JSON value, for conversions of stored changes.
     package static func decoder(for node: Any, base: JSONDecoder) -> any Decoder {
-        TreeDecoder(node: node, template: nil, codingPath: [], base: base)
+        TreeDecoder(node: node, template: nil, codingPath: [], base: base, notes: MergeNotes())
     }
 }
 
@@ -109,12 +114,21 @@ private func isNull(_ node: Any) -> Bool {
     ObjectIdentifier(type(of: node)) == ObjectIdentifier(NSNull.self)
 }
 
+/// What a merge did that the standard decoder would not have: shared by every decoder of one
+/// tree.
+private final class MergeNotes {
+    /// Whether a property was read from its name before a rename, filled from the app's value
+    /// or a type's defaults, or converted from its old type.
+    var changed = false
+}
+
 /// A decoder over a parsed JSON tree, with the app's template tree beside it.
 private struct TreeDecoder: Decoder {
     let node: Any
     let template: Any?
     let codingPath: [any CodingKey]
     let base: JSONDecoder
+    let notes: MergeNotes
     var userInfo: [CodingUserInfoKey: Any] { base.userInfo }
 
     /// Decodes a `T` here: leaves through the standard decoder, everything else through its
@@ -132,7 +146,8 @@ private struct TreeDecoder: Decoder {
         }
         if template == nil, let defaults = DecodingDefaultsTree.of(T.self) {
             return try T(
-                from: TreeDecoder(node: node, template: defaults, codingPath: codingPath, base: base))
+                from: TreeDecoder(
+                    node: node, template: defaults, codingPath: codingPath, base: base, notes: notes))
         }
         return try T(from: self)
     }
@@ -183,7 +198,7 @@ private struct TreeDecoder: Decoder {
     }
 
     func child(_ node: Any, template: Any?, key: any CodingKey) -> TreeDecoder {
-        TreeDecoder(node: node, template: template, codingPath: codingPath + [key], base: base)
+        TreeDecoder(node: node, template: template, codingPath: codingPath + [key], base: base, notes: notes)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -235,11 +250,17 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// The stored node for `key`, under its current name or the one it was stored under.
-    func stored(_ key: Key) -> Any? {
-        if let node = object[key.stringValue] { return node }
+    func stored(_ key: Key) -> Any? { lookUp(key)?.node }
+
+    /// The stored node for `key`, and whether it is stored under the name the property had
+    /// before a declared rename: there only data an earlier model wrote has it.
+    private func lookUp(_ key: Key) -> (node: Any, underOldName: Bool)? {
+        if let node = object[key.stringValue] { return (node, false) }
         let storedName =
             evolution.storedName(of: Self.property(key)) ?? evolution.storedName(of: key.stringValue)
-        return storedName.flatMap { object[$0] }
+        guard let node = storedName.flatMap({ object[$0] }) else { return nil }
+        decoder.notes.changed = true
+        return (node, true)
     }
 
     /// The property `key` decodes: its `CodingKeys` case's name (the JSON key may differ), as
@@ -248,8 +269,15 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func contains(_ key: Key) -> Bool { stored(key) != nil || template?[key.stringValue] != nil }
 
+    /// The template's node for `key`, which the stored object lacks, noted as filled.
+    private func filled(_ key: Key) -> Any? {
+        guard let node = template?[key.stringValue] else { return nil }
+        decoder.notes.changed = true
+        return node
+    }
+
     func decodeNil(forKey key: Key) throws -> Bool {
-        guard let node = stored(key) ?? template?[key.stringValue] else {
+        guard let node = stored(key) ?? filled(key) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value"))
         }
         return isNull(node)
@@ -257,7 +285,7 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let templateNode = template?[key.stringValue]
-        guard let node = stored(key) else {
+        guard let (node, underOldName) = lookUp(key) else {
             guard let templateNode = templateNode ?? DecodingDefaultsTree.of(T.self) else {
                 // Stored keys the type reads nowhere may hold it under its name of before.
                 let unread = object.keys.filter {
@@ -270,28 +298,36 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
                         underlyingError: unread.isEmpty ? nil : UnreadStoredKeys(keys: unread.sorted())))
             }
             // Added since the data was stored: the app's value.
+            decoder.notes.changed = true
             return try TypeBeingDecoded.with(T.self) {
                 try decoder.child(templateNode, template: nil, key: key).decode(T.self)
             }
         }
         let child = decoder.child(node, template: templateNode, key: key)
+        let conversion =
+            evolution.conversion(for: Self.property(key)) ?? evolution.conversion(for: key.stringValue)
+        // Under its old name a value is certainly of the old type: converted even when it reads
+        // as the new one too (cents stored as an `Int`, read as dollars in a `Double`).
+        if let conversion, underOldName { return try converted(child, by: conversion) }
         do {
             return try TypeBeingDecoded.with(T.self) { try child.decode(T.self) }
         } catch {
-            guard
-                let conversion = evolution.conversion(for: Self.property(key))
-                    ?? evolution.conversion(for: key.stringValue)
-            else { throw error }
-            guard let converted = try conversion.convert(child) as? T else {
-                throw DecodingError.typeMismatch(
-                    T.self,
-                    .init(
-                        codingPath: child.codingPath,
-                        debugDescription:
-                            "The conversion from \(conversion.oldType) does not give a \(T.self)"))
-            }
-            return converted
+            guard let conversion else { throw error }
+            return try converted(child, by: conversion)
         }
+    }
+
+    /// The stored value at `child` read as its old type and converted.
+    private func converted<T>(_ child: TreeDecoder, by conversion: PropertyEvolution.Conversion) throws -> T {
+        decoder.notes.changed = true
+        guard let converted = try conversion.convert(child) as? T else {
+            throw DecodingError.typeMismatch(
+                T.self,
+                .init(
+                    codingPath: child.codingPath,
+                    debugDescription: "The conversion from \(conversion.oldType) does not give a \(T.self)"))
+        }
+        return converted
     }
 
     // An optional the stored JSON leaves out is `nil`, as the standard decoder reads it, never
@@ -338,7 +374,7 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder(forKey key: Key) throws -> any Decoder { try childDecoder(key) }
 
     private func childDecoder(_ key: Key) throws -> TreeDecoder {
-        guard let node = stored(key) ?? template?[key.stringValue] else {
+        guard let node = stored(key) ?? filled(key) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value"))
         }
         return decoder.child(node, template: template?[key.stringValue], key: key)

@@ -52,6 +52,16 @@ public struct PropertyEvolution: @unchecked Sendable {
 
     /// The property `name` was stored as an `Old`; `convert` makes today's value of one.
     ///
+    /// A stored value is converted where it does not decode as today's type, and always where
+    /// it is stored under the property's name before a rename declared beside this one: only
+    /// an earlier model wrote that name. So a change of meaning whose JSON both types read
+    /// (cents in an `Int`, dollars in a `Double`) takes a new name as well:
+    ///
+    /// ```swift
+    /// .renamed("cents", to: "dollars"),
+    /// .converted("dollars", from: Int.self) { Double($0) / 100 },
+    /// ```
+    ///
     /// - Parameters:
     ///   - name: The property's name now (after any rename).
     ///   - oldType: The type earlier data holds.

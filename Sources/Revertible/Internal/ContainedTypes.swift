@@ -1,5 +1,6 @@
 /// What the standard containers hold, read from their types alone: the element type of an
-/// array, set or dictionary (its values), and the type an optional wraps.
+/// array, set or dictionary (its values), the type an optional wraps, an enum's payloads and a
+/// tuple's elements.
 enum ContainedTypes {
     /// The element type of an array, set or dictionary (its values), without the optionals
     /// around either, or `nil`.
@@ -11,6 +12,93 @@ enum ContainedTypes {
     static func unwrapped(_ type: Any.Type) -> Any.Type {
         guard let optional = type as? any OptionalType.Type else { return type }
         return unwrapped(optional.wrappedType)
+    }
+
+    /// The types of an enum's payloads (a case with several values has a tuple), or of a
+    /// tuple's elements; `nil` for any other type.
+    ///
+    /// Reflection (`Mirror`, `_forEachField`) shows an enum's payload only in a value of the
+    /// case that holds it. These are read from the type's metadata instead, as the runtime's
+    /// own reflection reads them, through the layout Swift's stable ABI fixes
+    /// (`docs/ABI/TypeMetadata.rst`): an enum's nominal type descriptor points to its field
+    /// descriptor, whose records name each case's payload type by its mangled name, which the
+    /// runtime resolves in the enum's generic context.
+    static func payloadTypes(of type: Any.Type) -> [Any.Type]? {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        switch metadata.load(as: UInt.self) {
+        case MetadataKind.enum, MetadataKind.optional:
+            return enumPayloadTypes(metadata)
+        case MetadataKind.tuple:
+            // Its element count, its labels, then each element's type and offset.
+            let count = metadata.load(fromByteOffset: MemoryLayout<UInt>.size, as: Int.self)
+            return (0..<count).map { index in
+                let element = 3 * MemoryLayout<UInt>.size + index * 2 * MemoryLayout<UInt>.size
+                return unsafeBitCast(
+                    metadata.load(fromByteOffset: element, as: UnsafeRawPointer.self), to: Any.Type.self)
+            }
+        default:
+            return nil
+        }
+    }
+
+    private static func enumPayloadTypes(_ metadata: UnsafeRawPointer) -> [Any.Type]? {
+        // An enum's metadata: its kind, its nominal type descriptor, then its generic arguments.
+        let descriptor = metadata.load(fromByteOffset: MemoryLayout<UInt>.size, as: UnsafeRawPointer.self)
+        let flags = descriptor.load(as: UInt32.self)
+        guard flags & 0x1F == ContextKind.enum else { return nil }
+        let arguments = flags & ContextKind.isGeneric != 0 ? metadata + 2 * MemoryLayout<UInt>.size : nil
+        // The descriptor's flags, parent, name and access function, then its fields.
+        guard let fields = relativeTarget(at: descriptor + 16) else { return [] }
+        // The field descriptor's type name, superclass, kind, record size and count, then its
+        // records: flags, type name and field name each.
+        let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
+        let count = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
+        var types: [Any.Type] = []
+        for index in 0..<count {
+            // A case without a payload has no type name.
+            guard let name = relativeTarget(at: fields + 16 + index * recordSize + 4) else { continue }
+            let found = _getTypeByMangledNameInContext(
+                name.assumingMemoryBound(to: UInt8.self), UInt(mangledLength(name)),
+                genericContext: descriptor, genericArguments: arguments)
+            if let found { types.append(found) }
+        }
+        return types
+    }
+
+    /// Where a 32-bit offset relative to its own place points, or `nil` for none.
+    private static func relativeTarget(at place: UnsafeRawPointer) -> UnsafeRawPointer? {
+        let offset = place.loadUnaligned(as: Int32.self)
+        return offset == 0 ? nil : place + Int(offset)
+    }
+
+    /// The length of a mangled name: it ends at a zero byte, but a symbolic reference in it
+    /// (a byte from 1 to 0x17, then a 32-bit offset; from 0x18 to 0x1F, then a pointer) may
+    /// hold zero bytes.
+    private static func mangledLength(_ name: UnsafeRawPointer) -> Int {
+        var length = 0
+        while case let byte = name.load(fromByteOffset: length, as: UInt8.self), byte != 0 {
+            let step =
+                switch byte {
+                case 0x01...0x17: 1 + 4
+                case 0x18...0x1F: 1 + MemoryLayout<UInt>.size
+                default: 1
+                }
+            length += step
+        }
+        return length
+    }
+
+    /// The metadata kinds read here (`MetadataKind` in the runtime).
+    private enum MetadataKind {
+        static let `enum`: UInt = 0x201
+        static let optional: UInt = 0x202
+        static let tuple: UInt = 0x301
+    }
+
+    /// A context descriptor's kind (its flags' low five bits) for an enum, and its generic flag.
+    private enum ContextKind {
+        static let `enum`: UInt32 = 18
+        static let isGeneric: UInt32 = 0x80
     }
 }
 

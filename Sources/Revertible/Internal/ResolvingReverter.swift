@@ -9,6 +9,9 @@ struct ResolvingReverter<Root>: Reverter {
     let decoder: JSONDecoder
     /// Renamed and converted properties of `Root`.
     let evolution: [PropertyEvolution]
+    /// The property the path names next by the name it had before a declared rename (its
+    /// current name): only an earlier model stored that path.
+    private let renamedProperty: String?
     private(set) var result: Result<any EditNode<Root>, ReversionError>?
     /// Whether a registration took the next component (even if what follows was not found).
     private var tookNextComponent = false
@@ -28,8 +31,10 @@ struct ResolvingReverter<Root>: Reverter {
         // A property stored under an old name is looked up under its new one.
         if case .property(let stored)? = remaining.first, let current = evolution.currentName(of: stored) {
             self.remaining = [.property(current)] + remaining.dropFirst()
+            renamedProperty = current
         } else {
             self.remaining = remaining
+            renamedProperty = nil
         }
     }
 
@@ -200,15 +205,20 @@ struct ResolvingReverter<Root>: Reverter {
         }
     }
 
-    /// `decoded`, or — when it failed and `Root` declares a conversion for the property at
-    /// `component` — the stored whole-value change read as the old type and converted.
+    /// `decoded`, or — when `Root` declares a conversion for the property at `component`, and
+    /// the change did not decode or is a whole-value change stored under the property's old name
+    /// (so by an earlier model, whatever it decodes as) — the stored whole-value change read as
+    /// the old type and converted.
     private func converted<Value>(
         _ decoded: Result<any EditNode<Value>, ReversionError>, _ component: PathComponent?,
         node: (Value, Value) -> any EditNode<Value>
     ) -> Result<any EditNode<Value>, ReversionError> {
-        guard case .failure = decoded, case .property(let name)? = component,
-            let conversion = evolution.conversion(for: name)
-        else { return decoded }
+        guard case .property(let name)? = component, let conversion = evolution.conversion(for: name) else {
+            return decoded
+        }
+        // A change within the value (a text's edited range) cannot be converted: it is read as
+        // it decoded.
+        if case .success = decoded, renamedProperty != name || record.kind != "replace" { return decoded }
         guard record.kind == "replace",
             let sides = FoundationJSON.object(record.payload) as? [String: Any],
             let old = sides["old"], let new = sides["new"]
@@ -271,30 +281,32 @@ struct ResolvingReverter<Root>: Reverter {
         {
             return .success(patch)
         }
+        // The standard decoder, unless the payload holds a key renamed since, which it would
+        // ignore: an element inserted by an earlier model with a renamed property's old key.
+        if !DeclaredRenames.mayBeIn(record.payload, for: decodable),
+            let patch = try? decoder.decode(decodable, from: record.payload) as? Patch
+        {
+            return .success(patch)
+        }
+        // Values stored by an earlier model (an element lacking a property added since, filled
+        // from its type's `DecodingDefaults`; a property stored under its old name), read as
+        // stored checkpoints are. Its error names what is left once the merge filled what it
+        // could, and a renamed property's old key.
+        func evolving<D: Decodable>(_: D.Type) throws -> Patch? {
+            try EvolvingDecoding.decode(D.self, from: record.payload, template: { nil }, decoder: decoder)
+                as? Patch
+        }
         do {
-            guard let patch = try decoder.decode(decodable, from: record.payload) as? Patch else {
+            guard let patch = try evolving(decodable) else {
                 return .failure(
                     .undecodable(
                         path: record.path, type: "\(Patch.Value.self)", reason: "not a \(Patch.self)"))
             }
             return .success(patch)
         } catch {
-            // Values stored by an earlier model (an element lacking a property added since,
-            // filled from its type's `DecodingDefaults`), read as stored checkpoints are. Its
-            // error is the one reported: it names what is left once the merge filled what it
-            // could, and a renamed property's old key.
-            func evolving<D: Decodable>(_: D.Type) throws -> Patch? {
-                try EvolvingDecoding.decode(D.self, from: record.payload, template: { nil }, decoder: decoder)
-                    as? Patch
-            }
-            let reason: String
-            do {
-                if let patch = try evolving(decodable) { return .success(patch) }
-                reason = RecordCoding.describe(error)
-            } catch let evolvingError {
-                reason = RecordCoding.describe(evolvingError)
-            }
-            return .failure(.undecodable(path: record.path, type: "\(Patch.Value.self)", reason: reason))
+            return .failure(
+                .undecodable(
+                    path: record.path, type: "\(Patch.Value.self)", reason: RecordCoding.describe(error)))
         }
     }
 }
