@@ -41,7 +41,9 @@ enum DeclaredRenames {
         _ type: Any.Type, into names: inout Set<String>, visited: inout Set<ObjectIdentifier>
     ) {
         let type = ContainedTypes.unwrapped(type)
-        guard visited.insert(ObjectIdentifier(type)).inserted, !isLeaf(type) else { return }
+        guard visited.insert(ObjectIdentifier(type)).inserted, !ContainedTypes.isStandardLeaf(type) else {
+            return
+        }
         if let versionable = type as? any Versionable.Type {
             for evolution in versionable.propertyEvolution {
                 if case .renamed(let old, _) = evolution.kind { names.insert(old) }
@@ -63,14 +65,6 @@ enum DeclaredRenames {
             return true
         }
         for field in fields { collect(field, into: &names, visited: &visited) }
-    }
-
-    /// The standard library's and Foundation's values, which hold no model type: not walked.
-    private static func isLeaf(_ type: Any.Type) -> Bool {
-        type == String.self || type == Bool.self || type == Int.self || type == Double.self
-            || type == Float.self || type == Int64.self || type == Int32.self || type == UInt64.self
-            || type == Data.self || type == Date.self || type == URL.self || type == UUID.self
-            || type == Decimal.self
     }
 
     /// Whether `bytes` holds `pattern`.

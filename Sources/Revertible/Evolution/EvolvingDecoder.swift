@@ -136,7 +136,7 @@ private struct TreeDecoder: Decoder {
     /// ``DecodingDefaults`` where the app provides no template.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let value: T = Self.directLeaf(node) { return value }
-        if Self.isLeaf(T.self) || isNull(node) {
+        if ContainedTypes.isStandardLeaf(T.self) || isNull(node) {
             let data = try JSONSerialization.data(withJSONObject: node, options: .fragmentsAllowed)
             do {
                 return try base.decode(T.self, from: data)
@@ -172,15 +172,6 @@ private struct TreeDecoder: Decoder {
         case (CChar(UInt8(ascii: "d")), is Double.Type): return number.doubleValue as? T
         default: return nil
         }
-    }
-
-    static func isLeaf(_ type: Any.Type) -> Bool {
-        type == String.self || type == Bool.self || type == Int.self || type == Double.self
-            || type == Float.self
-            || type == Int8.self || type == Int16.self || type == Int32.self || type == Int64.self
-            || type == UInt.self || type == UInt8.self || type == UInt16.self || type == UInt32.self
-            || type == UInt64.self || type == Data.self || type == Date.self || type == URL.self
-            || type == UUID.self || type == Decimal.self
     }
 
     /// `error` with the path of this tree in front of the path it names.

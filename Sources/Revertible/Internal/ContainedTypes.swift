@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the standard containers hold, read from their types alone: the element type of an
 /// array, set or dictionary (its values), the type an optional wraps, an enum's payloads and a
 /// tuple's elements.
@@ -6,6 +8,18 @@ enum ContainedTypes {
     /// around either, or `nil`.
     static func elementType(of type: Any.Type) -> Any.Type? {
         (unwrapped(type) as? any StandardCollection.Type).map { unwrapped($0.elementType) }
+    }
+
+    /// Whether `type` is one of the standard library's or Foundation's values that the JSON
+    /// coders read as a leaf (a number, text, `Data`, a date, a URL, a UUID, a `Decimal`): it
+    /// holds no model type.
+    static func isStandardLeaf(_ type: Any.Type) -> Bool {
+        type == String.self || type == Bool.self || type == Int.self || type == Double.self
+            || type == Float.self
+            || type == Int8.self || type == Int16.self || type == Int32.self || type == Int64.self
+            || type == UInt.self || type == UInt8.self || type == UInt16.self || type == UInt32.self
+            || type == UInt64.self || type == Data.self || type == Date.self || type == URL.self
+            || type == UUID.self || type == Decimal.self
     }
 
     /// `type` without the optionals around it.
