@@ -63,8 +63,9 @@ extension RestorableObject {
         var assignments: [() -> Void] = []
         let evolution = Self.propertyEvolution
         for (name, property) in restorableProperties {
-            let oldJSON = stored.json(name) == nil ? evolution.storedName(of: name).flatMap(stored.json) : nil
-            guard let json = stored.json(name) ?? oldJSON else {
+            let currentJSON = stored.json(name)
+            let oldJSON = currentJSON == nil ? evolution.storedName(of: name).flatMap(stored.json) : nil
+            guard let json = currentJSON ?? oldJSON else {
                 continue  // added since the snapshot: it keeps its value
             }
             assignments.append(

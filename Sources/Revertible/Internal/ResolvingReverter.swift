@@ -281,17 +281,11 @@ struct ResolvingReverter<Root>: Reverter {
         {
             return .success(patch)
         }
-        // The standard decoder, unless the payload holds a key renamed since, which it would
-        // ignore: an element inserted by an earlier model with a renamed property's old key.
-        if !DeclaredRenames.mayBeIn(record.payload, for: decodable),
-            let patch = try? decoder.decode(decodable, from: record.payload) as? Patch
-        {
-            return .success(patch)
-        }
-        // Values stored by an earlier model (an element lacking a property added since, filled
-        // from its type's `DecodingDefaults`; a property stored under its old name), read as
-        // stored checkpoints are. Its error names what is left once the merge filled what it
-        // could, and a renamed property's old key.
+        // The standard decoder where the payload decodes as it is and holds no key renamed
+        // since; else values stored by an earlier model (an element lacking a property added
+        // since, filled from its type's `DecodingDefaults`; a property stored under its old
+        // name), read as stored checkpoints are. Its error names what is left once the merge
+        // filled what it could, and a renamed property's old key.
         func evolving<D: Decodable>(_: D.Type) throws -> Patch? {
             try EvolvingDecoding.decode(D.self, from: record.payload, template: { nil }, decoder: decoder)
                 as? Patch
