@@ -1,0 +1,149 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// The first release of a list whose items are stored by position (`items[2].name`) or by id
+/// (`items[id: 3].name`), depending on whether its item type was `Identifiable`.
+enum OldListApp {
+    struct PlainItem: Codable, Equatable {
+        var id: Int
+        var name: String
+        var done = false
+    }
+
+    struct IdentifiedItem: Codable, Equatable, Identifiable {
+        var id: Int
+        var name: String
+        var done = false
+    }
+
+    struct List<Item: Codable & Equatable & Sendable>: Versionable, Equatable, Codable {
+        var items: [Item] = []
+        var title = ""
+    }
+
+    /// Items inserted, renamed, removed, swapped, ticked and reversed.
+    static func versions<Item>(making item: (Int, String) -> Item) -> [List<Item>]
+    where Item: Codable & Equatable & Sendable {
+        var list = List<Item>()
+        var versions = [list]
+        func record(_ edit: (inout List<Item>) -> Void) {
+            edit(&list)
+            versions.append(list)
+        }
+        record { $0.items = (1...6).map { item($0, "item \($0)") } }
+        record { $0.items[2] = item(3, "renamed 3") }
+        record { $0.items.insert(item(7, "item 7"), at: 1) }
+        record { $0.items.remove(at: 4) }
+        record { $0.items.swapAt(0, 5) }
+        record { $0.title = "ticked" }
+        record { $0.items.append(item(8, "item 8")) }
+        record { $0.items.reverse() }
+        record { $0.items[6] = item(1, "last") }
+        return versions
+    }
+
+    static let plain = versions { PlainItem(id: $0, name: $1) }
+    static let identified = versions { IdentifiedItem(id: $0, name: $1) }
+
+    static func write(path: String, identified: Bool, closing: Bool) throws {
+        let store = try KeepsakeStore(path: path)
+        if identified {
+            let history = try store.history("doc", initialValue: Self.identified[0])
+            for version in Self.identified.dropFirst() { try history.append(version) }
+            if closing { try history.close() }
+        } else {
+            let history = try store.history("doc", initialValue: plain[0])
+            for version in plain.dropFirst() { try history.append(version) }
+            if closing { try history.close() }
+        }
+    }
+}
+
+/// An app update that changes how the items of a list are told apart: an item type that
+/// becomes `Identifiable`, one that stops being it, one whose `id` is now computed from
+/// another property. The stored changes name items by position or by the old id; each history
+/// opens at the old app's value, undoes to the start, redoes to the end and takes new edits,
+/// which undo and redo alongside the old ones.
+@MainActor @Suite struct ElementIdentityEvolutionTests {
+    let directory = TemporaryDirectory()
+
+    /// Today's item, told apart by its name.
+    struct NamedItem: Codable, Equatable, Identifiable {
+        var number: Int
+        var name: String
+        var done = false
+        var id: String { name }
+
+        enum CodingKeys: String, CodingKey {
+            case number = "id"
+            case name, done
+        }
+    }
+
+    func oldStore(identified: Bool, closing: Bool) async throws -> String {
+        let path = directory.path("list-\(identified)-\(closing).keepsake")
+        await #expect(processExitsWith: .success) {
+            [path = path as String, identified = identified as Bool, closing = closing as Bool] in
+            try OldListApp.write(path: path, identified: identified, closing: closing)
+        }
+        // The old app stored the rename by position, or by id.
+        #expect(
+            try KeepsakeStore(path: path).changes(ofVersion: 2, in: "doc")?.map(\.path)
+                == [identified ? "items[id: 3].name" : "items[2].name"])
+        return path
+    }
+
+    /// The old app's versions read as today's items (the same JSON).
+    static func updated<Old: Encodable, Item: Decodable>(_ versions: [Old], to: Item.Type) throws
+        -> [OldListApp.List<Item>]
+    {
+        try JSONDecoder().decode([OldListApp.List<Item>].self, from: JSONEncoder().encode(versions))
+    }
+
+    func expectUpdate<Old: Encodable, Item: Codable & Equatable & Sendable>(
+        _ old: [Old], identified: Bool, to item: Item.Type, closing: Bool, adding: (Int, String) -> Item
+    ) async throws {
+        let path = try await oldStore(identified: identified, closing: closing)
+        var expected = try Self.updated(old, to: Item.self)
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: .init(), expected: expected)
+
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: OldListApp.List<Item>())
+        var next = expected.last!
+        next.items.insert(adding(9, "item 9"), at: 2)
+        try history.append(next)
+        expected.append(next)
+        next.items.removeFirst()
+        try history.append(next)
+        expected.append(next)
+        for value in expected.dropLast().reversed() { #expect(try history.undo() == value) }
+        #expect(!history.hasUndo)
+        for value in expected.dropFirst() { #expect(try history.redo() == value) }
+        try history.checkInvariants()
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test(arguments: [true, false])
+    func itemsStoredByPositionReadWhenTheItemBecomesIdentifiable(closing: Bool) async throws {
+        try await expectUpdate(
+            OldListApp.plain, identified: false, to: OldListApp.IdentifiedItem.self, closing: closing
+        ) { OldListApp.IdentifiedItem(id: $0, name: $1) }
+    }
+
+    @Test(arguments: [true, false])
+    func itemsStoredByIdReadWhenTheItemIsNoLongerIdentifiable(closing: Bool) async throws {
+        try await expectUpdate(
+            OldListApp.identified, identified: true, to: OldListApp.PlainItem.self, closing: closing
+        ) { OldListApp.PlainItem(id: $0, name: $1) }
+    }
+
+    @Test(arguments: [true, false])
+    func itemsStoredByIdReadWhenTheIdIsNowAnotherProperty(closing: Bool) async throws {
+        try await expectUpdate(
+            OldListApp.identified, identified: true, to: NamedItem.self, closing: closing
+        ) { NamedItem(number: $0, name: $1) }
+    }
+}
