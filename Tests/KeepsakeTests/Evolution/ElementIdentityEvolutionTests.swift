@@ -24,7 +24,7 @@ enum OldListApp {
         var title = ""
     }
 
-    /// Items inserted, renamed, removed, swapped, ticked and reversed.
+    /// Items inserted, renamed, removed, swapped, appended and reversed; the title set.
     static func versions<Item>(making item: (Int, String) -> Item) -> [List<Item>]
     where Item: Codable & Equatable & Sendable {
         var list = List<Item>()
