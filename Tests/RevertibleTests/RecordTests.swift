@@ -65,7 +65,8 @@ import Testing
         #expect(
             throws: ReversionError.undecodable(
                 path: [.property("value")], type: "Int",
-                reason: "Expected to decode Int but found a string instead (at old)")
+                reason: "Expected to decode Int but found a string instead (at old); "
+                    + ChangedTypeHintTests.hint("value"))
         ) {
             try Reversion<LeafTests.Box<Int>>(records: [record], resolvingAgainst: .init(value: 1))
         }
@@ -189,7 +190,7 @@ import Testing
         #expect(
             throws: ReversionError.undecodable(
                 path: [.property("name")], type: "String",
-                reason: #"stored as a "bytes" change, expected "text""#)
+                reason: #"stored as a "bytes" change, expected "text"; "# + ChangedTypeHintTests.hint("name"))
         ) {
             try Reversion<User>(records: [record], resolvingAgainst: User(name: "", imageData: Data()))
         }

@@ -957,7 +957,8 @@ struct HistoryRows {
         } catch let error as KeepsakeError {
             throw error
         } catch {
-            throw KeepsakeError.undecodableValue(history: name, reason: RecordCoding.describe(error))
+            throw KeepsakeError.undecodableValue(
+                history: name, reason: RecordCoding.describe(error, decodingModelAt: nil))
         }
     }
 

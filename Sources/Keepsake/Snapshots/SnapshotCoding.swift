@@ -94,7 +94,9 @@ enum SnapshotCoding {
             return "no value for \"\(key.stringValue)\"; "
                 + RecordCoding.missingPropertyHint(error, key, added: added)
         }
-        return context(error).map { RecordCoding.sentence($0.debugDescription) } ?? "\(error)"
+        return RecordCoding.describe(
+            error, as: context(error).map { RecordCoding.sentence($0.debugDescription) } ?? "\(error)",
+            decodingModelAt: nil)
     }
 }
 

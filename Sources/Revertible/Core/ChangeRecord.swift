@@ -243,6 +243,67 @@ package enum RecordCoding {
         }
     }
 
+    /// ``describe(_:)`` for an error decoding stored data as today's model, the stored change
+    /// at `path` (`nil`: a whole value): where a value is of another type than its property
+    /// today, it goes on to say how to declare the conversion.
+    package static func describe(_ error: any Error, decodingModelAt path: PathDescriptor?) -> String {
+        describe(error, as: describe(error), decodingModelAt: path)
+    }
+
+    /// `description`, of `error`, followed by what to do when it is about a stored value of
+    /// another type than its property today. The property is the innermost one of the app's
+    /// types on the error's coding path, else the last property of `path`.
+    package static func describe(
+        _ error: any Error, as description: String, decodingModelAt path: PathDescriptor?
+    )
+        -> String
+    {
+        guard case DecodingError.typeMismatch(_, let context) = error,
+            let name = context.codingPath.reversed().lazy.compactMap(appPropertyName).first
+                ?? path.flatMap(lastProperty)
+        else { return description }
+        return description + "; " + changedTypeHint(property: name)
+    }
+
+    /// What to do about a stored value of another type than the property `name` today: a
+    /// sentence without its full stop.
+    package static func changedTypeHint(property name: String) -> String {
+        """
+        if the app changed the type of "\(name)" since, declare .converted("\(name)", from: \
+        TheOldType.self) { … } in the propertyEvolution of the type that declares it (adopting \
+        Versionable)
+        """
+    }
+
+    /// The last property `path` names (an element's path names its collection's), or `nil`.
+    package static func lastProperty(of path: PathDescriptor) -> String? {
+        path.components.reversed().lazy.compactMap { component -> String? in
+            if case .property(let name) = component { name } else { nil }
+        }.first
+    }
+
+    /// The property `key` is synthesized `Codable`'s key for, in one of the app's types: not a
+    /// key of the library's own patches, nor a decoder's key for an array's position or a
+    /// dictionary's key (an enum too, in Foundation).
+    private static func appPropertyName(_ key: any CodingKey) -> String? {
+        guard !libraryModules.contains(module(of: type(of: key))) else { return nil }
+        return CodingKeyTree.caseName(of: key)
+    }
+
+    /// The module that declares `type`: `Revertible` for
+    /// `(extension in Revertible):Revertible.ArrayPatch<…>.CodingKeys` too.
+    private static func module(of type: Any.Type) -> String {
+        let name = String(reflecting: type)
+        let extensionPrefix = "(extension in "
+        if name.hasPrefix(extensionPrefix), let end = name.firstIndex(of: ")") {
+            return String(name[name.index(name.startIndex, offsetBy: extensionPrefix.count)..<end])
+        }
+        return String(name.prefix { $0 != "." })
+    }
+
+    /// The modules whose coding keys name no property of the app's.
+    private static let libraryModules: Set = ["Revertible", "Swift", "Foundation", "FoundationEssentials"]
+
     /// A decoder's description without its full stop, so that a message can go on after it.
     package static func sentence(_ description: String) -> String {
         description.hasSuffix(".") ? String(description.dropLast()) : description

@@ -265,10 +265,14 @@ struct ResolvingReverter<Root>: Reverter {
 
     private func decodePatch<Patch: LeafPatch>(_ type: Patch.Type) -> Result<Patch, ReversionError> {
         guard record.kind == Patch.kind else {
+            // Another kind of change than today's type makes: the property's type changed.
+            let reason = "stored as a \"\(record.kind)\" change, expected \"\(Patch.kind)\""
             return .failure(
                 .undecodable(
                     path: record.path, type: "\(Patch.Value.self)",
-                    reason: "stored as a \"\(record.kind)\" change, expected \"\(Patch.kind)\""))
+                    reason: RecordCoding.lastProperty(of: record.path).map {
+                        reason + "; " + RecordCoding.changedTypeHint(property: $0)
+                    } ?? reason))
         }
         guard let decodable = Patch.self as? any Decodable.Type else {
             return .failure(
@@ -300,7 +304,8 @@ struct ResolvingReverter<Root>: Reverter {
         } catch {
             return .failure(
                 .undecodable(
-                    path: record.path, type: "\(Patch.Value.self)", reason: RecordCoding.describe(error)))
+                    path: record.path, type: "\(Patch.Value.self)",
+                    reason: RecordCoding.describe(error, decodingModelAt: record.path)))
         }
     }
 }
