@@ -119,10 +119,7 @@ enum OldListApp {
         next.items.removeFirst()
         try history.append(next)
         expected.append(next)
-        for value in expected.dropLast().reversed() { #expect(try history.undo() == value) }
-        #expect(!history.hasUndo)
-        for value in expected.dropFirst() { #expect(try history.redo() == value) }
-        try history.checkInvariants()
+        try ModelEvolutionTests.expectUndoAndRedo(history, through: expected)
         #expect(try store.integrityCheck() == ["ok"])
     }
 

@@ -115,6 +115,14 @@ enum OldApp {
         let history = try store.history("doc", initialValue: initialValue)
         #expect(history.value == expected.last)
         #expect(history.versionCount == expected.count - 1)
+        try expectUndoAndRedo(history, through: expected)
+    }
+
+    /// Undoes `history`, at the last of `expected` (oldest first), back to the first, checking
+    /// each value, then redoes it to the end; checks the invariants.
+    static func expectUndoAndRedo<Value: Versionable & Equatable>(
+        _ history: VersioningController<Value, Value, KeepsakeError>, through expected: [Value]
+    ) throws {
         for value in expected.dropLast().reversed() { #expect(try history.undo() == value) }
         #expect(!history.hasUndo)
         for value in expected.dropFirst() { #expect(try history.redo() == value) }
@@ -470,8 +478,7 @@ enum OldApp {
         #expect(try checkpoints() == [nil, 8])
         // Undo and redo then behave as after a close: every version, on the stored form where
         // the model cannot read it.
-        for value in expected.dropLast().reversed() { #expect(try history.undo() == value) }
-        for value in expected.dropFirst() { #expect(try history.redo() == value) }
+        try Self.expectUndoAndRedo(history, through: expected)
         var next = expected[8]
         next.tags.insert("z")
         try history.append(next)
