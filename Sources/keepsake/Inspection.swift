@@ -59,21 +59,21 @@ enum Inspection {
             try printJSON(summary)
             return ExitStatus.success
         }
-        print("Store: \(path)")
-        print("Schema version \(summary.schemaVersion) · \(size(summary.fileSize))")
-        print("Histories (\(summary.histories.count)):")
+        say("Store: \(path)")
+        say("Schema version \(summary.schemaVersion) · \(size(summary.fileSize))")
+        say("Histories (\(summary.histories.count)):")
         for history in summary.histories {
             let tags = history.tags.isEmpty ? "" : " · tags: " + history.tags.joined(separator: ", ")
-            print(
+            say(
                 "  \(history.name)  \(history.valueType)  versions \(history.versions) · undo \(history.undoDepth) · "
                     + "redo \(history.redoDepth) · scope \(history.scopeLevel)\(tags)")
             if !history.heldPaths.isEmpty {
-                print("    held change: \(pathList(history.heldPaths)) \(heldNote)")
+                say("    held change: \(pathList(history.heldPaths)) \(heldNote)")
             }
         }
-        print("Snapshots (\(summary.snapshots.count)):")
+        say("Snapshots (\(summary.snapshots.count)):")
         for snapshot in summary.snapshots {
-            print(
+            say(
                 "  \(snapshot.name)  \(snapshot.valueType)  \(snapshot.propertyCount) properties · \(date(snapshot.date))"
             )
         }
@@ -102,15 +102,15 @@ enum Inspection {
             try printJSON(timeline)
             return ExitStatus.success
         }
-        print("version  date                 scope  state    tag          changed paths")
+        say("version  date                 scope  state    tag          changed paths")
         for version in timeline {
             guard version.version > 0 else {
-                print(
+                say(
                     pad("      0", 9) + pad(date(version.date), 21) + pad("0", 7) + pad("base", 9)
                         + pad(version.tag ?? "", 13) + "(the value before every version kept)")
                 continue
             }
-            print(
+            say(
                 pad(
                     String(repeating: " ", count: max(0, 7 - String(version.version).count))
                         + "\(version.version)", 9)
@@ -119,7 +119,7 @@ enum Inspection {
                     + pathList(version.paths))
         }
         if let held = try store.heldPaths(of: positionals[1]), !held.isEmpty {
-            print(
+            say(
                 pad("   held", 9) + pad("", 21) + pad("", 7) + pad("held", 9) + pad("", 13) + pathList(held)
                     + " " + heldNote)
         }
@@ -158,12 +158,12 @@ enum Inspection {
             print(String(decoding: data, as: UTF8.self))
             return ExitStatus.success
         }
-        print(
+        say(
             "Version \(version) of \(positionals[1]): \(changes.count) change\(changes.count == 1 ? "" : "s")"
         )
         for change in changes {
-            print("\(change.path.isEmpty ? "(root)" : change.path)  [\(change.kind)]")
-            print("  \(change.patch)")
+            say("\(change.path.isEmpty ? "(root)" : change.path)  [\(change.kind)]")
+            say("  \(change.patch)")
         }
         return ExitStatus.success
     }
@@ -220,11 +220,11 @@ enum Inspection {
             return ExitStatus.success
         }
         for snapshot in snapshots {
-            print(
+            say(
                 "\(snapshot.namespace)  \(snapshot.name)  \(snapshot.propertyCount) properties · \(date(snapshot.date))"
             )
         }
-        if snapshots.isEmpty { print("No snapshots.") }
+        if snapshots.isEmpty { say("No snapshots.") }
         return ExitStatus.success
     }
 
@@ -241,21 +241,21 @@ enum Inspection {
         if arguments.flags.contains("--json") {
             try printJSON(result)
         } else {
-            print("integrity_check: \(result.integrity.joined(separator: "; "))")
-            print("application_id: \(result.applicationIDMatches ? "Keepsake" : "not Keepsake")")
-            print("schema version: \(result.schemaVersion)")
-            print(result.problems.isEmpty ? "histories: consistent" : "problems:")
-            for problem in result.problems { print("  - \(problem)") }
+            say("integrity_check: \(result.integrity.joined(separator: "; "))")
+            say("application_id: \(result.applicationIDMatches ? "Keepsake" : "not Keepsake")")
+            say("schema version: \(result.schemaVersion)")
+            say(result.problems.isEmpty ? "histories: consistent" : "problems:")
+            for problem in result.problems { say("  - \(problem)") }
             if result.integrity == ["ok"], !result.problems.isEmpty,
                 result.problems.allSatisfy({ $0.hasPrefix("the views ") })
             {
-                print("Nothing else is wrong: the first open for writing (your app's) rewrites the views.")
+                say("Nothing else is wrong: the first open for writing (your app's) rewrites the views.")
             } else if !result.isOK {
-                print(
+                say(
                     "'keepsake salvage \(path) NEW-PATH' copies what the store still proves into a new store."
                 )
             }
-            print(result.isOK ? "OK" : "FAILED")
+            say(result.isOK ? "OK" : "FAILED")
         }
         return result.isOK ? ExitStatus.success : ExitStatus.verificationFailed
     }
@@ -275,21 +275,21 @@ enum Inspection {
         if arguments.flags.contains("--json") {
             try printJSON(report)
         } else {
-            print("Salvaged \(positionals[0]) into \(positionals[1]):")
+            say("Salvaged \(positionals[0]) into \(positionals[1]):")
             for history in report.histories {
                 let at =
                     history.version == history.newestVersion
                     ? "its newest value (version \(history.version))"
                     : "version \(history.version) of \(history.newestVersion)"
-                print("  history \"\(history.name)\": \(at)")
-                if let damage = history.damage { print("    damaged: \(damage)") }
+                say("  history \"\(history.name)\": \(at)")
+                if let damage = history.damage { say("    damaged: \(damage)") }
             }
             for snapshot in report.snapshots {
-                print("  snapshot \"\(snapshot.name)\" of \(snapshot.namespace), whole")
+                say("  snapshot \"\(snapshot.name)\" of \(snapshot.namespace), whole")
             }
-            if !report.lost.isEmpty { print("Left out:") }
-            for loss in report.lost { print("  \(loss.what): \(loss.reason)") }
-            print(report.isComplete ? "Everything was copied, at its newest." : "INCOMPLETE: see above.")
+            if !report.lost.isEmpty { say("Left out:") }
+            for loss in report.lost { say("  \(loss.what): \(loss.reason)") }
+            say(report.isComplete ? "Everything was copied, at its newest." : "INCOMPLETE: see above.")
         }
         return report.isComplete ? ExitStatus.success : ExitStatus.verificationFailed
     }
@@ -312,7 +312,7 @@ enum Inspection {
         let summary = try KeepsakeStore(path: positionals[1], options: .init(readOnly: true)).summary()
         let histories = summary.histories.count == 1 ? "1 history" : "\(summary.histories.count) histories"
         let snapshots = summary.snapshots.count == 1 ? "1 snapshot" : "\(summary.snapshots.count) snapshots"
-        print(
+        say(
             "Copied \(positionals[0]) to \(positionals[1]): \(histories), \(snapshots), \(summary.fileSize) bytes."
         )
         return ExitStatus.success

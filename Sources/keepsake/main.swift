@@ -43,11 +43,47 @@ let commands: [String: Command] = [
 /// The tool's version, and the store schema it writes.
 let version = "keepsake 0.2.0 (store schema \(KeepsakeStore.schemaVersion))"
 
-/// `keepsake: <message>.` — one sentence, ending in one period — as a line of standard error.
+/// `keepsake: <message>.` — one sentence, ending in one period — as a line of standard error,
+/// ``printable(_:)``.
 func messageLine(_ message: String) -> String {
     var sentence = message
     while sentence.hasSuffix(".") { sentence.removeLast() }
-    return "keepsake: \(sentence).\n"
+    return "keepsake: \(printable(sentence)).\n"
+}
+
+/// `text` with what a terminal would act on rather than show written as an escape, Swift's
+/// way: control characters (`\n`, `\t`, `\u{1B}`) and the bidirectional controls that reorder
+/// the text after them (`\u{202E}`). A store is not trusted: a history named
+/// `"\u{1B}]0;…\u{07}"` would retitle the terminal of whoever inspects it, and one holding
+/// `"\n"` would forge a line.
+func printable(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\n": result += "\\n"
+        case "\t": result += "\\t"
+        case "\r": result += "\\r"
+        case "\0": result += "\\0"
+        case _ where needsEscape(scalar):
+            result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+    return result
+}
+
+/// Whether ``printable(_:)`` writes `scalar` as an escape: a control character (C0, DEL, C1)
+/// or a bidirectional embedding, override or isolate.
+private func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
+        || (0x2066...0x2069).contains(scalar.value)
+}
+
+/// Writes a line of the commands' human-readable output, ``printable(_:)``: names, tags, paths
+/// and patches come from the store. (JSON output escapes them as JSON does.)
+func say(_ line: String) {
+    print(printable(line))
 }
 
 /// Writes ``messageLine(_:)`` and what follows it (a usage text) to standard error, and exits
