@@ -44,8 +44,11 @@ enum Inspection {
             : bytes < 1 << 20 ? "\(bytes / 1024) KiB" : String(format: "%.1f MiB", Double(bytes) / 1_048_576)
     }
 
+    /// `text` as ``printable(_:)`` writes it, padded with spaces to `width` characters: a
+    /// column keeps its width whatever escapes a field from the store needs.
     static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+        let shown = printable(text)
+        return shown.count >= width ? shown : shown + String(repeating: " ", count: width - shown.count)
     }
 
     static let inspect = Command(

@@ -49,7 +49,12 @@ import Testing
         #expect(log.status == 0)
         #expect(Self.actedOn(log.output) == [])
         #expect(log.output.split(separator: "\n").count == 3)
-        #expect(log.output.contains(#"applied  tag\u{1B}[2J"#))
+        // The tag's column keeps its width: the paths start where the header says.
+        let lines = log.output.split(separator: "\n").map(String.init)
+        #expect(lines[2].hasSuffix(#"applied  tag\u{1B}[2J count"#))
+        #expect(
+            lines[2].firstRange(of: "count")?.lowerBound.utf16Offset(in: lines[2])
+                == lines[0].firstRange(of: "changed paths")?.lowerBound.utf16Offset(in: lines[0]))
 
         let snapshots = try cli.run("snapshots", path)
         #expect(Self.actedOn(snapshots.output) == [])
