@@ -258,21 +258,22 @@ package enum RecordCoding {
     )
         -> String
     {
-        guard case DecodingError.typeMismatch(_, let context) = error,
-            let name = context.codingPath.reversed().lazy.compactMap(appPropertyName).first
-                ?? path.flatMap(lastProperty)
-        else { return description }
-        return description + "; " + changedTypeHint(property: name)
+        guard case DecodingError.typeMismatch(_, let context) = error else { return description }
+        return describe(
+            description,
+            changedTypeOf: context.codingPath.reversed().lazy.compactMap(appPropertyName).first
+                ?? path.flatMap(lastProperty))
     }
 
-    /// What to do about a stored value of another type than the property `name` today: a
-    /// sentence without its full stop.
-    package static func changedTypeHint(property name: String) -> String {
-        """
-        if the app changed the type of "\(name)" since, declare .converted("\(name)", from: \
-        TheOldType.self) { … } in the propertyEvolution of the type that declares it (adopting \
-        Versionable)
-        """
+    /// `description` followed by what to do about a stored value of another type than the
+    /// property `name` today; `description` alone when there is no property to name.
+    package static func describe(_ description: String, changedTypeOf name: String?) -> String {
+        guard let name else { return description }
+        return description + """
+            ; if the app changed the type of "\(name)" since, declare .converted("\(name)", from: \
+            TheOldType.self) { … } in the propertyEvolution of the type that declares it (adopting \
+            Versionable)
+            """
     }
 
     /// The last property `path` names (an element's path names its collection's), or `nil`.

@@ -266,13 +266,12 @@ struct ResolvingReverter<Root>: Reverter {
     private func decodePatch<Patch: LeafPatch>(_ type: Patch.Type) -> Result<Patch, ReversionError> {
         guard record.kind == Patch.kind else {
             // Another kind of change than today's type makes: the property's type changed.
-            let reason = "stored as a \"\(record.kind)\" change, expected \"\(Patch.kind)\""
             return .failure(
                 .undecodable(
                     path: record.path, type: "\(Patch.Value.self)",
-                    reason: RecordCoding.lastProperty(of: record.path).map {
-                        reason + "; " + RecordCoding.changedTypeHint(property: $0)
-                    } ?? reason))
+                    reason: RecordCoding.describe(
+                        "stored as a \"\(record.kind)\" change, expected \"\(Patch.kind)\"",
+                        changedTypeOf: RecordCoding.lastProperty(of: record.path))))
         }
         guard let decodable = Patch.self as? any Decodable.Type else {
             return .failure(
