@@ -50,6 +50,10 @@ final class WALCheckpointer: @unchecked Sendable {
     private var lastCopied: Int32 = 0
     /// Runs and jobs asked for and not yet over, for ``waitUntilIdle()``.
     private let pending = DispatchGroup()
+    /// The jobs waiting for a pause, each as the call that tries it again, by a number of its
+    /// own: ``stop()`` takes them and runs them at once, rather than waiting out their waits.
+    private var waiting: [Int: @Sendable () -> Void] = [:]
+    private var nextWaiting = 0
     /// When the store's writer last committed, and the pages its log held then.
     private var lastCommit: ContinuousClock.Instant?
     private var logPages: Int32 = 0
@@ -193,15 +197,25 @@ final class WALCheckpointer: @unchecked Sendable {
     ) {
         lock.lock()
         let (stopping, lastCommit) = (stopped, self.lastCommit)
-        lock.unlock()
         let now = ContinuousClock.now
         if !stopping, let quiet, let lastCommit, now - lastCommit < quiet, now < giveUp {
+            // Registered under the lock that `stop()` takes to set `stopped`: either it finds
+            // this job waiting, or this job saw it stopping.
+            let number = nextWaiting
+            nextWaiting += 1
+            waiting[number] = { self.runJob(job, quiet: quiet, giveUp: giveUp, runsAtStop: runsAtStop) }
+            lock.unlock()
             let wait = min(quiet - (now - lastCommit), giveUp - now)
             jobQueue.asyncAfter(deadline: Self.deadline(after: wait)) {
-                self.runJob(job, quiet: quiet, giveUp: giveUp, runsAtStop: runsAtStop)
+                // Unless a stop took it first.
+                self.lock.lock()
+                let retry = self.waiting.removeValue(forKey: number)
+                self.lock.unlock()
+                retry?()
             }
             return
         }
+        lock.unlock()
         defer { pending.leave() }
         let run = !stopping || runsAtStop
         if run, jobConnection == nil {
@@ -230,14 +244,19 @@ final class WALCheckpointer: @unchecked Sendable {
     }
 
     /// Runs no more checkpoints, waits for one in progress, runs the jobs that run at a stop
-    /// (a job waiting for a pause runs when its wait ends, 50 ms at most for the stores' jobs),
-    /// and closes the connections.
+    /// (at once, in the order asked, those waiting for a pause too: the writer is done), and
+    /// closes the connections. Waiting out the jobs' waits instead, closing a store right after
+    /// an edit took up to 50 ms more (1,000 rounds of opening a store, editing, closing it:
+    /// close's p90 51 ms and 10.7–12.1 s in all, against 1.1 ms and 1.0 s).
     func stop() {
         lock.lock()
         let first = !stopped
         stopped = true
+        let waited = waiting.sorted { $0.key < $1.key }.map(\.value)
+        waiting = [:]
         lock.unlock()
         guard first else { return }
+        for retry in waited { jobQueue.async(execute: retry) }
         jobQueue.sync {}
         pending.wait()
         // A read in progress (``read(_:)``) ends first.

@@ -140,6 +140,11 @@ public final class KeepsakeStore: Sendable {
     }
 
     /// Closes the store's connection. Histories and caretakers on it fail afterwards.
+    ///
+    /// The store's background work ends first, without waiting for the pause in the writing
+    /// it waits for: a checkpoint of a history's value that is built and waiting to be stored
+    /// is stored now, so that the next opening replays fewer versions; a compaction waiting to
+    /// start is left to the next folding of the history's oldest versions.
     public func close() {
         stopCheckpointer()
         database.close()
