@@ -24,8 +24,8 @@ import Foundation
 /// type, then encoded into a recorder that keeps the keys its keyed container is given (a key's
 /// property is the name of its `CodingKeys` case, as synthesized `Codable` requires). The
 /// model's code only ever sees its own stored data. Where the type cannot be found (an enum's
-/// payload, a collection of the app's own) or the JSON there does not decode as it, each
-/// property is its own key, as before.
+/// payload, a collection of the app's own, an existential) or the JSON there does not decode
+/// as it, each property is its own key, as before.
 package struct CodingKeyTree: @unchecked Sendable {
     // Unchecked because it holds a metatype, which is immutable.
 
@@ -89,7 +89,7 @@ package struct CodingKeyTree: @unchecked Sendable {
         // `.ignoreUnknown` (1 << 1), and `.classType` (1 << 0) for a class: the standard
         // library's static options are `var`s, which strict concurrency refuses to read.
         let options = _EachFieldOptions(rawValue: type is AnyClass ? 0b11 : 0b10)
-        _ = _forEachField(of: type, options: options) { field, _, fieldType, _ in
+        ContainedTypes.forEachField(of: type, options: options) { field, _, fieldType in
             let label = String(cString: field)
             // A property wrapper's storage is `_name`.
             if label == name || label == "_" + name { found = ContainedTypes.unwrapped(fieldType) }

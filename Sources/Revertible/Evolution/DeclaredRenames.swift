@@ -11,10 +11,11 @@ import Foundation
 /// the standard decoder alone when none is.
 ///
 /// The types a value holds are found from its type by reflection: a struct's or class's stored
-/// properties, an optional's wrapped type, an array's, set's or dictionary's elements, an
-/// enum's payloads, a tuple's elements, each walked in turn. A collection of the app's own is
-/// not seen into (its elements are stored where its code keeps them): a rename declared only by
-/// a type held there is applied when the standard decoder fails, not before.
+/// properties, a generic struct's type arguments (a collection of the app's own, `Bag<Todo>`,
+/// whose elements its code keeps in a buffer), an optional's wrapped type, an array's, set's or
+/// dictionary's elements, an enum's payloads, a tuple's elements, each walked in turn. What a
+/// value of an existential type (`any Shape`) or a generic class holds is not seen: a rename
+/// declared only by a type held there is applied when the standard decoder fails, not before.
 enum DeclaredRenames {
     /// The old names of the properties renamed by `type` and the types its values hold, each
     /// as the JSON of its key followed by a colon (`"comment":`).
@@ -60,11 +61,17 @@ enum DeclaredRenames {
         // `.ignoreUnknown` (1 << 1), and `.classType` (1 << 0) for a class, as in `CodingKeyTree`.
         let options = _EachFieldOptions(rawValue: type is AnyClass ? 0b11 : 0b10)
         var fields: [Any.Type] = []
-        _ = _forEachField(of: type, options: options) { _, _, fieldType, _ in
+        ContainedTypes.forEachField(of: type, options: options) { _, _, fieldType in
             fields.append(fieldType)
             return true
         }
         for field in fields { collect(field, into: &names, visited: &visited) }
+        // A collection of the app's own may keep its elements where no stored property shows
+        // their type (a buffer it allocates, an array of `Any`): its type arguments are
+        // walked too (`Bag<Todo>`: `Todo`).
+        for argument in ContainedTypes.genericTypeArguments(of: type) {
+            collect(argument, into: &names, visited: &visited)
+        }
     }
 
     /// Whether `bytes` holds `pattern`.

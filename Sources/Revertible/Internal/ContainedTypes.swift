@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Reflection) import Swift
 
 /// What the standard containers hold, read from their types alone: the element type of an
 /// array, set or dictionary (its values), the type an optional wraps, an enum's payloads and a
@@ -20,6 +21,24 @@ enum ContainedTypes {
             || type == UInt.self || type == UInt8.self || type == UInt16.self || type == UInt32.self
             || type == UInt64.self || type == Data.self || type == Date.self || type == URL.self
             || type == UUID.self || type == Decimal.self
+    }
+
+    /// Calls `body` with the name, offset and type of each of `type`'s stored properties in
+    /// turn, while it returns `true`, as the standard library's `_forEachField` does (`options`
+    /// as there), and returns what that returns. An existential type (`any Shape`, `Any`,
+    /// `AnyObject`, `any Sequence<Int>`) has no stored properties of its own, whatever its
+    /// values hold: this returns `false` for it without calling `body`, where `_forEachField`
+    /// crashes the process.
+    @discardableResult
+    static func forEachField(
+        of type: Any.Type, options: _EachFieldOptions,
+        _ body: (_ name: UnsafePointer<CChar>, _ offset: Int, _ type: Any.Type) -> Bool
+    ) -> Bool {
+        let kind = unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self)
+        guard kind != MetadataKind.existential, kind != MetadataKind.extendedExistential else { return false }
+        return _forEachField(of: type, options: options) { name, offset, fieldType, _ in
+            body(name, offset, fieldType)
+        }
     }
 
     /// `type` without the optionals around it.
@@ -53,6 +72,48 @@ enum ContainedTypes {
         default:
             return nil
         }
+    }
+
+    /// The type arguments of a generic struct or enum (`Bag<Todo>`: `Todo`; the type arguments
+    /// of the types it is nested in too), in their order; empty for any other type, and for a
+    /// generic class (whose arguments lie where its superclasses leave room).
+    ///
+    /// Read from the type's metadata through the layout Swift's stable ABI fixes
+    /// (`docs/ABI/TypeMetadata.rst`): a value type's metadata holds its kind, its nominal type
+    /// descriptor, then its key generic arguments, one word each, in the order of the generic
+    /// parameters that have one (a type, a pack of types or an integer; only types are read);
+    /// the descriptor says which parameters those are.
+    static func genericTypeArguments(of type: Any.Type) -> [Any.Type] {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        switch metadata.load(as: UInt.self) {
+        case MetadataKind.struct, MetadataKind.enum, MetadataKind.optional: break
+        default: return []
+        }
+        let descriptor = metadata.load(fromByteOffset: MemoryLayout<UInt>.size, as: UnsafeRawPointer.self)
+        let flags = descriptor.load(as: UInt32.self)
+        guard flags & 0x1F == ContextKind.struct || flags & 0x1F == ContextKind.enum,
+            flags & ContextKind.isGeneric != 0
+        else { return [] }
+        // A struct's or enum's descriptor is 28 bytes (flags, parent, name, access function,
+        // fields, two counts); its generic header follows: two relative pointers, then the
+        // number of parameters, requirements and key arguments, and flags, 16 bits each; then
+        // one byte per parameter: its kind (low six bits) and whether it has a key argument.
+        let header = descriptor + 28
+        let parameters = Int(header.load(fromByteOffset: 8, as: UInt16.self))
+        let arguments = metadata + 2 * MemoryLayout<UInt>.size
+        var types: [Any.Type] = []
+        var key = 0
+        for index in 0..<parameters {
+            let parameter = header.load(fromByteOffset: 16 + index, as: UInt8.self)
+            guard parameter & 0x80 != 0 else { continue }
+            if parameter & 0x3F == 0 {
+                let argument = arguments.load(
+                    fromByteOffset: key * MemoryLayout<UInt>.size, as: UnsafeRawPointer.self)
+                types.append(unsafeBitCast(argument, to: Any.Type.self))
+            }
+            key += 1
+        }
+        return types
     }
 
     private static func enumPayloadTypes(_ metadata: UnsafeRawPointer) -> [Any.Type]? {
@@ -104,13 +165,18 @@ enum ContainedTypes {
 
     /// The metadata kinds read here (`MetadataKind` in the runtime).
     private enum MetadataKind {
+        static let `struct`: UInt = 0x200
         static let `enum`: UInt = 0x201
         static let optional: UInt = 0x202
         static let tuple: UInt = 0x301
+        static let existential: UInt = 0x303
+        static let extendedExistential: UInt = 0x307
     }
 
-    /// A context descriptor's kind (its flags' low five bits) for an enum, and its generic flag.
+    /// A context descriptor's kind (its flags' low five bits) for a struct and an enum, and its
+    /// generic flag.
     private enum ContextKind {
+        static let `struct`: UInt32 = 17
         static let `enum`: UInt32 = 18
         static let isGeneric: UInt32 = 0x80
     }

@@ -35,7 +35,7 @@ struct MeaningfulBytes: @unchecked Sendable {
         let stride = MemoryLayout<T>.stride
         var bytes = [Bool](repeating: false, count: stride)
         var found = false
-        _ = _forEachField(of: T.self, options: []) { _, offset, fieldType, _ in
+        ContainedTypes.forEachField(of: T.self, options: []) { _, offset, fieldType in
             found = true
             let size = Self.size(of: fieldType)
             for index in offset..<min(stride, offset + size) { bytes[index] = true }
@@ -268,7 +268,7 @@ struct IDField: @unchecked Sendable {
         guard !(Element.self is AnyClass) else { return nil }
         let idType = Element.ID.self
         var found: Int?
-        _ = _forEachField(of: Element.self, options: []) { name, offset, fieldType, _ in
+        ContainedTypes.forEachField(of: Element.self, options: []) { name, offset, fieldType in
             guard String(cString: name) == "id", fieldType == idType else { return true }
             found = offset
             return false

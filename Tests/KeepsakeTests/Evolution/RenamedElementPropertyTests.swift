@@ -7,11 +7,31 @@ import Testing
 /// that type's `propertyEvolution`. Stored JSON holding the old name decoded with the standard
 /// decoder all the same, which ignored the old key and read `nil`: every stored comment was lost
 /// on opening, undoing, redoing and restoring, silently. Such JSON is now read by the merge,
-/// whichever type declared the rename (an element's, one in an enum's payload); JSON without
-/// the old name still reads with the standard decoder alone.
+/// whichever type declared the rename (an element's, one in an enum's payload, one in a
+/// collection of the app's own whose elements no stored property shows); JSON without the old
+/// name still reads with the standard decoder alone.
 @MainActor @Suite struct RenamedElementPropertyTests {
     let directory = TemporaryDirectory()
     var path: String { directory.path("renamed.keepsake") }
+
+    /// A collection of the app's own that keeps its elements where no stored property shows
+    /// their type (as `Any`, as a ring buffer keeps them in memory it allocates), coded as an
+    /// array. Its items' comments were read as `nil` even once the walk looked for old names
+    /// in every element type: it did not see into this one.
+    struct Bag<Element: Codable & Equatable>: Codable, Equatable {
+        private var storage: [Any]
+
+        init(_ elements: [Element] = []) { storage = elements }
+
+        var elements: [Element] {
+            get { storage.map { $0 as! Element } }
+            set { storage = newValue }
+        }
+
+        init(from decoder: any Decoder) throws { storage = try [Element](from: decoder) }
+        func encode(to encoder: any Encoder) throws { try elements.encode(to: encoder) }
+        static func == (a: Self, b: Self) -> Bool { a.elements == b.elements }
+    }
 
     /// The first release: an item's text is its `comment`.
     enum Old {
@@ -29,6 +49,7 @@ import Testing
             var items: [Item] = []
             var byName: [String: Item] = [:]
             var blocks: [Block] = []
+            var bag = Bag<Item>()
         }
     }
 
@@ -49,10 +70,11 @@ import Testing
         var items: [Item] = []
         var byName: [String: Item] = [:]
         var blocks: [Block] = []
+        var bag = Bag<Item>()
     }
 
     /// Items inserted (one without a comment), commented, edited, named, a name whose key is the
-    /// old property name, and items in an enum's payload.
+    /// old property name, items in an enum's payload and in a collection of the app's own.
     static let versions: [Old.Doc] = [
         { _ in }, { $0.items = [.init(id: 1, comment: "first"), .init(id: 2, comment: nil)] },
         { $0.items[1].comment = "second" }, { $0.items[0].comment = "changed" },
@@ -64,6 +86,8 @@ import Testing
         { $0.byName["comment"] = .init(id: 5, comment: "keyed") },
         { $0.blocks = [.rule, .item(.init(id: 6, comment: "in a block"))] },
         { $0.blocks.append(.item(.init(id: 7, comment: nil))) },
+        { $0.bag = Bag([.init(id: 8, comment: "in a bag")]) },
+        { $0.bag.elements[0].comment = "edited in a bag" },
     ].reduce(into: []) { (versions: inout [Old.Doc], step: (inout Old.Doc) -> Void) in
         var doc = versions.last ?? Old.Doc()
         step(&doc)
@@ -80,7 +104,7 @@ import Testing
                 case .item(let item): .item(updated(item))
                 case .rule: .rule
                 }
-            })
+            }, bag: Bag(doc.bag.elements.map(updated)))
     }
 
     func write(closing: Bool) throws {
