@@ -43,6 +43,29 @@ enum Readme {
         ]
     }
 
+    /// The first release's status, and today's: `archived` removed.
+    enum OldStatus: String, Codable, VersionableLeaf {
+        case todo
+        case archived
+    }
+
+    enum Status: String, Codable, VersionableLeaf {
+        case todo
+        case done
+    }
+
+    struct OldTask: Versionable, Equatable, Codable {
+        var status: OldStatus
+    }
+
+    struct Task: Versionable, Equatable, Codable {
+        var status: Status
+
+        static let propertyEvolution: [PropertyEvolution] = [
+            .converted("status", from: String.self) { Status(rawValue: $0) ?? Status.done }
+        ]
+    }
+
     /// The first release's line.
     struct OldLine: Versionable, Equatable, Codable {
         var cents: Int
@@ -120,6 +143,17 @@ extension Todo: DecodingDefaults {
         #expect(line.value == Readme.Line(dollars: 1.5))
         #expect(try line.undo() == Readme.Line(dollars: 0))
         #expect(try line.redo() == Readme.Line(dollars: 1.5))
+    }
+
+    @Test func theRemovedCaseExample() throws {
+        let path = directory.path("tasks.keepsake")
+        let old = try KeepsakeStore(path: path).history("task", initialValue: Readme.OldTask(status: .todo))
+        try old.append(Readme.OldTask(status: .archived))
+        let task = try KeepsakeStore(path: path).history("task", initialValue: Readme.Task(status: .todo))
+        #expect(task.value == Readme.Task(status: .done))
+        #expect(try task.undo() == Readme.Task(status: .todo))
+        #expect(try task.redo() == Readme.Task(status: .done))
+        try task.checkInvariants()
     }
 
     @Test func theObservableModelExample() async throws {

@@ -104,6 +104,66 @@ import Testing
         }
     }
 
+    enum Status: String, Codable { case todo, done }
+    enum Level: Int, Codable {
+        case low = 1
+        case high = 2
+    }
+
+    struct Board: Versionable, Codable, Equatable {
+        struct Column: Codable, Equatable { var level = Level.low }
+
+        var status = Status.todo
+        var column: Column? = Column()
+        var levels: [Level] = []
+    }
+
+    static func reason(decodingBoard json: String) throws -> String {
+        do {
+            _ = try JSONDecoder().decode(Board.self, from: Data(json.utf8))
+        } catch {
+            return RecordCoding.describe(error, decodingModelAt: nil)
+        }
+        Issue.record("\(json) decoded")
+        return ""
+    }
+
+    /// A raw value no case has today (a case removed or renamed since) says to convert the
+    /// property from its raw type, which reads every stored value.
+    @Test func aRawValueNoCaseHasSaysToConvertFromTheRawType() throws {
+        #expect(
+            try Self.reason(decodingBoard: #"{"status":"archived","levels":[]}"#)
+                == "Cannot initialize Status from invalid String value archived (at status); if the app "
+                + #"removed or renamed a case of Status since, declare .converted("status", from: String.self) "#
+                + "{ … } in the propertyEvolution of the type that declares it (adopting Versionable)")
+        #expect(
+            try Self.reason(decodingBoard: #"{"status":"todo","column":{"level":3},"levels":[]}"#)
+                == "Cannot initialize Level from invalid Int value 3 (at column.level); if the app "
+                + #"removed or renamed a case of Level since, declare .converted("level", from: Int.self) "#
+                + "{ … } in the propertyEvolution of the type that declares it (adopting Versionable)")
+        // An element's: converting the array from `Int` would not read it.
+        #expect(
+            try Self.reason(decodingBoard: #"{"status":"todo","levels":[1,3]}"#)
+                == "Cannot initialize Level from invalid Int value 3 (at levels[1])")
+    }
+
+    /// A stored change's own value: its path names the property.
+    @Test func aStoredChangesRawValueNoCaseHasNamesItsProperty() throws {
+        let record = ChangeRecord(
+            path: try PathDescriptor(parsing: "status"), kind: "replace",
+            payload: Data(#"{"old":"todo","new":"archived"}"#.utf8))
+        #expect(
+            throws: ReversionError.undecodable(
+                path: [.property("status")], type: "Status",
+                reason: "Cannot initialize Status from invalid String value archived (at new); if the app "
+                    + #"removed or renamed a case of Status since, declare .converted("status", from: "#
+                    + "String.self) { … } in the propertyEvolution of the type that declares it (adopting Versionable)"
+            )
+        ) {
+            try Reversion(records: [record], resolvingAgainst: Board())
+        }
+    }
+
     /// Other errors, and a mismatch with no property to name, say nothing of conversions.
     @Test func otherErrorsSayNothingOfConversions() throws {
         #expect(

@@ -251,18 +251,44 @@ package enum RecordCoding {
     }
 
     /// `description`, of `error`, followed by what to do when it is about a stored value of
-    /// another type than its property today. The property is the innermost one of the app's
-    /// types on the error's coding path, else the last property of `path`.
+    /// another type than its property today, or a raw value no case of its enum has today (a
+    /// case removed or renamed since). The property is the innermost one of the app's types on
+    /// the error's coding path, else the last property of `path`.
     package static func describe(
         _ error: any Error, as description: String, decodingModelAt path: PathDescriptor?
     )
         -> String
     {
-        guard case DecodingError.typeMismatch(_, let context) = error else { return description }
-        return describe(
-            description,
-            changedTypeOf: context.codingPath.reversed().lazy.compactMap(appPropertyName).first
-                ?? path.flatMap(lastProperty))
+        func property(_ context: DecodingError.Context) -> String? {
+            context.codingPath.reversed().lazy.compactMap(appPropertyName).first ?? path.flatMap(lastProperty)
+        }
+        // The property whose value, not an element of it, the error is about: the last key of
+        // the coding path, or, for a stored change's own value (under its patch's one key),
+        // the property its path ends in.
+        func ownProperty(_ context: DecodingError.Context) -> String? {
+            let keys = context.codingPath
+            if let last = keys.last, let name = appPropertyName(last) { return name }
+            guard keys.count <= 1, keys.allSatisfy({ appPropertyName($0) == nil }),
+                case .property(let name)? = path?.components.last
+            else { return nil }
+            return name
+        }
+        switch error {
+        case DecodingError.typeMismatch(_, let context):
+            return describe(description, changedTypeOf: property(context))
+        case DecodingError.dataCorrupted(let context):
+            // Only where the value is the property's own: an element's conversion is the
+            // collection's, from a collection of the raw type, which the hint would misname.
+            guard let (enumType, rawType) = invalidRawValue(context.debugDescription),
+                let name = ownProperty(context)
+            else { return description }
+            return description + """
+                ; if the app removed or renamed a case of \(enumType) since, declare \
+                .converted("\(name)", from: \(rawType).self) { … }
+                """ + declarationPlace
+        default:
+            return description
+        }
     }
 
     /// `description` followed by what to do about a stored value of another type than the
@@ -271,9 +297,24 @@ package enum RecordCoding {
         guard let name else { return description }
         return description + """
             ; if the app changed the type of "\(name)" since, declare .converted("\(name)", from: \
-            TheOldType.self) { … } in the propertyEvolution of the type that declares it (adopting \
-            Versionable)
-            """
+            TheOldType.self) { … }
+            """ + declarationPlace
+    }
+
+    /// Where a conversion is declared, as the hints above end.
+    private static let declarationPlace =
+        " in the propertyEvolution of the type that declares it (adopting Versionable)"
+
+    /// The enum and its raw value's type, when `description` is the standard library's refusal
+    /// of a raw value no case has: "Cannot initialize Status from invalid String value archived".
+    private static func invalidRawValue(_ description: String) -> (enumType: String, rawType: String)? {
+        let prefix = "Cannot initialize "
+        guard description.hasPrefix(prefix) else { return nil }
+        let rest = description.dropFirst(prefix.count)
+        guard let from = rest.range(of: " from invalid "),
+            let value = rest[from.upperBound...].range(of: " value ")
+        else { return nil }
+        return (String(rest[..<from.lowerBound]), String(rest[from.upperBound..<value.lowerBound]))
     }
 
     /// The last property `path` names (an element's path names its collection's), or `nil`.

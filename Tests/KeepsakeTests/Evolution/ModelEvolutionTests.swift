@@ -403,6 +403,61 @@ enum OldApp {
         try Self.expectHistory(at: path, initialValue: expected[0], expected: expected)
     }
 
+    enum RemovedCase {
+        /// `b` removed, `c` added.
+        enum Kind: String, Codable, VersionableLeaf { case a, c }
+
+        struct UndeclaredDoc: Versionable, Equatable, Codable {
+            var title: String
+            var count: Int
+            var tags: [String]
+            var note: String
+            var kind: Kind
+        }
+
+        /// The same, with the conversion the error says to declare.
+        struct Doc: Versionable, Equatable, Codable {
+            var title: String
+            var count: Int
+            var tags: [String]
+            var note: String
+            var kind: Kind
+
+            static let propertyEvolution: [PropertyEvolution] = [
+                .converted("kind", from: String.self) { Kind(rawValue: $0) ?? Kind.c }
+            ]
+        }
+    }
+
+    /// An enum case removed: the stored raw value no case has says to convert the property
+    /// from the raw type, and that declaration opens every version.
+    @Test(arguments: [true, false])
+    func aRemovedEnumCaseSaysToConvertFromTheRawType(closing: Bool) async throws {
+        let path = try await oldStore(closing: closing)
+        let hint = """
+            if the app removed or renamed a case of Kind since, declare .converted("kind", from: String.self) \
+            { … } in the propertyEvolution of the type that declares it (adopting Versionable)
+            """
+        let initial = RemovedCase.UndeclaredDoc(title: "", count: 0, tags: [], note: "", kind: .a)
+        // Closed, the stored value holds the old case; not closed, version 5's change does.
+        let opening =
+            closing
+            ? KeepsakeError.undecodableValue(
+                history: "doc",
+                reason: "Cannot initialize Kind from invalid String value b (at kind); " + hint)
+            : KeepsakeError.reversion(
+                history: "doc", version: 5,
+                error: .undecodable(
+                    path: [.property("kind")], type: "Kind",
+                    reason: "Cannot initialize Kind from invalid String value b (at new); " + hint))
+        #expect(throws: opening) { try KeepsakeStore(path: path).history("doc", initialValue: initial) }
+        let expected = OldApp.versions.map {
+            RemovedCase.Doc(
+                title: $0.title, count: $0.count, tags: $0.tags, note: $0.note, kind: $0.kind == .a ? .a : .c)
+        }
+        try Self.expectHistory(at: path, initialValue: expected[0], expected: expected)
+    }
+
     @Test(arguments: [true, false])
     func aPropertyWhoseTypeChangedIsConvertedFromItsStoredForm(closing: Bool) async throws {
         let path = try await oldStore(closing: closing)

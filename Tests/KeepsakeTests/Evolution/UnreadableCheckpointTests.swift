@@ -95,8 +95,9 @@ enum OldKindApp {
         let refused = #expect(throws: KeepsakeError.self) { try history.undo() }
         #expect(
             refused?.description
-                == #"History "doc", version 3: The stored change at `kind` does not decode as Kind: Cannot initialize Kind from invalid String value legacy (at old)."#
-        )
+                == #"History "doc", version 3: The stored change at `kind` does not decode as Kind: Cannot initialize Kind from invalid String value legacy (at old); "#
+                + #"if the app removed or renamed a case of Kind since, declare .converted("kind", from: String.self) { … } "#
+                + "in the propertyEvolution of the type that declares it (adopting Versionable).")
         #expect(history.value == expected[3])
         #expect(history.hasUndo)
         #expect(try history.redo() == expected[4])
