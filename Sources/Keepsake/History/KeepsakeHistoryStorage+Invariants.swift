@@ -4,9 +4,10 @@ import Revertible
 extension KeepsakeHistoryStorage {
     /// Checks the stored history against itself, for tests and `keepsake verify`: SQLite's
     /// integrity check, foreign keys, the stack sizes and stored counters, and that reverting the current value
-    /// through every applied version reaches the stored base value (or, when today's model
-    /// cannot read a version, that redoing every one on the base value's stored form reaches
-    /// the current value).
+    /// through every applied version reaches the stored base value (a version today's model
+    /// cannot read reverted as undo does, on the stored form, where redoing it must reach the
+    /// value above it; below a value today's model cannot hold, where undo stops, the versions
+    /// redone on the base value's stored form must reach the value above it).
     ///
     /// - Throws: ``KeepsakeError`` describing the first problem.
     func checkStoredInvariants() throws(KeepsakeError) {
@@ -48,22 +49,42 @@ extension KeepsakeHistoryStorage {
             let applied = try rows.appliedVersions(after: 0)
             guard let base = try rows.baseCheckpoint() else { throw fail("no base value") }
             var value = current
-            do {
-                for version in applied.reversed() {
+            for version in applied.reversed() {
+                do {
                     try Self.apply(rows, version, to: &value, inverted: false, history: name)
+                } catch let error as KeepsakeError {
+                    // A version today's model cannot read: undo computes the value below it on
+                    // the stored form (the newest checkpoint below it and the versions between,
+                    // redone on its JSON), and redo the value above it. Redone, it must reach
+                    // the value undoing came down to. (Not one replay of every version on the
+                    // base value's stored form: the changes today's model stored name its
+                    // elements as today's model does, by ids the old JSON may not hold.)
+                    guard case .reversion = error else { throw error }
+                    let redone = try storedFormValue(rows, moving: [version], undo: false).value
+                    guard redone.reversion(to: value) == nil else {
+                        throw fail(
+                            "redoing version \(version.position) on the stored form does not reach the value above it"
+                        )
+                    }
+                    do {
+                        value = try storedFormValue(rows, moving: [version], undo: true).value
+                    } catch KeepsakeError.undecodableValue {
+                        // The value below it is one today's model cannot hold (a case removed
+                        // since): undo stops here. The versions up to it, all stored by the old
+                        // model, redone on the base value's stored form must reach the value
+                        // above it.
+                        let form = try rows.storedForm(
+                            base, redoing: applied.filter { $0.position <= version.position }, history: name,
+                            keys: CodingKeyTree(for: Value.self))
+                        let reached: Value = try rows.decodeStored(form.json, history: name) { current }
+                        guard reached.reversion(to: value) == nil else {
+                            throw fail(
+                                "redoing the versions up to \(version.position) on the base value's stored form does not reach the value above it"
+                            )
+                        }
+                        return
+                    }
                 }
-            } catch let error as KeepsakeError {
-                // A version today's model cannot read: every one redone on the base value's
-                // stored form instead, as opening and undo do, must reach the current value.
-                guard case .reversion = error else { throw error }
-                let form = try rows.storedForm(
-                    base, redoing: applied, history: name,
-                    keys: CodingKeyTree(for: Value.self))
-                let reached: Value = try rows.decodeStored(form.json, history: name) { current }
-                guard reached.reversion(to: current) == nil else {
-                    throw fail("redoing every version on the stored form does not reach the current value")
-                }
-                return
             }
             let stored: Value = try rows.decodeStored(base, history: name) { current }
             guard value.reversion(to: stored) == nil else {

@@ -653,7 +653,7 @@ extension KeepsakeHistoryStorage {
     /// checkpoint below them, the applied versions after it, and — redoing — the versions
     /// themselves, redone on its JSON and decoded as today's `Value` (what it lacks taken from
     /// the current value); and the size of that checkpoint's JSON.
-    private func storedFormValue(_ rows: HistoryRows, moving versions: [HistoryRows.Version], undo: Bool)
+    func storedFormValue(_ rows: HistoryRows, moving versions: [HistoryRows.Version], undo: Bool)
         throws
         -> (value: Value, checkpointBytes: Int)
     {

@@ -504,6 +504,25 @@ enum OldApp {
         #expect(try Caretaker(store: store).restore("v4", as: Incompatible.Doc.self) == expected[4])
     }
 
+    /// The check walks down from the current value as undo does; at a version the model cannot
+    /// read, redoing it on the stored form must reach the value above it, and says where not.
+    @Test func checkingFindsAValueTheStoredFormDoesNotReach() async throws {
+        let path = try await oldStore(closing: true)
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Incompatible.versions[0])
+        try history.checkInvariants()
+        let storage = try #require(history.storage as? KeepsakeHistoryStorage<Incompatible.Doc>)
+        storage.current.tags.insert("never stored")
+        #expect(
+            throws: ReversionError.storage(
+                StorageFailure(
+                    KeepsakeError.undecodableValue(
+                        history: "doc",
+                        reason:
+                            "invariant: redoing version 7 on the stored form does not reach the value above it"
+                    )))
+        ) { try history.checkInvariants() }
+    }
+
     /// A history the old app did not close (it crashed, or was killed) is opened by replaying
     /// the changes stored since its newest checkpoint — here all of them, from its base value.
     /// When the new model cannot read one, they are replayed on the checkpoint's stored form, as
