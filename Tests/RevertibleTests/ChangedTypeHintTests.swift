@@ -28,9 +28,12 @@ import Testing
         """
     }
 
-    static func reason(decoding json: String) throws -> String {
+    /// The description of the error decoding `json` as `type`, hint included.
+    static func reason<Value: Decodable>(decoding json: String, as type: Value.Type = Doc.self) throws
+        -> String
+    {
         do {
-            _ = try JSONDecoder().decode(Doc.self, from: Data(json.utf8))
+            _ = try JSONDecoder().decode(Value.self, from: Data(json.utf8))
         } catch {
             return RecordCoding.describe(error, decodingModelAt: nil)
         }
@@ -118,32 +121,22 @@ import Testing
         var levels: [Level] = []
     }
 
-    static func reason(decodingBoard json: String) throws -> String {
-        do {
-            _ = try JSONDecoder().decode(Board.self, from: Data(json.utf8))
-        } catch {
-            return RecordCoding.describe(error, decodingModelAt: nil)
-        }
-        Issue.record("\(json) decoded")
-        return ""
-    }
-
     /// A raw value no case has today (a case removed or renamed since) says to convert the
     /// property from its raw type, which reads every stored value.
     @Test func aRawValueNoCaseHasSaysToConvertFromTheRawType() throws {
         #expect(
-            try Self.reason(decodingBoard: #"{"status":"archived","levels":[]}"#)
+            try Self.reason(decoding: #"{"status":"archived","levels":[]}"#, as: Board.self)
                 == "Cannot initialize Status from invalid String value archived (at status); if the app "
                 + #"removed or renamed a case of Status since, declare .converted("status", from: String.self) "#
                 + "{ … } in the propertyEvolution of the type that declares it (adopting Versionable)")
         #expect(
-            try Self.reason(decodingBoard: #"{"status":"todo","column":{"level":3},"levels":[]}"#)
+            try Self.reason(decoding: #"{"status":"todo","column":{"level":3},"levels":[]}"#, as: Board.self)
                 == "Cannot initialize Level from invalid Int value 3 (at column.level); if the app "
                 + #"removed or renamed a case of Level since, declare .converted("level", from: Int.self) "#
                 + "{ … } in the propertyEvolution of the type that declares it (adopting Versionable)")
         // An element's: converting the array from `Int` would not read it.
         #expect(
-            try Self.reason(decodingBoard: #"{"status":"todo","levels":[1,3]}"#)
+            try Self.reason(decoding: #"{"status":"todo","levels":[1,3]}"#, as: Board.self)
                 == "Cannot initialize Level from invalid Int value 3 (at levels[1])")
     }
 
