@@ -268,9 +268,7 @@ package enum RecordCoding {
         func ownProperty(_ context: DecodingError.Context) -> String? {
             let keys = context.codingPath
             if let last = keys.last, let name = appPropertyName(last) { return name }
-            guard keys.count <= 1, keys.allSatisfy({ appPropertyName($0) == nil }),
-                case .property(let name)? = path?.components.last
-            else { return nil }
+            guard keys.count <= 1, case .property(let name)? = path?.components.last else { return nil }
             return name
         }
         switch error {
