@@ -43,12 +43,17 @@ import Testing
         let pages = try store.database.read { try $0.scalarInt("PRAGMA page_count") }!
         try store.database.read { try $0.execute("PRAGMA max_page_count = \(pages)") }
         doc.blob = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
-        #expect {
-            try history.append(doc, tag: "big")
-        } throws: { error in
-            guard case .sqlite(let sqlite) = error as? KeepsakeError else { return false }
-            return sqlite.code == .full
+        let full = #expect(throws: KeepsakeError.self) { try history.append(doc, tag: "big") }
+        guard case .sqlite(let sqlite)? = full else {
+            Issue.record("not a SQLite error: \(String(describing: full))")
+            return
         }
+        #expect(sqlite.code == .full)
+        // Which store, and that nothing was written.
+        #expect(
+            sqlite.description.hasPrefix(
+                "SQLite error 13: database or disk is full: \(path) or its write-ahead log could not grow (is the disk full?); "
+                    + "nothing was written — while executing `"))
         #expect(try Snapshot(history) == before)
         #expect(try Snapshot(open()) == before)
         try history.checkInvariants()
@@ -188,12 +193,17 @@ import Testing
         try blocker.execute("BEGIN IMMEDIATE")
         var doc = history.value
         doc.title = "waiting"
-        #expect {
-            try history.append(doc)
-        } throws: { error in
-            guard case .sqlite(let sqlite) = error as? KeepsakeError else { return false }
-            return sqlite.code == .busy
+        let busy = #expect(throws: KeepsakeError.self) { try history.append(doc) }
+        guard case .sqlite(let sqlite)? = busy else {
+            Issue.record("not a SQLite error: \(String(describing: busy))")
+            return
         }
+        #expect(sqlite.code == .busy)
+        // Which store, and that nothing was written.
+        #expect(
+            sqlite.description
+                == "SQLite error 5: database is locked: another connection kept \(path) locked for longer than "
+                + "the busy timeout; nothing was written — while executing `BEGIN IMMEDIATE`")
         #expect(history.value == .empty && !history.hasUndo)
         try blocker.execute("ROLLBACK")
         try history.append(doc)

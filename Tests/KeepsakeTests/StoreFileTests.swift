@@ -407,6 +407,8 @@ enum FileLock {
             return
         }
         #expect(error.code == .full || error.code == .ioError, "\(error)")
+        // It names the store.
+        #expect(error.description.contains(path), "\(error)")
         // Nothing moved: memory is still the last committed version.
         #expect(history.value == committed.last && history.versionCount == committed.count - 1)
         store.close()

@@ -88,6 +88,14 @@ public struct SQLiteError: Error, Hashable, Sendable {
     }
 }
 
+extension SQLiteError {
+    /// The same error, its message followed by `detail` (which store, what became of the
+    /// write).
+    func saying(_ detail: String) -> SQLiteError {
+        SQLiteError(code: code, message: "\(message): \(detail)", sql: sql)
+    }
+}
+
 extension SQLiteError: CustomStringConvertible {
     /// The code, the message and the SQL, on one line.
     public var description: String {

@@ -501,11 +501,19 @@ enum Schema {
         // SQLite calls a shared-memory file it cannot grow a disk I/O error; on a full disk
         // that is the first thing to fail.
         case .ioError where error.code.extended == SQLiteError.Code.sharedMemorySize.extended:
+            .sqlite(error.saying("\(path)-shm could not grow (is the disk full?)"))
+        // The two an app meets while it runs: they say which store, and that nothing was written
+        // (the transaction was rolled back; the write can be tried again).
+        case .full:
             .sqlite(
-                SQLiteError(
-                    code: error.code,
-                    message: "\(error.message): \(path)-shm could not grow (is the disk full?)",
-                    sql: error.sql))
+                error.saying(
+                    "\(path) or its write-ahead log could not grow (is the disk full?); nothing was written"))
+        case .busy:
+            .sqlite(
+                error.saying(
+                    "another connection kept \(path) locked for longer than the busy timeout; nothing was written"
+                ))
+        case .ioError: .sqlite(error.saying("in \(path)"))
         default: .sqlite(error)
         }
     }
