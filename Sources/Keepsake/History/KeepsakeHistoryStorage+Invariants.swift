@@ -4,10 +4,13 @@ import Revertible
 extension KeepsakeHistoryStorage {
     /// Checks the stored history against itself, for tests and `keepsake verify`: SQLite's
     /// integrity check, foreign keys, the stack sizes and stored counters, and that reverting the current value
-    /// through every applied version reaches the stored base value (a version today's model
-    /// cannot read reverted as undo does, on the stored form, where redoing it must reach the
-    /// value above it; below a value today's model cannot hold, where undo stops, the versions
-    /// redone on the base value's stored form must reach the value above it).
+    /// through every applied version reaches the stored base value, on every property that
+    /// value holds: one an old model stored lacks the properties added since.
+    ///
+    /// A version today's model cannot read is reverted as undo does, on the stored form, where
+    /// redoing it must reach the value above it; below a value today's model cannot hold, where
+    /// undo stops, the versions redone on the base value's stored form must reach the value
+    /// above it.
     ///
     /// - Throws: ``KeepsakeError`` describing the first problem.
     func checkStoredInvariants() throws(KeepsakeError) {
@@ -76,7 +79,7 @@ extension KeepsakeHistoryStorage {
                         let form = try rows.storedForm(
                             base, redoing: applied.filter { $0.position <= version.position }, history: name,
                             keys: CodingKeyTree(for: Value.self))
-                        let reached: Value = try rows.decodeStored(form.json, history: name) { current }
+                        let reached: Value = try rows.decodeStored(form.json, history: name) { value }
                         guard reached.reversion(to: value) == nil else {
                             throw fail(
                                 "redoing the versions up to \(version.position) on the base value's stored form does not reach the value above it"
@@ -86,7 +89,9 @@ extension KeepsakeHistoryStorage {
                     }
                 }
             }
-            let stored: Value = try rows.decodeStored(base, history: name) { current }
+            // What the base value lacks (a property added since the old model stored it) is
+            // filled from the value undo reached: only what it holds is compared.
+            let stored: Value = try rows.decodeStored(base, history: name) { value }
             guard value.reversion(to: stored) == nil else {
                 throw fail("undoing every version does not reach the base")
             }

@@ -78,6 +78,40 @@ import Testing
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
     }
 
+    /// The added property changed since the update: undoing that change brings back the value
+    /// the first open gave it, and the base value, which the old model stored without it,
+    /// agrees with what undo reaches on every property it holds (`checkInvariants()` failed
+    /// here, comparing the base filled from the current value: `pinned: false`).
+    @Test(arguments: [true, false])
+    func theAddedPropertyChangedSinceUndoesToTheValueTheOpenGaveIt(closing: Bool) throws {
+        try write(closing: closing)
+        let history = try KeepsakeStore(path: path).history(
+            "note", initialValue: Self.pinned(Self.versions[0]))
+        var unpinned = history.value
+        unpinned.pinned = false
+        try history.append(unpinned)
+        unpinned.title = "Published"
+        try history.append(unpinned)
+        try history.checkInvariants()
+
+        let expected =
+            [PinnedNote(title: "Final", tags: ["x"], pinned: false)]
+            + Self.versions.reversed().map(Self.pinned)
+        #expect(try (0..<5).map { _ in try history.undo() } == expected)
+        #expect(!history.hasUndo)
+        try history.checkInvariants()
+        for value in expected.reversed().dropFirst() + [unpinned] {
+            #expect(try history.redo() == value)
+        }
+        try history.checkInvariants()
+        try history.close()
+
+        let again = try KeepsakeStore(path: path).history("note", initialValue: Self.pinned(Self.versions[0]))
+        #expect(again.value == unpinned)
+        try again.checkInvariants()
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
     @Test func aReadOnlyStoreIsOnlyRead() throws {
         try write(closing: true)
         let before = try checkpoints()
