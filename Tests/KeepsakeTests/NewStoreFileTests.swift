@@ -129,3 +129,101 @@ import Testing
         #expect(FileManager.default.contents(atPath: path) == Data("theirs".utf8))
     }
 }
+
+/// SQLite opens no database whose full path is longer than 504 bytes, and says only that it
+/// cannot open the file, with another call's "No such file or directory": Keepsake says why,
+/// and makes a store at any path SQLite can open, but beside a name shorter than its own
+/// temporary one.
+@MainActor @Suite struct LongPathTests {
+    let directory = TemporaryDirectory()
+
+    /// A folder in the test's own whose full path is `length` bytes long.
+    func folder(length: Int) throws -> String {
+        var folder = try #require(realpath(directory.url.path, nil).map { String(cString: $0) })
+        while folder.utf8.count < length {
+            folder += "/" + String(repeating: "d", count: min(100, length - folder.utf8.count - 1))
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(folder.utf8.count == length)
+        return folder
+    }
+
+    @Test func theLongestPathSQLiteOpensIsMadeAndOpened() throws {
+        #expect(SQLiteConnection.longestPath == 504)
+        let name = String(repeating: "n", count: 40) + ".keepsake"
+        let path = try folder(length: 504 - name.utf8.count - 1) + "/" + name
+        #expect(path.utf8.count == 504)
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "deep"
+        try history.append(doc)
+        try history.close()
+        #expect(try KeepsakeStore(path: path, options: .init(readOnly: true)).value(ofHistory: "doc") == doc)
+    }
+
+    @Test func aLongerPathIsRefusedSayingSoAndNothingIsLeft() throws {
+        let folder = try folder(length: 490)
+        let path = folder + "/" + String(repeating: "n", count: 5) + ".keepsake"
+        #expect(path.utf8.count == 505)
+        let reason =
+            "its full path is 505 bytes long: longer than the 504 bytes SQLite opens; give it a shorter path"
+        #expect(throws: KeepsakeError.cannotOpen(path: path, reason: reason)) {
+            try KeepsakeStore(path: path)
+        }
+        #expect(throws: KeepsakeError.cannotOpen(path: path, reason: reason)) {
+            try KeepsakeStore(path: path, options: .init(readOnly: true))
+        }
+        // A copy to such a path too: SQLite would make it, and never open it again.
+        let short = directory.path("short.keepsake")
+        try KeepsakeStore(path: short).close()
+        #expect(throws: KeepsakeError.cannotOpen(path: path, reason: reason)) {
+            try KeepsakeStore(path: short).copy(to: path)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
+    }
+
+    /// A document moved into a deep folder: the store is there, whole, and not opened.
+    @Test func aStoreMovedWhereItsPathIsTooLongIsRefusedUntouched() throws {
+        let short = directory.path("doc.keepsake")
+        let history = try KeepsakeStore(path: short).history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "moved"
+        try history.append(doc)
+        try history.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: short))
+        let path = try folder(length: 500) + "/doc.keepsake"
+        try FileManager.default.moveItem(atPath: short, toPath: path)
+        for readOnly in [false, true] {
+            #expect(
+                throws: KeepsakeError.cannotOpen(
+                    path: path,
+                    reason:
+                        "its full path is 513 bytes long: longer than the 504 bytes SQLite opens; give it a shorter path"
+                )
+            ) { try KeepsakeStore(path: path, options: .init(readOnly: readOnly)) }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        try FileManager.default.moveItem(atPath: path, toPath: short)
+        #expect(try KeepsakeStore(path: short).value(ofHistory: "doc") == doc)
+    }
+
+    /// A short name in a folder that leaves no room for the temporary name it is made under.
+    @Test func aNameShorterThanTheTemporaryOneSaysWhyItCannotBeMade() throws {
+        let folder = try folder(length: 480)
+        let path = folder + "/x.keepsake"
+        #expect(path.utf8.count == 491)
+        let error = #expect(throws: KeepsakeError.self) { try KeepsakeStore(path: path) }
+        guard case .cannotOpen(path, let reason) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        let pid = "\(ProcessInfo.processInfo.processIdentifier)"
+        #expect(
+            reason == """
+                a new store is built beside it under a temporary name, whose full path is \
+                \(480 + 1 + 19 + pid.count + 1 + 8) bytes long: longer than the 504 bytes SQLite opens; \
+                give the store a shorter path
+                """)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
+    }
+}

@@ -470,6 +470,13 @@ public final class SQLiteConnection {
 extension SQLiteConnection: Sendable {}
 
 extension SQLiteConnection {
+    /// The longest full path, in bytes, of a database SQLite opens: its file system's limit
+    /// (512 bytes on Unix) less the 8 bytes of the longest name it gives a file beside it
+    /// (`-journal`), which it refuses to open a database without.
+    static let longestPath = Int(sqlite3_vfs_find(nil)?.pointee.mxPathname ?? 512) - 8
+}
+
+extension SQLiteConnection {
     /// `path` with the characters a `file:` URI gives a meaning to escaped.
     static func uriEscaped(_ path: String) -> String {
         var escaped = ""

@@ -8,12 +8,12 @@ enum NewStoreFile {
     /// Puts a file at a path unless something is there (`link(2)`); tests replace it.
     typealias Link = (_ existing: String, _ new: String) -> Int32
 
-    /// The start of a temporary file's name: `.keepsake-creating-<pid>-<uuid>`, in the folder
+    /// The start of a temporary file's name: `.keepsake-creating-<pid>-<random hex>`, in the folder
     /// of the file it becomes. Its length does not depend on that file's name, so that any
     /// name SQLite can open (up to 247 bytes, with room for `-journal`) can be created.
     static let temporaryPrefix = ".keepsake-creating-"
 
-    /// Builds a new file at a temporary path beside `path` (`.keepsake-creating-<pid>-<uuid>`,
+    /// Builds a new file at a temporary path beside `path` (`.keepsake-creating-<pid>-<random hex>`,
     /// which ``Schema/removeCreationLeftovers(of:)`` removes once its process is gone), syncs
     /// it, and puts it at `path` unless a file is there by then.
     ///
@@ -38,11 +38,24 @@ enum NewStoreFile {
         build: (_ temporary: String) throws(KeepsakeError) -> Void
     ) throws(KeepsakeError) -> Bool {
         if exists(path) { return false }
+        try checkLength(of: path)
         try checkFolder(of: path)
         let folder = folder(of: path)
+        // Short, so that a store can be made wherever SQLite can open it but for names shorter
+        // than this one: the process and 32 random bits tell creations apart.
+        let random = String(UInt32.random(in: .min ... .max), radix: 16)
         let temporary =
-            folder + "/" + temporaryPrefix
-            + "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
+            folder + "/" + temporaryPrefix + "\(ProcessInfo.processInfo.processIdentifier)-"
+            + String(repeating: "0", count: 8 - random.count) + random
+        if let length = tooLong(temporary) {
+            throw .cannotOpen(
+                path: path,
+                reason: """
+                    a new store is built beside it under a temporary name, whose full path is \(length) \
+                    bytes long: longer than the \(SQLiteConnection.longestPath) bytes SQLite opens; give \
+                    the store a shorter path
+                    """)
+        }
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] {
                 try? FileManager.default.removeItem(atPath: temporary + suffix)
@@ -134,6 +147,40 @@ enum NewStoreFile {
         let folder = folder(of: path)
         guard access(folder, W_OK) != 0 else { return nil }
         return "the folder \(folder) cannot be written (\(String(cString: strerror(errno))))"
+    }
+
+    /// Refuses a path SQLite would not open, saying so.
+    ///
+    /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when ``tooLong(_:)``.
+    static func checkLength(of path: String) throws(KeepsakeError) {
+        guard let length = tooLong(path) else { return }
+        throw .cannotOpen(
+            path: path,
+            reason: """
+                its full path is \(length) bytes long: longer than the \(SQLiteConnection.longestPath) bytes \
+                SQLite opens; give it a shorter path
+                """)
+    }
+
+    /// The length in bytes of the full path SQLite makes of `path` (absolute, with its
+    /// symbolic links resolved) when it is longer than SQLite opens
+    /// (``SQLiteConnection/longestPath``), else `nil`: SQLite says only that it cannot open
+    /// the file, and the system's reason it adds is another call's ("No such file or
+    /// directory").
+    static func tooLong(_ path: String) -> Int? {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        func resolved(_ path: String) -> String? {
+            guard let resolved = realpath(path, nil) else { return nil }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        // A file not made yet: its folder resolved, and its name.
+        let full =
+            resolved(absolute)
+            ?? resolved(folder(of: absolute)).map { $0 + "/" + (absolute as NSString).lastPathComponent }
+            ?? absolute
+        let length = full.utf8.count
+        return length > SQLiteConnection.longestPath ? length : nil
     }
 
     /// Whether anything is at `path` (a dangling symbolic link too).

@@ -189,7 +189,7 @@ enum Schema {
 
     /// Removes the files creations interrupted by a crash left in the folder of `path`
     /// (``NewStoreFile/temporaryPrefix``, and `<path>.creating-` as earlier versions named
-    /// them, then `<pid>-<uuid>` and `-wal`, `-shm`, `-journal`), when their process is gone;
+    /// them, then `<pid>-<random>` and `-wal`, `-shm`, `-journal`), when their process is gone;
     /// a creation still running in another process is left alone.
     static func removeCreationLeftovers(of path: String) {
         let url = URL(fileURLWithPath: path)
@@ -211,6 +211,7 @@ enum Schema {
         guard path != ":memory:" else { return }
         // SQLite would open a private temporary database for it, gone at close.
         if path.isEmpty { throw .cannotOpen(path: path, reason: "the path is empty") }
+        try NewStoreFile.checkLength(of: path)
         var info = stat()
         guard stat(path, &info) == 0 else {
             if readOnly { throw .cannotOpen(path: path, reason: "no such file") }

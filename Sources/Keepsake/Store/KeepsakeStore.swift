@@ -76,7 +76,8 @@ public final class KeepsakeStore: Sendable {
     ///   - path: The store file.
     ///   - options: Durability, busy timeout, read-only.
     /// - Throws: ``KeepsakeError``: `.cannotOpen`, `.notAStore` or `.newerSchema` when the file
-    ///   is refused (it is then left untouched), `.sqlite` for other failures. A store whose
+    ///   is refused (it is then left untouched; a full path longer than the 504 bytes SQLite
+    ///   opens is `.cannotOpen`), `.sqlite` for other failures. A store whose
     ///   write-ahead log is damaged, so that SQLite would silently drop the commits after the
     ///   damage, is `.notAStore`: ``Options/readsDamagedLog`` opens it as of the damage, and
     ///   ``salvage(from:to:)`` saves its values as of the damage. With that option, a log
