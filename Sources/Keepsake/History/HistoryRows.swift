@@ -895,9 +895,17 @@ struct HistoryRows {
     }
 
     /// The value `versions` reach, redone on the stored whole value `json` (a checkpoint): on
-    /// today's model, or, when it cannot read one of those changes or that stored value (the
-    /// app changed the model since), on the stored JSON, decoding only the value reached,
-    /// which is then given with its stored form.
+    /// today's model, or, where it cannot read one of those changes or that stored value (the
+    /// app changed the model since), on the stored JSON as far as the stored JSON goes, then
+    /// decoded and, for the versions left, on today's model again.
+    ///
+    /// The versions the old model wrote come first, the new model's after them: the old ones
+    /// are redone on the JSON the old model wrote, which the new model's may not fit (a
+    /// property renamed or added since, which the new model's changes name), and the new ones
+    /// on the value decoded from it, as the new model read it. Before, every version was redone
+    /// on the JSON once one was not readable, and a checkpoint below the old versions with new
+    /// ones above them (the new app's checkpoints undone or folded away since) kept the history
+    /// from opening.
     ///
     /// A value reached that does not decode either gives the error of the change the model
     /// could not read (which says which change and where), or, when it was the stored value
@@ -905,35 +913,73 @@ struct HistoryRows {
     /// versions no longer do (a case since removed, a `nil` where the model wants a value), so
     /// it alone keeps no history from opening.
     ///
-    /// `merged` says that today's model writes the value reached otherwise than it is stored:
-    /// it was replayed on the stored JSON, or its checkpoint lacked a property added since
-    /// (see ``decodeStoredNotingMerge(_:history:template:)``).
+    /// `form` is the stored form of the value reached when the last versions were redone on
+    /// it. `merged` says that today's model writes the value reached otherwise than it is
+    /// stored: it was replayed on the stored JSON, or its checkpoint lacked a property added
+    /// since (see ``decodeStoredNotingMerge(_:history:template:)``).
     func replayed<Value: Versionable & Codable & SendableMetatype>(
         from json: String, redoing versions: [Version], history name: String, template: () -> Value?
     ) throws -> (value: Value, form: StoredForm?, merged: Bool) {
+        var value: Value
+        var merged: Bool
+        var next = 0
         do {
-            var (value, merged) = try decodeStoredNotingMerge(json, history: name, template: template)
-            for version in versions {
-                try KeepsakeHistoryStorage<Value>.apply(
-                    self, version, to: &value, inverted: true, history: name)
-            }
-            return (value, nil, merged)
+            (value, merged) = try decodeStoredNotingMerge(json, history: name, template: template)
         } catch let error as KeepsakeError {
-            switch error {
-            case .reversion, .undecodableValue: break
-            default: throw error
-            }
-            guard
-                let form = try? storedForm(
-                    json, redoing: versions, history: name, keys: CodingKeyTree(for: Value.self))
-            else { throw error }
+            guard case .undecodableValue = error else { throw error }
+            return try replayedOnStoredForm(
+                json, redoing: versions, from: 0, history: name, failure: error, template: template)
+        }
+        while next < versions.count {
             do {
-                return (try decodeStored(form.json, history: name, template: template), form, true)
-            } catch let reached {
-                guard case .undecodableValue = error else { throw error }
-                throw reached
+                try KeepsakeHistoryStorage<Value>.apply(
+                    self, versions[next], to: &value, inverted: true, history: name)
+                next += 1
+            } catch let error as KeepsakeError {
+                guard case .reversion = error else { throw error }
+                return try replayedOnStoredForm(
+                    json, redoing: versions, from: next, history: name, failure: error, template: template)
             }
         }
+        return (value, nil, merged)
+    }
+
+    /// ``replayed(from:redoing:history:template:)`` from the version at `index`, which today's
+    /// model could not read (`failure`; the stored value itself when it is an
+    /// `.undecodableValue`): `versions` redone on the stored JSON `json` up to that one and
+    /// past it as far as they go, the value decoded there, the versions left redone on it.
+    private func replayedOnStoredForm<Value: Versionable & Codable & SendableMetatype>(
+        _ json: String, redoing versions: [Version], from index: Int, history name: String,
+        failure: KeepsakeError, template: () -> Value?
+    ) throws -> (value: Value, form: StoredForm?, merged: Bool) {
+        guard
+            var form = try? StoredForm(
+                json: json, decoder: blobs.decoder, keys: CodingKeyTree(for: Value.self)),
+            (try? blobs.inlineBlobs(in: &form)) != nil
+        else { throw failure }
+        var next = 0
+        while next < versions.count {
+            do {
+                try form.revert(try blobs.inliningBlobs(in: records(of: versions[next])), inverted: true)
+                next += 1
+            } catch {
+                // A change the JSON does not fit: the new model's, past the old ones.
+                guard next > index else { throw failure }
+                break
+            }
+        }
+        var value: Value
+        do {
+            value = try decodeStored(form.json, history: name, template: template)
+        } catch let reached {
+            guard case .undecodableValue = failure, next == versions.count else { throw failure }
+            throw reached
+        }
+        guard next < versions.count else { return (value, form, true) }
+        for version in versions[next...] {
+            try KeepsakeHistoryStorage<Value>.apply(self, version, to: &value, inverted: true, history: name)
+        }
+        return (value, nil, true)
     }
 
     /// A stored whole value (a checkpoint) as today's `Value`: what it lacks (properties added

@@ -63,14 +63,17 @@ extension KeepsakeHistoryStorage {
                     // base value's stored form: the changes today's model stored name its
                     // elements as today's model does, by ids the old JSON may not hold.)
                     guard case .reversion = error else { throw error }
-                    let redone = try storedFormValue(rows, moving: [version], undo: false).value
+                    // What the stored form lacks (added since) is filled from the value above
+                    // it, as undo fills it: only what it holds is compared.
+                    let redone = try storedFormValue(rows, moving: [version], undo: false, filling: value)
+                        .value
                     guard redone.reversion(to: value) == nil else {
                         throw fail(
                             "redoing version \(version.position) on the stored form does not reach the value above it"
                         )
                     }
                     do {
-                        value = try storedFormValue(rows, moving: [version], undo: true).value
+                        value = try storedFormValue(rows, moving: [version], undo: true, filling: value).value
                     } catch KeepsakeError.undecodableValue {
                         // The value below it is one today's model cannot hold (a case removed
                         // since): undo stops here. The versions up to it, all stored by the old

@@ -624,7 +624,8 @@ extension KeepsakeHistoryStorage {
                     let unreadable = error
                     let reached: Value
                     do {
-                        (reached, replayedBytes) = try storedFormValue(rows, moving: versions, undo: undo)
+                        (reached, replayedBytes) = try storedFormValue(
+                            rows, moving: versions, undo: undo, filling: current)
                     } catch {
                         // Damage found on the way is said; otherwise the model's own error.
                         guard case .damaged? = error as? KeepsakeError else { throw unreadable }
@@ -652,11 +653,11 @@ extension KeepsakeHistoryStorage {
     /// The value undoing or redoing `versions` reaches, computed on the stored form: the newest
     /// checkpoint below them, the applied versions after it, and — redoing — the versions
     /// themselves, redone on its JSON and decoded as today's `Value` (what it lacks taken from
-    /// the current value); and the size of that checkpoint's JSON.
-    func storedFormValue(_ rows: HistoryRows, moving versions: [HistoryRows.Version], undo: Bool)
-        throws
-        -> (value: Value, checkpointBytes: Int)
-    {
+    /// `template`: the current value, which undo or redo moves from); and the size of that
+    /// checkpoint's JSON.
+    func storedFormValue(
+        _ rows: HistoryRows, moving versions: [HistoryRows.Version], undo: Bool, filling template: Value
+    ) throws -> (value: Value, checkpointBytes: Int) {
         guard let lowest = versions.map(\.position).min(),
             let checkpoint = try rows.bestCheckpoint(below: lowest)
         else {
@@ -677,7 +678,7 @@ extension KeepsakeHistoryStorage {
             checkpoint.json, redoing: redone, history: name,
             keys: CodingKeyTree(for: Value.self))
         return (
-            try rows.decodeStored(form.json, history: name) { [current] in current },
+            try rows.decodeStored(form.json, history: name) { template },
             checkpoint.json.utf8.count
         )
     }

@@ -14,22 +14,41 @@ import Testing
 @MainActor @Suite struct AppUpdateWalkTests {
     let directory = TemporaryDirectory()
 
+    /// An item after the update: it gained a `color` (filled from its type's defaults).
+    protocol UpdatedItem: Versionable, Equatable, Codable, DecodingDefaults, SendableMetatype {
+        var id: Int { get }
+        var title: String { get set }
+        var color: String { get set }
+        init(id: Int, title: String, done: Bool, shape: Shape, color: String)
+    }
+
+    struct IdentifiableItem: Identifiable, UpdatedItem {
+        let id: Int
+        var title: String
+        var done: Bool
+        var shape: Shape
+        var color: String
+
+        static var decodingDefaults: Self { Self(id: 0, title: "", done: false, shape: .dot, color: "black") }
+    }
+
+    /// No longer `Identifiable`: the old model's changes inside an item name it by id
+    /// (`items[id: 3].title`), which the new model's array, tracked by position, cannot
+    /// resolve; undo and opening redo them on the stored JSON.
+    struct PlainItem: UpdatedItem {
+        let id: Int
+        var title: String
+        var done: Bool
+        var shape: Shape
+        var color: String
+
+        static var decodingDefaults: Self { Self(id: 0, title: "", done: false, shape: .dot, color: "black") }
+    }
+
     /// ``Doc`` after the update: `title` renamed `heading`, `scores` from `Int` to `Double`,
     /// `blob` removed, `grid` (filled from the app's initial value) and an optional `caption`
-    /// added; its items gained a `color` (filled from their type's defaults).
-    struct UpdatedDoc: Versionable, Equatable, Codable {
-        struct Item: Identifiable, Versionable, Equatable, Codable, DecodingDefaults {
-            let id: Int
-            var title: String
-            var done: Bool
-            var shape: Shape
-            var color: String
-
-            static var decodingDefaults: Item {
-                Item(id: 0, title: "", done: false, shape: .dot, color: "black")
-            }
-        }
-
+    /// added; its items gained a `color`.
+    struct UpdatedDoc<Item: UpdatedItem>: Versionable, Equatable, Codable {
         var heading: String
         var status: Doc.Status
         var items: [Item]
@@ -38,12 +57,14 @@ import Testing
         var grid: Int
         var caption: String?
 
-        static let propertyEvolution: [PropertyEvolution] = [
-            .renamed("title", to: "heading"),
-            .converted("scores", from: [String: Int].self) { $0.mapValues(Double.init) },
-        ]
+        static var propertyEvolution: [PropertyEvolution] {
+            [
+                .renamed("title", to: "heading"),
+                .converted("scores", from: [String: Int].self) { $0.mapValues(Double.init) },
+            ]
+        }
 
-        static let initial = UpdatedDoc(Doc.empty)
+        static var initial: Self { Self(Doc.empty) }
 
         /// `doc` as the new app reads it, `grid` as the initial value gives it.
         init(_ doc: Doc) {
@@ -144,62 +165,147 @@ import Testing
         if closing { try history.close() }
     }
 
-    @Test(arguments: Soak.batches(usually: 4), [true, false])
-    func everyValueAfterTheUpdateIsTheOldOneConvertedOrTheNewAppsOwn(batch: UInt64, closing: Bool)
+    /// The old app: an item added, its title changed (stored by the item's id), the document's
+    /// title changed; stopped without closing, so that its only stored value is the base one.
+    nonisolated static func writeThreeVersions(path: String) throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        var doc = Doc.empty
+        doc.items.append(.init(id: 1, title: "item", done: false))
+        try history.append(doc)
+        doc.items[0].title = "renamed item"
+        try history.append(doc)
+        doc.title = "old title"
+        try history.append(doc)
+    }
+
+    /// The new app undid the old app's last version and made a change the old JSON does not
+    /// fit (`heading`, a name it does not hold), which discards the value the open stored at
+    /// the top; then it stopped without closing. The next open starts from the base value,
+    /// below the old app's change the new model cannot read (the item's, by id) and its own
+    /// change: the old versions are redone on the stored JSON, its own on the value decoded
+    /// there. Before, every version was redone on the JSON, `heading` did not fit, and the
+    /// history did not open.
+    @Test func aNewChangeAboveOldOnesTheModelCannotReadReopensFromTheOldBaseValue() async throws {
+        let path = directory.path("three.keepsake")
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            try Self.writeThreeVersions(path: path)
+        }
+        typealias New = UpdatedDoc<PlainItem>
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: New.initial)
+        var expected = New.initial
+        expected.items = [PlainItem(id: 1, title: "renamed item", done: false, shape: .dot, color: "black")]
+        #expect(try history.undo() == expected)
+        expected.heading = "new heading"
+        try history.append(expected)
+        let reopened = try KeepsakeStore(path: path).history("doc", initialValue: New.initial)
+        #expect(reopened.value == expected && reopened.versionCount == 3)
+        try reopened.checkInvariants()
+    }
+
+    /// How the new app meets the old app's history.
+    struct Update: Sendable, CustomTestStringConvertible {
+        /// Whether the old app closed its history.
+        var closing: Bool
+        /// Whether the new model still tells items by id.
+        var identifiable: Bool
+        /// The new app's limit: with a small one it folds the old app's versions under the
+        /// floor, and the checkpoints above them go with the versions it discards.
+        var limit: Int?
+
+        var testDescription: String {
+            "\(closing ? "closed" : "killed"), \(identifiable ? "items by id" : "items by position"), "
+                + "limit \(limit.map(String.init) ?? "none")"
+        }
+
+        static let all = [true, false].flatMap { closing in
+            [true, false].flatMap { identifiable in
+                [nil, 3].map { Update(closing: closing, identifiable: identifiable, limit: $0) }
+            }
+        }
+    }
+
+    @Test(arguments: Soak.batches(usually: 4), Update.all)
+    func everyValueAfterTheUpdateIsTheOldOneConvertedOrTheNewAppsOwn(batch: UInt64, update: Update)
         async throws
     {
         let seed = 0xA99_0DA7E + batch
-        let path = directory.path("update-\(batch)-\(closing).keepsake")
+        let path = directory.path("update-\(batch).keepsake")
         await #expect(processExitsWith: .success) {
-            [path = path as String, seed = seed as UInt64, closing = closing as Bool] in
+            [path = path as String, seed = seed as UInt64, closing = update.closing as Bool] in
             try Self.writeOldHistory(path: path, seed: seed, closing: closing)
         }
-        let old = Self.oldWalk(seed: seed)
-        let history = try KeepsakeStore(path: path).history("doc", initialValue: UpdatedDoc.initial)
-        #expect(history.value == UpdatedDoc(old.values[old.current]), "seed \(seed)")
+        if update.identifiable {
+            try expectExactValues(
+                at: path, seed: seed, limit: update.limit, as: UpdatedDoc<IdentifiableItem>.self)
+        } else {
+            try expectExactValues(at: path, seed: seed, limit: update.limit, as: UpdatedDoc<PlainItem>.self)
+        }
+    }
 
-        // The new app's walk goes on from the old one's values, converted.
+    /// Opens the old app's history at `path` as `New`, walks it at random, and checks every
+    /// value against the old walk of `seed` converted, and the new app's own.
+    func expectExactValues<Item: UpdatedItem>(
+        at path: String, seed: UInt64, limit: Int?, as new: UpdatedDoc<Item>.Type
+    ) throws {
+        typealias New = UpdatedDoc<Item>
+        let old = Self.oldWalk(seed: seed)
+        let history = try KeepsakeStore(path: path).history(
+            "doc", initialValue: New.initial, maximumVersions: limit)
+        #expect(history.value == New(old.values[old.current]), "seed \(seed)")
+
+        // The new app's walk goes on from the old one's values, converted: it first undoes a
+        // few of them, so that its first edit discards the stored value the open wrote at the
+        // top; under a limit, an undo or a redo the history no longer holds is left out.
         var generator = SeededGenerator(seed: seed)
+        let depth = Int.random(in: 0...min(6, old.current), using: &generator)
         let new = Self.walk(
-            from: old.values.map(UpdatedDoc.init), current: old.current, steps: 60, using: &generator
+            from: old.values.map(New.init), current: old.current - depth, steps: 60, using: &generator
         ) { $0.edit(using: &$1) }
         var current = old.current
-        var values = old.values.map(UpdatedDoc.init)
-        for step in new.steps {
+        var values = old.values.map(New.init)
+        for step in Array(repeating: .undo, count: depth) + new.steps {
             switch step {
             case .append(let value):
                 try history.append(value)
                 values = values[...current] + [value]
                 current += 1
             case .undo:
+                guard history.hasUndo else { continue }
                 _ = try history.undo()
                 current -= 1
             case .redo:
+                guard history.hasRedo else { continue }
                 _ = try history.redo()
                 current += 1
             }
             #expect(history.value == values[current], "seed \(seed)")
         }
-        #expect(values == new.values && current == new.current)
+        if limit == nil { #expect(values == new.values && current == new.current) }
         try history.checkInvariants()
 
-        // Every version, down and up again, then back where the walk ended.
-        for below in (0..<current).reversed() {
-            #expect(try history.undo() == values[below], "seed \(seed), version \(below)")
+        // Every version held, down and up again, then back where the walk ended.
+        var reached = current
+        while history.hasUndo {
+            reached -= 1
+            #expect(try history.undo() == values[reached], "seed \(seed), version \(reached)")
         }
-        #expect(!history.hasUndo)
+        #expect(limit != nil || reached == 0)
         try history.checkInvariants()
-        for above in 1..<values.count {
-            #expect(try history.redo() == values[above], "seed \(seed), version \(above)")
+        while history.hasRedo {
+            reached += 1
+            #expect(try history.redo() == values[reached], "seed \(seed), version \(reached)")
         }
-        #expect(!history.hasRedo)
+        #expect(reached == values.count - 1)
         try history.checkInvariants()
-        for _ in current..<(values.count - 1) { _ = try history.undo() }
-        try history.close()
+        for _ in current..<reached { _ = try history.undo() }
+        // Closed, its value is stored whole where the walk ended; else the next open starts from
+        // an older stored value, maybe the old model's, below both apps' versions.
+        if Bool.random(using: &generator) { try history.close() }
 
-        let again = try KeepsakeStore(path: path).history("doc", initialValue: UpdatedDoc.initial)
+        let again = try KeepsakeStore(path: path).history(
+            "doc", initialValue: New.initial, maximumVersions: limit)
         #expect(again.value == values[current], "seed \(seed)")
-        #expect(again.versionCount == values.count - 1)
+        #expect(limit != nil || again.versionCount == values.count - 1)
         try again.checkInvariants()
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
     }
