@@ -877,6 +877,18 @@ struct HistoryRows {
         _ json: String, redoing versions: [Version], history name: String,
         keys: CodingKeyTree = CodingKeyTree()
     ) throws -> StoredForm {
+        try storedForm(json, redoing: versions, history: name, keys: keys, atLeast: versions.count).form
+    }
+
+    /// ``storedForm(_:redoing:history:keys:)`` with `versions` redone as far as they go, and
+    /// how many that is: at least the first `required`, else the error of the first of those
+    /// whose changes do not apply. After an app update, the old model's versions fit the JSON
+    /// it wrote, and the new model's after them may not (they name a property renamed or
+    /// added since).
+    func storedForm(
+        _ json: String, redoing versions: [Version], history name: String, keys: CodingKeyTree,
+        atLeast required: Int
+    ) throws -> (form: StoredForm, redone: Int) {
         var form: StoredForm
         do {
             form = try StoredForm(json: json, decoder: blobs.decoder, keys: keys)
@@ -884,14 +896,17 @@ struct HistoryRows {
             throw KeepsakeError.damaged(history: name, reason: "its stored value is not JSON")
         }
         try blobs.inlineBlobs(in: &form)
-        for version in versions {
+        for (index, version) in versions.enumerated() {
             do {
                 try form.revert(try blobs.inliningBlobs(in: records(of: version)), inverted: true)
             } catch let error as ReversionError {
-                throw KeepsakeError.reversion(history: name, version: version.position, error: error)
+                guard index >= required else {
+                    throw KeepsakeError.reversion(history: name, version: version.position, error: error)
+                }
+                return (form, index)
             }
         }
-        return form
+        return (form, versions.count)
     }
 
     /// The value `versions` reach, redone on the stored whole value `json` (a checkpoint): on
@@ -953,21 +968,10 @@ struct HistoryRows {
         failure: KeepsakeError, template: () -> Value?
     ) throws -> (value: Value, form: StoredForm?, merged: Bool) {
         guard
-            var form = try? StoredForm(
-                json: json, decoder: blobs.decoder, keys: CodingKeyTree(for: Value.self)),
-            (try? blobs.inlineBlobs(in: &form)) != nil
+            let (form, next) = try? storedForm(
+                json, redoing: versions, history: name, keys: CodingKeyTree(for: Value.self),
+                atLeast: index + 1)
         else { throw failure }
-        var next = 0
-        while next < versions.count {
-            do {
-                try form.revert(try blobs.inliningBlobs(in: records(of: versions[next])), inverted: true)
-                next += 1
-            } catch {
-                // A change the JSON does not fit: the new model's, past the old ones.
-                guard next > index else { throw failure }
-                break
-            }
-        }
         var value: Value
         do {
             value = try decodeStored(form.json, history: name, template: template)

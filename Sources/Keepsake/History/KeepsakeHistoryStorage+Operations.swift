@@ -603,35 +603,47 @@ extension KeepsakeHistoryStorage {
                     )
                 }
                 try rows.checkMoving(versions, undo: undo, level: level, history: name)
-                do {
-                    for version in versions {
+                var index = 0
+                while index < versions.count {
+                    do {
                         let reversion = try Self.reversion(
-                            rows, version, against: current, inverted: !undo, history: name)
+                            rows, versions[index], against: current, inverted: !undo, history: name)
                         do throws(ReversionError) {
                             try reversion.revert(&current)
                         } catch {
                             throw KeepsakeError.reversion(
-                                history: name, version: version.position, error: error)
+                                history: name, version: versions[index].position, error: error)
                         }
                         applied.append(reversion)
+                        index += 1
+                    } catch let unreadable as KeepsakeError {
+                        // A version today's model cannot read (the app changed the model since
+                        // it was stored): the value past it, computed on the stored form.
+                        guard case .reversion = unreadable else { throw unreadable }
+                        if original == nil {
+                            var before = current
+                            for reversion in applied.reversed() { try? reversion.inverse.revert(&before) }
+                            (original, applied) = (before, [])
+                        }
+                        let reached: (value: Value, checkpointBytes: Int, moved: Int)
+                        do {
+                            // Undoing, every version below one the old model wrote is its too:
+                            // the value below them all. Redoing, the old model's versions as far
+                            // as they go, the new model's after them on the value decoded there.
+                            // What the stored form lacks (added since) is the value's before
+                            // that version: the app's own changes to it stay as the model's
+                            // steps left them.
+                            reached = try storedFormValue(
+                                rows, moving: undo ? Array(versions[index...]) : versions, undo: undo,
+                                filling: current, atLeast: undo ? nil : index + 1)
+                        } catch {
+                            // Damage found on the way is said; otherwise the model's own error.
+                            guard case .damaged? = error as? KeepsakeError else { throw unreadable }
+                            throw error
+                        }
+                        (current, replayedBytes) = (reached.value, reached.checkpointBytes)
+                        index = undo ? versions.count : reached.moved
                     }
-                } catch let error as KeepsakeError {
-                    // A version today's model cannot read (the app changed the model since it
-                    // was stored): the value the move reaches, replayed on the stored form.
-                    guard case .reversion = error else { throw error }
-                    for reversion in applied.reversed() { try? reversion.inverse.revert(&current) }
-                    applied = []
-                    let unreadable = error
-                    let reached: Value
-                    do {
-                        (reached, replayedBytes) = try storedFormValue(
-                            rows, moving: versions, undo: undo, filling: current)
-                    } catch {
-                        // Damage found on the way is said; otherwise the model's own error.
-                        guard case .damaged? = error as? KeepsakeError else { throw unreadable }
-                        throw error
-                    }
-                    (original, current) = (current, reached)
                 }
                 try rows.setUndone(versions.map(\.position), undo)
                 let moved = undo ? versions.count : -versions.count
@@ -653,19 +665,23 @@ extension KeepsakeHistoryStorage {
     /// The value undoing or redoing `versions` reaches, computed on the stored form: the newest
     /// checkpoint below them, the applied versions after it, and — redoing — the versions
     /// themselves, redone on its JSON and decoded as today's `Value` (what it lacks taken from
-    /// `template`: the current value, which undo or redo moves from); and the size of that
-    /// checkpoint's JSON.
+    /// `template`: the value before the first of them that today's model cannot read); the size
+    /// of that checkpoint's JSON; and how many of `versions` it redid.
+    ///
+    /// With `required`, redoing stops where the stored form does not fit a version (the new
+    /// model's, after the old model's), once the first `required` are redone.
     func storedFormValue(
-        _ rows: HistoryRows, moving versions: [HistoryRows.Version], undo: Bool, filling template: Value
-    ) throws -> (value: Value, checkpointBytes: Int) {
+        _ rows: HistoryRows, moving versions: [HistoryRows.Version], undo: Bool, filling template: Value,
+        atLeast required: Int? = nil
+    ) throws -> (value: Value, checkpointBytes: Int, moved: Int) {
         guard let lowest = versions.map(\.position).min(),
             let checkpoint = try rows.bestCheckpoint(below: lowest)
         else {
             throw KeepsakeError.damaged(history: name, reason: "it has no stored value below its versions")
         }
-        let redone =
-            try rows.appliedVersions(after: checkpoint.position, upTo: lowest - 1)
-            + (undo ? [] : versions.sorted { $0.position < $1.position })
+        let below = try rows.appliedVersions(after: checkpoint.position, upTo: lowest - 1)
+        let moving = undo ? [] : versions.sorted { $0.position < $1.position }
+        let redone = below + moving
         // The way from the checkpoint passes over nothing but an outer scope's undone versions,
         // up to the version undone: a row lost below it would leave its change out of the value.
         if let gap = try rows.firstGap(
@@ -674,12 +690,12 @@ extension KeepsakeHistoryStorage {
         {
             throw KeepsakeError.damaged(history: name, reason: gap)
         }
-        let form = try rows.storedForm(
-            checkpoint.json, redoing: redone, history: name,
-            keys: CodingKeyTree(for: Value.self))
+        let (form, redoneCount) = try rows.storedForm(
+            checkpoint.json, redoing: redone, history: name, keys: CodingKeyTree(for: Value.self),
+            atLeast: below.count + (required ?? moving.count))
         return (
             try rows.decodeStored(form.json, history: name) { template },
-            checkpoint.json.utf8.count
+            checkpoint.json.utf8.count, redoneCount - below.count
         )
     }
 
@@ -827,8 +843,26 @@ extension KeepsakeHistoryStorage {
             )
         }
         try rows.checkMoving(applied, undo: true, level: level, history: history)
-        for version in applied {
-            try Self.apply(rows, version, to: &value, inverted: false, history: history)
+        do {
+            for version in applied {
+                try Self.apply(rows, version, to: &value, inverted: false, history: history)
+            }
+        } catch let unreadable as KeepsakeError {
+            // A version today's model cannot read (the app changed the model since it was
+            // stored; an old app's scope left open): the value before the scope's versions,
+            // computed on the stored form from there down, as undoing them all computes it.
+            guard case .reversion(_, let position?, _) = unreadable,
+                let index = applied.firstIndex(where: { $0.position == position })
+            else { throw unreadable }
+            do {
+                value = try storedFormValue(
+                    rows, moving: Array(applied[index...]), undo: true, filling: value
+                ).value
+            } catch {
+                // Damage found on the way is said; otherwise the model's own error.
+                guard case .damaged? = error as? KeepsakeError else { throw unreadable }
+                throw error
+            }
         }
         return (value, applied.first?.tag)
     }
