@@ -277,6 +277,46 @@ final class Counter: @unchecked Sendable {
         #expect(changes.count == 3)
     }
 
+    /// A change made without tracking inside a scope stays what it is when the scope ends,
+    /// squashed or discarded, in memory as durably: it is not squashed into the scope's step
+    /// (in memory, it was, and the next untracked change made that step refuse to undo), nor
+    /// taken back with the scope's changes (in memory, it was).
+    @Test(arguments: [false, true])
+    func aChangeWithoutTrackingInsideAScopeOutlivesTheScope(discarding: Bool) throws {
+        /// The value once the scope ended, and once a second untracked change was made and
+        /// the scope's step (if it left one) undone.
+        func script<Failure>(_ controller: VersioningController<Doc, Doc, Failure>) throws -> [Doc] {
+            var doc = controller.value
+            try controller.pushNewScope()
+            doc.title = "in the scope"
+            try controller.append(doc)
+            doc.note = "from the server"
+            try controller.setWithoutTracking(doc)
+            if discarding {
+                _ = try controller.undoAndPopCurrentScope()
+            } else {
+                try controller.popCurrentScope()
+            }
+            let ended = controller.value
+            doc = ended
+            doc.note = "again"
+            try controller.setWithoutTracking(doc)
+            if controller.hasUndo { _ = try controller.undo() }
+            return [ended, controller.value]
+        }
+        func doc(title: String, note: String) -> Doc {
+            Doc(title: title, status: .draft, items: [], blob: Data(), scores: [:], note: note)
+        }
+        let expected = [
+            doc(title: discarding ? "" : "in the scope", note: "from the server"),
+            doc(title: "", note: "again"),
+        ]
+        #expect(try script(VersioningController(Doc.empty, maximumVersions: nil)) == expected)
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
+        #expect(try script(history) == expected)
+        try history.checkInvariants()
+    }
+
     @Test func setWithoutTrackingSurvivesAReopenAndUndoStillWorks() throws {
         let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
         var doc = history.value

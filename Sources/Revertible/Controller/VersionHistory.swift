@@ -128,10 +128,22 @@ public struct VersionHistory<Value: Versionable> {
     /// Replaces the current version without recording a step: the change cannot be undone.
     ///
     /// Undo steps check only the paths they change, so they still apply as long as the new
-    /// value differs from the old one elsewhere.
+    /// value differs from the old one elsewhere. The value each open scope started from takes
+    /// the change too, so that ending a scope does not squash it into an undoable step, nor
+    /// discarding one take it back (as a durable history, which computes a scope's start by
+    /// undoing its steps, has it).
     ///
     /// - Parameter value: The new current version.
     public mutating func replaceCurrent(with value: Value) {
+        if scopes.count > 1, let change = value.reversion(to: current)?.inverse {
+            for level in scopes.indices.dropFirst() {
+                // A start the change does not apply to (the scope's own steps changed the same
+                // paths) is left as it was.
+                if var start = scopes[level].start, (try? change.revert(&start)) != nil {
+                    scopes[level].start = start
+                }
+            }
+        }
         current = value
     }
 

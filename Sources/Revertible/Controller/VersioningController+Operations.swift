@@ -465,6 +465,8 @@ extension VersioningController {
     ///
     /// Use it for changes that must not be undoable (a server's update, a migration). Only
     /// paths the undo steps do not touch should change, or those steps will refuse to apply.
+    /// Made inside a scope, the change outlives it: ending the scope does not squash it into
+    /// the scope's step, and ``undoAndPopCurrentScope()`` does not take it back.
     ///
     /// - Parameter value: The new current version.
     /// - Throws: ``ReversionError`` in the throwing mode; nothing changes then.
