@@ -876,19 +876,33 @@ extension KeepsakeHistoryStorage {
     /// - Complexity: O(versions applied), for the new base value: it is meant for rare,
     ///   untracked changes.
     func rebase(on value: Value) throws(KeepsakeError) {
-        let name = self.name
+        let (name, current) = (self.name, self.current)
         let written = try transact { rows in
             var base = value
             let applied = try rows.appliedVersions(after: 0)
             try rows.checkLoaded(
                 replayed: applied.map(\.position), from: 0, level: level, redo: redoCount, total: total,
                 history: name)
-            for version in applied.reversed() {
-                try Self.apply(rows, version, to: &base, inverted: false, history: name)
+            let (baseJSON, baseBytes): (String, Int)
+            do {
+                for version in applied.reversed() {
+                    try Self.apply(rows, version, to: &base, inverted: false, history: name)
+                }
+                (baseJSON, baseBytes) = try rows.encodeCheckpoint(base)
+            } catch let unreadable as KeepsakeError {
+                // A version today's model cannot read (the app changed the model since it was
+                // stored): the change is made to the stored base value's JSON instead, which
+                // the old model wrote and every version's change fits. It touches no path a
+                // version does, so it applies below them all as above.
+                guard case .reversion = unreadable else { throw unreadable }
+                baseJSON = try Self.baseJSON(
+                    rows, history: name, changedFrom: current, to: value, failure: unreadable)
+                baseBytes = baseJSON.utf8.count
             }
             try rows.connection.execute(
                 "DELETE FROM checkpoint WHERE history_id = ?", [.integer(rows.historyID)])
-            let baseBytes = try rows.writeCheckpoint(base, position: nil)
+            try rows.insertCheckpoint(
+                baseJSON, position: nil, digest: HistoryRows.checkpointDigest(baseJSON, position: nil))
             guard let top = applied.last else { return baseBytes }
             return try rows.writeCheckpoint(value, position: top.position)
         } counts: { [counts] _ in
@@ -896,8 +910,27 @@ extension KeepsakeHistoryStorage {
         } newest: { _ in
             .unchanged
         }
-        current = value
+        self.current = value
         (stepsSinceCheckpoint, bytesSinceCheckpoint, checkpointBytes) = (0, 0, written)
+    }
+
+    /// The stored base value's JSON with the change from `current` to `value` made on it (its
+    /// blobs inlined, as bytes in base64); `failure` when the change does not fit it (it names
+    /// a property renamed or added since, or one a version changed).
+    private static func baseJSON(
+        _ rows: HistoryRows, history name: String, changedFrom current: Value, to value: Value,
+        failure: KeepsakeError
+    ) throws -> String {
+        guard let stored = try rows.baseCheckpoint() else { throw failure }
+        var form = try rows.storedForm(
+            stored, redoing: [], history: name, keys: CodingKeyTree(for: Value.self))
+        guard let change = value.reversion(to: current) else { return form.json }
+        do {
+            try form.revert(try change.records(), inverted: true)
+        } catch {
+            throw failure
+        }
+        return form.json
     }
 }
 
