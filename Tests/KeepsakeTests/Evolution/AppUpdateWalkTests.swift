@@ -178,6 +178,20 @@ import Testing
         try history.append(doc)
     }
 
+    /// The old app's three versions (``writeThreeVersions(path:)``), written in a child process
+    /// at `name` in the test's folder, opened by the new app, whose items are told by position.
+    func openThreeVersions(_ name: String) async throws -> (
+        path: String, history: KeepsakeHistory<UpdatedDoc<PlainItem>>
+    ) {
+        let path = directory.path(name)
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            try Self.writeThreeVersions(path: path)
+        }
+        return (
+            path, try KeepsakeStore(path: path).history("doc", initialValue: UpdatedDoc<PlainItem>.initial)
+        )
+    }
+
     /// The new app undid the old app's last version and made a change the old JSON does not
     /// fit (`heading`, a name it does not hold), which discards the value the open stored at
     /// the top; then it stopped without closing. The next open starts from the base value,
@@ -186,12 +200,8 @@ import Testing
     /// there. Before, every version was redone on the JSON, `heading` did not fit, and the
     /// history did not open.
     @Test func aNewChangeAboveOldOnesTheModelCannotReadReopensFromTheOldBaseValue() async throws {
-        let path = directory.path("three.keepsake")
-        await #expect(processExitsWith: .success) { [path = path as String] in
-            try Self.writeThreeVersions(path: path)
-        }
         typealias New = UpdatedDoc<PlainItem>
-        let history = try KeepsakeStore(path: path).history("doc", initialValue: New.initial)
+        let (path, history) = try await openThreeVersions("three.keepsake")
         var expected = New.initial
         expected.items = [PlainItem(id: 1, title: "renamed item", done: false, shape: .dot, color: "black")]
         #expect(try history.undo() == expected)
@@ -207,12 +217,8 @@ import Testing
     /// (before, making it undid every version on the model, and failed on that one). Every
     /// version undoes to a value with the change, after reopening too.
     @Test func aChangeWithoutTrackingAboveVersionsTheModelCannotReadIsKept() async throws {
-        let path = directory.path("untracked.keepsake")
-        await #expect(processExitsWith: .success) { [path = path as String] in
-            try Self.writeThreeVersions(path: path)
-        }
         typealias New = UpdatedDoc<PlainItem>
-        let history = try KeepsakeStore(path: path).history("doc", initialValue: New.initial)
+        let (path, history) = try await openThreeVersions("untracked.keepsake")
         var doc = history.value
         doc.note = "from the server"
         try history.setWithoutTracking(doc)
