@@ -625,22 +625,14 @@ extension KeepsakeHistoryStorage {
                             for reversion in applied.reversed() { try? reversion.inverse.revert(&before) }
                             (original, applied) = (before, [])
                         }
-                        let reached: (value: Value, checkpointBytes: Int, moved: Int)
-                        do {
-                            // Undoing, every version below one the old model wrote is its too:
-                            // the value below them all. Redoing, the old model's versions as far
-                            // as they go, the new model's after them on the value decoded there.
-                            // What the stored form lacks (added since) is the value's before
-                            // that version: the app's own changes to it stay as the model's
-                            // steps left them.
-                            reached = try storedFormValue(
-                                rows, moving: undo ? Array(versions[index...]) : versions, undo: undo,
-                                filling: current, atLeast: undo ? nil : index + 1)
-                        } catch {
-                            // Damage found on the way is said; otherwise the model's own error.
-                            guard case .damaged? = error as? KeepsakeError else { throw unreadable }
-                            throw error
-                        }
+                        // Undoing, every version below one the old model wrote is its too: the
+                        // value below them all. Redoing, the old model's versions as far as they
+                        // go, the new model's after them on the value decoded there. What the
+                        // stored form lacks (added since) is the value's before that version:
+                        // the app's own changes to it stay as the model's steps left them.
+                        let reached = try storedFormValue(
+                            rows, moving: undo ? Array(versions[index...]) : versions, undo: undo,
+                            filling: current, atLeast: undo ? nil : index + 1, unreadable: unreadable)
                         (current, replayedBytes) = (reached.value, reached.checkpointBytes)
                         index = undo ? versions.count : reached.moved
                     }
@@ -658,6 +650,22 @@ extension KeepsakeHistoryStorage {
             // The transaction was rolled back: so are the changes applied in memory.
             for reversion in applied.reversed() { try? reversion.inverse.revert(&current) }
             if let original { current = original }
+            throw error
+        }
+    }
+
+    /// ``storedFormValue(_:moving:undo:filling:atLeast:)`` where today's model could not read a
+    /// version (`unreadable`, its error): damage found on the way is said; any other failure
+    /// is the model's own error.
+    func storedFormValue(
+        _ rows: HistoryRows, moving versions: [HistoryRows.Version], undo: Bool, filling template: Value,
+        atLeast required: Int? = nil, unreadable: KeepsakeError
+    ) throws -> (value: Value, checkpointBytes: Int, moved: Int) {
+        do {
+            return try storedFormValue(
+                rows, moving: versions, undo: undo, filling: template, atLeast: required)
+        } catch {
+            guard case .damaged? = error as? KeepsakeError else { throw unreadable }
             throw error
         }
     }
@@ -854,15 +862,9 @@ extension KeepsakeHistoryStorage {
             guard case .reversion(_, let position?, _) = unreadable,
                 let index = applied.firstIndex(where: { $0.position == position })
             else { throw unreadable }
-            do {
-                value = try storedFormValue(
-                    rows, moving: Array(applied[index...]), undo: true, filling: value
-                ).value
-            } catch {
-                // Damage found on the way is said; otherwise the model's own error.
-                guard case .damaged? = error as? KeepsakeError else { throw unreadable }
-                throw error
-            }
+            value = try storedFormValue(
+                rows, moving: Array(applied[index...]), undo: true, filling: value, unreadable: unreadable
+            ).value
         }
         return (value, applied.first?.tag)
     }
