@@ -388,6 +388,11 @@ import Testing
         _ = await writer
         #expect(try opened(path).title == "v2000")
         print("checked a live log \(checks) times (\(logsRead) with frames), opened \(opens) times")
-        #expect(logsRead > 10)
+        // Some of the checks read frames (else the test proved nothing). How many depends on
+        // the machine's load, not on Keepsake: the writer is a new test process, which may take
+        // most of the run to start, then writes for about a second while this loop competes
+        // with it for the cores (the whole suite beside a release build: frames in 10 of 70,110
+        // checks over 92 s; alone, 20 of 60 over 1.3 s).
+        #expect(logsRead > 0)
     }
 }
