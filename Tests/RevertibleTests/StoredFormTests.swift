@@ -145,6 +145,56 @@ import Testing
         #expect(try ChangeRecord.makeDecoder().decode(Document.self, from: Data(form.json.utf8)) == .empty)
     }
 
+    /// The same when the records applied before the failing one changed an array, a set and
+    /// both forms of dictionary in place: each is changed back.
+    @Test(arguments: [false, true])
+    func aRecordFailingAfterCollectionsChangedInPlaceLeavesTheTreeAsItWas(largeChanges: Bool) throws {
+        struct Shelf: Versionable, Equatable, Codable {
+            var items: [Document.Item]
+            var tags: Set<String>
+            var scores: [String: Int]
+            var byPoint: [Keyed.Point: String]
+        }
+        // Many members and entries at once are found by hashing; a few, one by one.
+        let count = largeChanges ? 12 : 2
+        let original = Shelf(
+            items: (1...5).map { .init(id: $0, name: "item \($0)", done: false, tags: []) },
+            tags: Set((0..<count).map { "old \($0)" } + ["kept"]),
+            scores: Dictionary(uniqueKeysWithValues: (0..<count).map { ("old \($0)", $0) } + [("kept", 1)]),
+            byPoint: Dictionary(
+                uniqueKeysWithValues: (0..<count).map { (Keyed.Point(x: $0), "old") } + [
+                    (.init(x: -1), "kept")
+                ]))
+        var edited = original
+        edited.items.removeFirst()
+        edited.items.insert(.init(id: 9, name: "new", done: true, tags: []), at: 2)
+        edited.tags = Set((0..<count).map { "new \($0)" } + ["kept"])
+        edited.scores = Dictionary(
+            uniqueKeysWithValues: (0..<count).map { ("new \($0)", $0) } + [("kept", 1)])
+        edited.byPoint = Dictionary(
+            uniqueKeysWithValues: (0..<count).map { (Keyed.Point(x: 100 + $0), "new") } + [
+                (.init(x: -1), "kept")
+            ])
+        let records = try #require(edited.reversion(to: original)).records()
+        #expect(Set(records.map(\.kind)) == ["elements", "members", "entries"])
+        // Redone, records apply last to first: the first one renames item 1, which the array's
+        // change took out by then.
+        let renaming = ChangeRecord(
+            path: "items[id: 1].name", kind: "replace", payload: Data(#"{"old":"item 1","new":"one"}"#.utf8))
+        let json = try Self.json(original)
+        var form = try StoredForm(json: json, decoder: ChangeRecord.makeDecoder())
+        #expect(throws: ReversionError.pathNotFound(path: "items[id: 1].name", type: "JSON")) {
+            try form.revert([renaming] + records, inverted: true)
+        }
+        let decoder = ChangeRecord.makeDecoder()
+        #expect(try decoder.decode(Shelf.self, from: Data(form.json.utf8)) == original)
+        // The form still works, at the version it was at.
+        try form.revert(records, inverted: true)
+        #expect(try decoder.decode(Shelf.self, from: Data(form.json.utf8)) == edited)
+        try form.revert(records, inverted: false)
+        #expect(try decoder.decode(Shelf.self, from: Data(form.json.utf8)) == original)
+    }
+
     /// A path that names no place, and a kind the stored form has no meaning for, are refused.
     @Test func unknownPlacesAndKindsAreRefused() throws {
         let json = try Self.json(Document.empty)

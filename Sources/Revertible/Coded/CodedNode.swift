@@ -129,6 +129,32 @@ extension CodedNode {
         }
     }
 
+    /// Calls `body` with the node at `path`, which it changes in place; `false`, with `body`
+    /// not called, when the path leads nowhere. As with ``replace(at:with:)``, a container this
+    /// tree alone holds is not copied, provided `body` lets go of the node before changing its
+    /// container (take the container out, set the node to `.null`, put it back).
+    mutating func modify<Failure: Error>(
+        at path: ArraySlice<PathComponent>, _ body: (inout CodedNode) throws(Failure) -> Void
+    ) throws(Failure) -> Bool {
+        switch path.first {
+        case nil:
+            try body(&self)
+            return true
+        case .property(let key)?:
+            guard case .object(var object) = self, object[key] != nil else { return false }
+            self = .null
+            defer { self = .object(object) }
+            return try object[key]!.modify(at: path.dropFirst(), body)
+        case .index(let index)?:
+            guard case .array(var array) = self, array.indices.contains(index) else { return false }
+            self = .null
+            defer { self = .array(array) }
+            return try array[index].modify(at: path.dropFirst(), body)
+        default:
+            return false
+        }
+    }
+
     /// Puts `node` at `path` (removes the key for `nil`); `false`, with nothing changed, when
     /// the path leads nowhere. A container this tree alone holds changes in place, not copied:
     /// replaying many changes on a large tree costs what they touch.

@@ -90,15 +90,24 @@ package struct StoredForm: Equatable {
         var tree = root
         root = .null
         defer { root = tree }
-        var undone: [(steps: [PathComponent], previous: CodedNode?)] = []
+        var undone: [Undo] = []
         do throws(ReversionError) {
             for edit in inverted ? edits.reversed() : edits {
                 undone.append(try apply(edit, toward: expected.other, to: &tree))
             }
         } catch {
-            for (steps, previous) in undone.reversed() {
-                _ = tree.replace(at: steps[...], with: previous)
-                positions.forget(after: steps)
+            for undo in undone.reversed() {
+                switch undo {
+                case .put(let steps, let previous):
+                    _ = tree.replace(at: steps[...], with: previous)
+                    positions.forget(after: steps)
+                case .change(let steps, let edit, let side):
+                    // What was applied in place, applied back.
+                    _ = try? tree.modify(at: steps[...]) { node throws(ReversionError) in
+                        _ = try Self.change(&node, by: edit, toward: side)
+                    }
+                    positions.forget(after: steps)
+                }
             }
             throw error
         }
@@ -209,7 +218,6 @@ package struct StoredForm: Equatable {
     /// key as text) or an array of keys and values in turn (any other key).
     private struct Entries {
         var entries: [CodedNode: CodedNode]
-        var isObject: Bool
 
         /// The entries of `node`, or `nil` when it is no dictionary's JSON (a key twice in it).
         init?(_ node: CodedNode) {
@@ -217,30 +225,13 @@ package struct StoredForm: Equatable {
             case .object(let object):
                 entries = Dictionary(
                     uniqueKeysWithValues: object.map { (CodedNode.string($0.key), $0.value) })
-                isObject = true
             case .array(let array) where array.count.isMultiple(of: 2):
                 let pairs = stride(from: 0, to: array.count, by: 2).map { (array[$0], array[$0 + 1]) }
                 guard Set(pairs.map(\.0)).count == pairs.count else { return nil }
                 entries = Dictionary(uniqueKeysWithValues: pairs)
-                isObject = false
             default:
                 return nil
             }
-        }
-
-        /// The entries in their form (pairs by their keys' text), or `nil` when an object's would
-        /// need a key that is not text.
-        var node: CodedNode? {
-            guard isObject else {
-                let keys = entries.keys.sorted { $0.abbreviatedText < $1.abbreviatedText }
-                return .array(keys.flatMap { [$0, entries[$0]!] })
-            }
-            var object: [String: CodedNode] = [:]
-            for (key, value) in entries {
-                guard case .string(let text) = key else { return nil }
-                object[text] = value
-            }
-            return .object(object)
         }
     }
 
@@ -273,23 +264,101 @@ package struct StoredForm: Equatable {
             }
             return nil
         case .members(let patch):
-            guard case .array(let array) = node, Set(array).count == array.count else {
+            let (count, present, absent) =
+                side == .new
+                ? (patch.newCount, patch.inserted, patch.removed)
+                : (patch.oldCount, patch.removed, patch.inserted)
+            guard case .array(let array) = node else {
                 return "expected a set's members, found \(node.abbreviatedText)"
             }
-            return patch.mismatch(in: Set(array), expecting: side)
-        case .entries(let patch):
-            guard let entries = Entries(node) else {
-                return "expected a dictionary, found \(node.abbreviatedText)"
+            guard present.count + absent.count > Self.fewMembers else {
+                // A few members, each looked for: a set's JSON holds each member once (a `Set`
+                // encoded it, and every change since inserted only members it lacked), and its
+                // length is the count the change was made at.
+                guard array.count == count else { return "expected \(count) members, found \(array.count)" }
+                guard present.allSatisfy(array.contains), !absent.contains(where: array.contains) else {
+                    return "the members differ"
+                }
+                return nil
             }
-            return patch.mismatch(in: entries.entries, expecting: side)
+            let members = Set(array)
+            guard members.count == array.count else {
+                return "expected a set's members, found \(node.abbreviatedText)"
+            }
+            return patch.mismatch(in: members, expecting: side)
+        case .entries(let patch):
+            let (count, present, absent) =
+                side == .new
+                ? (patch.newCount, patch.inserted, patch.removed)
+                : (patch.oldCount, patch.removed, patch.inserted)
+            // The entries looked up one by one, as `DictionaryPatch.mismatch(in:expecting:)`
+            // checks them, in an object by key; in keys and values in turn, by a search each
+            // when they are a few.
+            let entry: (CodedNode) -> CodedNode?
+            let found: Int
+            switch node {
+            case .object(let object):
+                entry = { key in
+                    guard case .string(let text) = key else { return nil }
+                    return object[text]
+                }
+                found = object.count
+            case .array(let array)
+            where array.count.isMultiple(of: 2) && present.count + absent.count <= Self.fewMembers:
+                entry = { key in Self.pairOffset(of: key, in: array).map { array[$0 + 1] } }
+                found = array.count / 2
+            default:
+                guard let entries = Entries(node) else {
+                    return "expected a dictionary, found \(node.abbreviatedText)"
+                }
+                return patch.mismatch(in: entries.entries, expecting: side)
+            }
+            guard found == count else { return "expected \(count) entries, found \(found)" }
+            for (key, expected) in present where entry(key) != expected {
+                return "the entry for \(RecordCoding.canonicalJSON(key)) differs"
+            }
+            for key in absent.keys where entry(key) != nil {
+                return "unexpected entry for \(RecordCoding.canonicalJSON(key))"
+            }
+            return nil
         }
     }
 
-    /// Applies one edit to `tree`, which is unchanged when it throws; returns the steps to the
-    /// place it changed and the node that was there (`nil`: none), which put back there undo it.
+    /// How to take back one applied edit.
+    private enum Undo {
+        /// The node that was at these steps (`nil`: none), put back.
+        case put([PathComponent], CodedNode?)
+        /// The edit, applied in place at these steps toward this side.
+        case change([PathComponent], Edit, PatchSide)
+    }
+
+    /// Applies one edit to `tree`, which is unchanged when it throws; returns how to take it
+    /// back.
+    ///
+    /// An array, a set or a dictionary is changed in place, at the cost of what the edit
+    /// touches: replaying a thousand versions of a value of 100,000 elements copied them all
+    /// at each one (15 s where the model's replay takes 0.5 s).
     private func apply(_ edit: Edit, toward side: PatchSide, to tree: inout CodedNode) throws(ReversionError)
-        -> (steps: [PathComponent], previous: CodedNode?)
+        -> Undo
     {
+        switch edit.patch {
+        case .elements, .members, .entries:
+            // Only the steps: a second reference to the container would make it a copy.
+            let steps = try locate(edit.path, in: tree).steps
+            var moves: Moves?
+            let found = try tree.modify(at: steps[...]) { node throws(ReversionError) in
+                moves = try Self.change(&node, by: edit, toward: side)
+            }
+            guard found else { throw .pathNotFound(path: edit.path, type: "JSON") }
+            if let moves {
+                positions.moved(at: steps, removed: moves.removed, inserted: moves.inserted)
+            } else {
+                positions.forget(after: steps)
+            }
+            return .change(steps, edit, side.other)
+        case .replace, .text, .bytes:
+            break
+        }
         let (steps, found, _) = try locate(edit.path, in: tree)
         let node = found ?? .null
         let changed: CodedNode?
@@ -308,37 +377,120 @@ package struct StoredForm: Equatable {
             }
             patch.apply(to: &data, toward: side)
             changed = .string(data.base64EncodedString())
+        case .elements, .members, .entries:
+            preconditionFailure("changed in place above")
+        }
+        guard tree.replace(at: steps[...], with: changed) else {
+            throw .pathNotFound(path: edit.path, type: "JSON")
+        }
+        positions.replaced(at: steps, from: found, to: changed)
+        return .put(steps, found)
+    }
+
+    /// The elements an array's change removed (at their offsets before it) and inserted (at
+    /// their offsets after it).
+    private typealias Moves = (
+        removed: [ArrayPatch<CodedNode>.Entry], inserted: [ArrayPatch<CodedNode>.Entry]
+    )
+
+    /// Changes a container by an edit of an array, a set or a dictionary toward `side`, in
+    /// place (its mismatch was checked first); returns an array's moves.
+    private static func change(_ node: inout CodedNode, by edit: Edit, toward side: PatchSide)
+        throws(ReversionError)
+        -> Moves?
+    {
+        switch edit.patch {
         case .elements(let patch):
             guard case .array(var array) = node,
                 array.count == (side == .new ? patch.oldCount : patch.newCount)
             else {
                 throw .wrongVersion(path: edit.path, reason: "expected an array of the stored length")
             }
+            node = .null
+            defer { node = .array(array) }
+            let (remove, insert) =
+                side == .new ? (patch.removals, patch.insertions) : (patch.insertions, patch.removals)
+            let removed = remove.map { ArrayPatch.Entry(offset: $0.offset, element: array[$0.offset]) }
             patch.apply(to: &array, toward: side)
-            changed = .array(array)
+            return (removed, insert)
         case .members(let patch):
-            guard case .array(let array) = node else {
+            guard case .array(var array) = node else {
                 throw .wrongVersion(path: edit.path, reason: "expected a set")
             }
-            var members = Set(array)
-            patch.apply(to: &members, toward: side)
-            changed = .array(members.sorted { $0.abbreviatedText < $1.abbreviatedText })
+            node = .null
+            defer { node = .array(array) }
+            let (remove, insert) =
+                side == .new ? (patch.removed, patch.inserted) : (patch.inserted, patch.removed)
+            // The members keep their order, and new ones follow in the order of their JSON.
+            if remove.count <= Self.fewMembers {
+                for member in remove {
+                    if let index = array.firstIndex(of: member) { array.remove(at: index) }
+                }
+            } else {
+                array.removeAll { remove.contains($0) }
+            }
+            array.append(contentsOf: insert.sorted { $0.jsonText < $1.jsonText })
+            return nil
         case .entries(let patch):
-            guard var entries = Entries(node) else {
+            let (remove, insert) =
+                side == .new ? (patch.removed, patch.inserted) : (patch.inserted, patch.removed)
+            // `if case`, not `switch`: a switch would hold the node while its container changes,
+            // which would then be copied.
+            if case .object(var object) = node {
+                // An object's keys are text: checked before anything changes.
+                var (removing, inserting): ([String], [(String, CodedNode)]) = ([], [])
+                for key in remove.keys {
+                    guard case .string(let text) = key else { throw Self.keysDoNotFit(edit) }
+                    removing.append(text)
+                }
+                for (key, value) in insert {
+                    guard case .string(let text) = key else { throw Self.keysDoNotFit(edit) }
+                    inserting.append((text, value))
+                }
+                node = .null
+                defer { node = .object(object) }
+                for key in removing { object[key] = nil }
+                for (key, value) in inserting { object[key] = value }
+            } else if case .array(var array) = node, array.count.isMultiple(of: 2) {
+                node = .null
+                defer { node = .array(array) }
+                // Keys and values in turn: the pairs keep their order, and new ones follow in
+                // the order of their keys' JSON.
+                if remove.count <= Self.fewMembers {
+                    for key in remove.keys {
+                        if let offset = Self.pairOffset(of: key, in: array) {
+                            array.removeSubrange(offset...offset + 1)
+                        }
+                    }
+                } else {
+                    array = stride(from: 0, to: array.count, by: 2).flatMap { offset in
+                        remove[array[offset]] == nil ? [array[offset], array[offset + 1]] : []
+                    }
+                }
+                for (key, value) in insert.sorted(by: { $0.key.jsonText < $1.key.jsonText }) {
+                    array.append(key)
+                    array.append(value)
+                }
+            } else {
                 throw .wrongVersion(path: edit.path, reason: "expected a dictionary")
             }
-            patch.apply(to: &entries.entries, toward: side)
-            guard let node = entries.node else {
-                throw .undecodable(
-                    path: edit.path, type: "JSON", reason: "its keys do not fit the dictionary's form")
-            }
-            changed = node
+            return nil
+        case .replace, .text, .bytes:
+            preconditionFailure("only a collection's change is applied in place")
         }
-        guard tree.replace(at: steps[...], with: changed) else {
-            throw .pathNotFound(path: edit.path, type: "JSON")
-        }
-        positions.forget(after: steps)
-        return (steps, found)
+    }
+
+    /// Up to how many members or entries a change finds one by one (each a search of the
+    /// collection) rather than by hashing the whole collection once.
+    private static let fewMembers = 8
+
+    private static func keysDoNotFit(_ edit: Edit) -> ReversionError {
+        .undecodable(path: edit.path, type: "JSON", reason: "its keys do not fit the dictionary's form")
+    }
+
+    /// Where the pair whose key is `key` starts in a dictionary's keys and values in turn.
+    private static func pairOffset(of key: CodedNode, in array: [CodedNode]) -> Int? {
+        stride(from: 0, to: array.count - 1, by: 2).first { array[$0] == key }
     }
 
     // MARK: - Places
@@ -419,15 +571,94 @@ package struct StoredForm: Equatable {
         return .success((steps, node, keys))
     }
 
-    /// The positions of an array's elements by id, remembered per array: a hint, checked
-    /// before use — an element found there with another id (the array changed since) has them
-    /// found again. An id names the first element that has it. Where elements share an id (an
-    /// app's bug), the one at a remembered position may no longer be the first once the array
-    /// changed: such an array's positions are found again at every use, and an array's are
-    /// forgotten when an edit may have given it a shared id (``forget(after:)``).
+    /// The positions of an array's elements by id, remembered per array and kept up as the
+    /// replay changes it, so that replaying a thousand versions of a large array finds each
+    /// element without building the positions again: an edit that inserts or removes elements
+    /// moves the remembered positions (integers only), and one that replaces an element or its
+    /// id changes that element's alone. An edit that could change ids another way — the array
+    /// replaced whole, an edit inside a compound id — forgets them, and the next lookup finds
+    /// them all again.
+    ///
+    /// A position is a hint, checked before use: an element found there with another id has
+    /// them found again. An id names the first element that has it; where elements share an id
+    /// (an app's bug), no position names the first one for long, and the array is searched at
+    /// every use.
     private final class ElementPositions {
-        private var byArray: [[PathComponent]: (positions: [CodedNode: Int], shared: Bool, idKey: String)] =
-            [:]
+        private struct Remembered {
+            /// Every id in the array, at its position.
+            var positions: [CodedNode: Int]
+            /// Whether two elements share an id.
+            var shared: Bool
+            /// The elements' id key.
+            let idKey: String
+
+            /// Moves the positions as removing the elements `removed` and inserting `inserted`
+            /// moved the elements; `false` when they cannot be kept up (an id shared, or not
+            /// where it was remembered).
+            mutating func move(
+                removed: [ArrayPatch<CodedNode>.Entry], inserted: [ArrayPatch<CodedNode>.Entry]
+            )
+                -> Bool
+            {
+                guard !shared else { return false }
+                for entry in removed {
+                    guard let id = StoredForm.id(of: entry.element, key: idKey) else { continue }
+                    guard positions[id] == entry.offset else { return false }
+                    positions[id] = nil
+                }
+                if !removed.isEmpty || !inserted.isEmpty {
+                    // A kept element's position among the kept ones is its old position less the
+                    // removed elements before it; its new position adds the inserted ones before
+                    // it: the t-th inserted one (offset o) comes before every kept one from the
+                    // (o - t)-th on.
+                    let removedOffsets = removed.map(\.offset)
+                    let keptBefore = zip(inserted, 0...).map { $0.offset - $1 }
+                    // Indexed by hand: `values.indices` would hold a second reference, and the
+                    // first change would copy them all.
+                    var index = positions.values.startIndex
+                    while index != positions.values.endIndex {
+                        let position = positions.values[index]
+                        let kept = position - Self.count(of: removedOffsets, below: position)
+                        positions.values[index] = kept + Self.count(of: keptBefore, below: kept + 1)
+                        positions.values.formIndex(after: &index)
+                    }
+                }
+                for entry in inserted {
+                    guard let id = StoredForm.id(of: entry.element, key: idKey) else { continue }
+                    guard positions[id] == nil else { return false }
+                    positions[id] = entry.offset
+                }
+                return true
+            }
+
+            /// Gives the element at `index` the id `new` in place of `old` (`nil`: none); `false`
+            /// when they cannot be kept up (an id shared, or not where it was remembered).
+            mutating func replace(_ old: CodedNode?, with new: CodedNode?, at index: Int) -> Bool {
+                guard !shared else { return false }
+                guard old != new else { return true }
+                if let old {
+                    guard positions[old] == index else { return false }
+                    positions[old] = nil
+                }
+                if let new {
+                    guard positions[new] == nil else { return false }
+                    positions[new] = index
+                }
+                return true
+            }
+
+            /// How many of `sorted` (ascending) are less than `bound`.
+            private static func count(of sorted: [Int], below bound: Int) -> Int {
+                var (low, high) = (0, sorted.count)
+                while low < high {
+                    let middle = (low + high) / 2
+                    if sorted[middle] < bound { low = middle + 1 } else { high = middle }
+                }
+                return low
+            }
+        }
+
+        private var byArray: [[PathComponent]: Remembered] = [:]
 
         /// Forgets the positions of the arrays an edit at `steps` may have given other ids: the
         /// arrays at or inside `steps`, and an array whose element it replaced, or whose
@@ -437,12 +668,53 @@ package struct StoredForm: Equatable {
             byArray = byArray.filter { path, remembered in
                 if steps.count <= path.count { return !path.starts(with: steps) }
                 guard steps.starts(with: path) else { return true }
-                switch steps.count - path.count {
-                case 1: return false
-                case 2: return steps.last != .property(remembered.idKey)
-                default: return true
+                return !Self.reachesID(steps[path.count...], idKey: remembered.idKey)
+            }
+        }
+
+        /// Whether an edit at `steps`, inside an array, is at one of its elements or inside
+        /// that element's id.
+        private static func reachesID(_ steps: ArraySlice<PathComponent>, idKey: String) -> Bool {
+            steps.count == 1 || steps.dropFirst().first == .property(idKey)
+        }
+
+        /// Keeps the positions of the array at `steps` up after a change removed and inserted
+        /// elements (`removed` at their offsets before it, ascending; `inserted` at theirs
+        /// after it), and forgets the others' as ``forget(after:)`` does.
+        func moved(
+            at steps: [PathComponent], removed: [ArrayPatch<CodedNode>.Entry],
+            inserted: [ArrayPatch<CodedNode>.Entry]
+        ) {
+            guard !byArray.isEmpty else { return }
+            // Taken out, so that its positions are changed in place, not copied.
+            let remembered = byArray.removeValue(forKey: steps)
+            forget(after: steps)
+            if var remembered, remembered.move(removed: removed, inserted: inserted) {
+                byArray[steps] = remembered
+            }
+        }
+
+        /// Keeps the positions up after an edit at `steps` replaced `previous` (`nil`: nothing)
+        /// with `changed`: an array's element replaced whole, or its id, has its new id
+        /// remembered; the rest is forgotten as ``forget(after:)`` does.
+        func replaced(at steps: [PathComponent], from previous: CodedNode?, to changed: CodedNode?) {
+            guard !byArray.isEmpty else { return }
+            var kept: [(path: [PathComponent], remembered: Remembered)] = []
+            for path in Array(byArray.keys) where path.count < steps.count && steps.starts(with: path) {
+                let inside = steps[path.count...]
+                guard inside.count <= 2, case .index(let index) = inside.first,
+                    let idKey = byArray[path]?.idKey, Self.reachesID(inside, idKey: idKey),
+                    var remembered = byArray.removeValue(forKey: path)
+                else { continue }
+                let id = { (node: CodedNode?) in
+                    inside.count == 1 ? node.flatMap { StoredForm.id(of: $0, key: remembered.idKey) } : node
+                }
+                if remembered.replace(id(previous), with: id(changed), at: index) {
+                    kept.append((path, remembered))
                 }
             }
+            forget(after: steps)
+            for (path, remembered) in kept { byArray[path] = remembered }
         }
 
         /// Where the first element with `id` is in `array`, which lies at `path`; `nil` when none
@@ -450,24 +722,25 @@ package struct StoredForm: Equatable {
         func position(of id: CodedNode, in array: [CodedNode], at path: [PathComponent], idKey: String)
             -> Int?
         {
-            if let remembered = byArray[path], !remembered.shared, remembered.idKey == idKey,
-                let position = remembered.positions[id], array.indices.contains(position),
-                StoredForm.id(of: array[position], key: idKey) == id
-            {
-                return position
-            }
-            var positions: [CodedNode: Int] = [:]
-            var shared = false
-            for (position, element) in zip(array.indices, array) {
-                guard let elementID = StoredForm.id(of: element, key: idKey) else { continue }
-                if positions[elementID] == nil {
-                    positions[elementID] = position
-                } else {
-                    shared = true
+            if let remembered = byArray[path], remembered.idKey == idKey {
+                if remembered.shared { return array.firstIndex { StoredForm.id(of: $0, key: idKey) == id } }
+                guard let position = remembered.positions[id] else { return nil }
+                if array.indices.contains(position), StoredForm.id(of: array[position], key: idKey) == id {
+                    return position
                 }
             }
-            byArray[path] = (positions, shared, idKey)
-            return positions[id]
+            var remembered = Remembered(positions: [:], shared: false, idKey: idKey)
+            remembered.positions.reserveCapacity(array.count)
+            for (position, element) in zip(array.indices, array) {
+                guard let elementID = StoredForm.id(of: element, key: idKey) else { continue }
+                if remembered.positions[elementID] == nil {
+                    remembered.positions[elementID] = position
+                } else {
+                    remembered.shared = true
+                }
+            }
+            byArray[path] = remembered
+            return remembered.positions[id]
         }
     }
 
