@@ -159,29 +159,33 @@ extension CodedNode {
     /// the path leads nowhere. A container this tree alone holds changes in place, not copied:
     /// replaying many changes on a large tree costs what they touch.
     mutating func replace(at path: ArraySlice<PathComponent>, with node: CodedNode?) -> Bool {
-        switch path.first {
-        case nil:
+        guard let last = path.last else {
             guard let node else { return false }
             self = node
             return true
-        case .property(let key)?:
-            guard case .object(var object) = self, path.count == 1 || object[key] != nil else { return false }
-            // This tree's own reference let go, `object` is the only one.
-            self = .null
-            defer { self = .object(object) }
-            guard path.count > 1 else {
-                object[key] = node
-                return true
-            }
-            return object[key]!.replace(at: path.dropFirst(), with: node)
-        case .index(let index)?:
-            guard case .array(var array) = self, array.indices.contains(index) else { return false }
-            self = .null
-            defer { self = .array(array) }
-            return array[index].replace(at: path.dropFirst(), with: node)
-        default:
-            return false
         }
+        // The container found as ``modify(at:_:)`` finds it; the last step may name a key its
+        // object lacks (the node is added).
+        var placed = false
+        let reached = modify(at: path.dropLast()) { parent in
+            switch last {
+            case .property(let key):
+                guard case .object(var object) = parent else { return }
+                // The parent's own reference let go, `object` is the only one.
+                parent = .null
+                defer { parent = .object(object) }
+                object[key] = node
+            case .index(let index):
+                guard let node, case .array(var array) = parent, array.indices.contains(index) else { return }
+                parent = .null
+                defer { parent = .array(array) }
+                array[index] = node
+            default:
+                return
+            }
+            placed = true
+        }
+        return reached && placed
     }
 }
 
