@@ -317,6 +317,73 @@ final class Counter: @unchecked Sendable {
         try history.checkInvariants()
     }
 
+    /// A change made without tracking that changes what a step changes is refused, in memory
+    /// as durably, and nothing changes: that step would never apply again. Before, memory took
+    /// it and refused the undo for good afterwards, and a durable history took it when the
+    /// step's path was back at the base value's (edited and edited back) and stored versions
+    /// that did not apply. A step dropped by the limit is no reason to refuse, durably either,
+    /// where its version is folded but still stored.
+    @Test(arguments: [
+        ("an undo step's path", ["A"], 0, false, #"expected "A", found "Z""#, 1),
+        ("a path edited and edited back", ["A", ""], 0, false, #"expected "", found "Z""#, 2),
+        ("a redo step's path", ["A"], 1, false, #"expected "", found "Z""#, 1),
+        ("an outer scope's redo step's path", ["A"], 1, true, #"expected "", found "Z""#, 1),
+        ("a step dropped by the limit", ["A", "", "", ""], 0, false, "", 0),
+    ])
+    func aChangeWithoutTrackingOfWhatAStepChangesIsRefused(
+        _ what: String, titles: [String], undos: Int, scoped: Bool, refusal: String, version: Int
+    ) throws {
+        /// Makes the titles versions (an empty one edits the note instead), undoes, pushes a
+        /// scope with a version of its own, and sets the title to "Z" without tracking; then
+        /// the error, the value, and every value undo and redo reach from it.
+        func script<Failure>(_ controller: VersioningController<Doc, Doc, Failure>) throws -> (
+            (any Error)?, [Doc]
+        ) {
+            var doc = controller.value
+            for (index, title) in titles.enumerated() {
+                if title.isEmpty && index > 1 { doc.note = "note \(index)" } else { doc.title = title }
+                try controller.append(doc)
+            }
+            for _ in 0..<undos { _ = try controller.undo() }
+            if scoped {
+                try controller.pushNewScope()
+                doc = controller.value
+                doc.note = "in the scope"
+                try controller.append(doc)
+            }
+            doc = controller.value
+            doc.title = "Z"
+            var refused: (any Error)?
+            do { try controller.setWithoutTracking(doc) } catch { refused = error }
+            try controller.checkInvariants()
+            var reached = [controller.value]
+            while controller.hasUndo { reached.append(try controller.undo()) }
+            while controller.hasRedo { reached.append(try controller.redo()) }
+            return (refused, reached)
+        }
+        let limit = titles.count > 2 ? 2 : nil
+        let (inMemory, reachedInMemory) = try script(VersioningController(Doc.empty, maximumVersions: limit))
+        let store = try KeepsakeStore(path: path)
+        let (durably, reachedDurably) = try script(
+            try store.history("doc", initialValue: Doc.empty, maximumVersions: limit))
+        #expect(reachedDurably == reachedInMemory, "\(what)")
+        if refusal.isEmpty {
+            #expect(inMemory == nil && durably == nil, "\(what)")
+            #expect(reachedInMemory.allSatisfy { $0.title == "Z" }, "\(what)")
+        } else {
+            let expected = ReversionError.wrongVersion(path: [.property("title")], reason: refusal)
+            #expect(inMemory as? ReversionError == expected, "\(what)")
+            guard case .reversion("doc", version, expected)? = durably as? KeepsakeError else {
+                Issue.record("\(what): \(String(describing: durably))")
+                return
+            }
+            #expect(!reachedInMemory.contains { $0.title == "Z" }, "\(what)")
+        }
+        let reopened = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: limit)
+        try reopened.checkInvariants()
+    }
+
     @Test func setWithoutTrackingSurvivesAReopenAndUndoStillWorks() throws {
         let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty)
         var doc = history.value

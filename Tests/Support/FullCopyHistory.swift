@@ -100,6 +100,18 @@ public struct FullCopyHistory<Value> {
         }
     }
 
+    /// Every version kept, of every scope (a scope's first is the version the scope started
+    /// from).
+    public var versions: [Value] { scopes.flatMap { $0.versions.map(\.value) } }
+
+    /// Makes `change` to every version kept, as a change made without tracking reaches every
+    /// version undo and redo go to when no step changes what it changes.
+    public mutating func changeEveryVersion(_ change: (inout Value) -> Void) {
+        for scope in scopes.indices {
+            for version in scopes[scope].versions.indices { change(&scopes[scope].versions[version].value) }
+        }
+    }
+
     public mutating func undoAndPop() {
         guard level > 0 else { return }
         scopes.removeLast()

@@ -3,9 +3,10 @@ import Revertible
 
 extension KeepsakeHistoryStorage {
     /// Checks the stored history against itself, for tests and `keepsake verify`: SQLite's
-    /// integrity check, foreign keys, the stack sizes and stored counters, and that reverting the current value
-    /// through every applied version reaches the stored base value, on every property that
-    /// value holds: one an old model stored lacks the properties added since.
+    /// integrity check, foreign keys, the stack sizes and stored counters, that every undone
+    /// version redoes from the value its scope is at (as in memory), and that reverting the
+    /// current value through every applied version reaches the stored base value, on every
+    /// property that value holds: one an old model stored lacks the properties added since.
     ///
     /// A version today's model cannot read is reverted as undo does, on the stored form, where
     /// redoing it must reach the value above it; below a value today's model cannot hold, where
@@ -50,6 +51,17 @@ extension KeepsakeHistoryStorage {
                     """, [.integer(id)]) == 0
             else { throw fail("counters on an older version") }
             let applied = try rows.appliedVersions(after: 0)
+            do {
+                _ = try Self.base(rows, below: current, level: level, history: name)
+            } catch KeepsakeError.reversion(_, let position?, let error)
+                where !applied.contains(where: { $0.position == position })
+            {
+                throw fail(
+                    "undone version \(position) does not redo from the value its scope is at: \(error)")
+            } catch KeepsakeError.reversion {
+                // An applied version: the walk below says why, reading it on the stored form
+                // when today's model cannot.
+            }
             guard let base = try rows.baseCheckpoint() else { throw fail("no base value") }
             var value = current
             for version in applied.reversed() {

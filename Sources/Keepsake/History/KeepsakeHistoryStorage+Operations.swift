@@ -875,37 +875,53 @@ extension KeepsakeHistoryStorage {
     /// checkpoints are rewritten from it, so that reopening gives `value` and undoing from it
     /// gives what undoing from it gives in memory.
     ///
-    /// - Complexity: O(versions applied), for the new base value: it is meant for rare,
-    ///   untracked changes.
+    /// A value that changes a path a version changes is refused, as in memory: that version's
+    /// undo or redo would never apply again. Before, a value changing a path back to what the
+    /// base value held there (a title edited and edited back, then set by a server) was made
+    /// the base value's, under versions that then did not apply: undo refused for good.
+    ///
+    /// - Complexity: O(versions), for the new base value: it is meant for rare, untracked
+    ///   changes.
     func rebase(on value: Value) throws(KeepsakeError) {
-        let (name, current) = (self.name, self.current)
+        let (name, current, level) = (self.name, self.current, self.level)
         let written = try transact { rows in
-            var base = value
             let applied = try rows.appliedVersions(after: 0)
             try rows.checkLoaded(
                 replayed: applied.map(\.position), from: 0, level: level, redo: redoCount, total: total,
                 history: name)
             let (baseJSON, baseBytes): (String, Int)
+            // Where the base value lies: the floor, when the model reads every version above
+            // it; else where it lay, with the versions folded between it and the floor.
+            let floor = try rows.floor()
+            var basePosition: Int?
             do {
-                for version in applied.reversed() {
-                    try Self.apply(rows, version, to: &base, inverted: false, history: name)
-                }
-                (baseJSON, baseBytes) = try rows.encodeCheckpoint(base)
+                // The value at the floor: the versions folded under it, which undo no longer
+                // reaches (in memory they are gone), are deleted, as compaction deletes them,
+                // rather than checked against the change.
+                (baseJSON, baseBytes) = try rows.encodeCheckpoint(
+                    try Self.base(rows, below: value, level: level, history: name))
+                basePosition = floor
             } catch let unreadable as KeepsakeError {
                 // A version today's model cannot read (the app changed the model since it was
                 // stored): the change is made to the stored base value's JSON instead, which
-                // the old model wrote and every version's change fits. It touches no path a
-                // version does, so it applies below them all as above.
-                guard case .reversion = unreadable else { throw unreadable }
+                // the old model wrote and every version's change fits. The versions above it
+                // that the model read did not refuse the value, so it touches no path they do.
+                guard case .reversion(_, _, let error) = unreadable, !error.isWrongVersion else {
+                    throw unreadable
+                }
                 baseJSON = try Self.baseJSON(
                     rows, history: name, changedFrom: current, to: value, failure: unreadable)
                 baseBytes = baseJSON.utf8.count
             }
             try rows.connection.execute(
                 "DELETE FROM checkpoint WHERE history_id = ?", [.integer(rows.historyID)])
-            try rows.insertCheckpoint(
-                baseJSON, position: nil, digest: HistoryRows.checkpointDigest(baseJSON, position: nil))
-            guard let top = applied.last else { return baseBytes }
+            let baseDigest = HistoryRows.checkpointDigest(baseJSON, position: nil)
+            if let basePosition {
+                try rows.compact(to: (basePosition, baseJSON, nil), baseDigest: baseDigest)
+            } else {
+                try rows.insertCheckpoint(baseJSON, position: nil, digest: baseDigest)
+            }
+            guard let top = applied.last, top.position > basePosition ?? 0 else { return baseBytes }
             return try rows.writeCheckpoint(value, position: top.position)
         } counts: { [counts] _ in
             counts
@@ -914,6 +930,34 @@ extension KeepsakeHistoryStorage {
         }
         self.current = value
         (stepsSinceCheckpoint, bytesSinceCheckpoint, checkpointBytes) = (0, 0, written)
+    }
+
+    /// The base value below `value`, walking each scope from it, innermost first, as
+    /// `checkInvariants()` walks a history in memory: the scope's undone versions must redo
+    /// from it, and its applied versions are undone, down to the value it started from.
+    ///
+    /// - Throws: ``KeepsakeError/reversion(history:version:error:)`` for the first version
+    ///   that does not apply: ``ReversionError/wrongVersion(path:reason:)`` when `value`
+    ///   changes a path it changes. An undone version today's model cannot read (stored before
+    ///   an app update) ends the check of its scope's redo.
+    static func base(_ rows: HistoryRows, below value: Value, level: Int, history: String) throws
+        -> Value
+    {
+        var value = value
+        for scope in stride(from: level, through: 0, by: -1) {
+            var forward = value
+            do {
+                for version in try rows.versions(scope: scope, undone: true, changes: true) {
+                    try apply(rows, version, to: &forward, inverted: true, history: history)
+                }
+            } catch KeepsakeError.reversion(_, _, let error) where !error.isWrongVersion {
+                // Redo reads it on the stored form, which the value's change is not made on.
+            }
+            for version in try rows.versions(scope: scope, undone: false, newestFirst: true, changes: true) {
+                try apply(rows, version, to: &value, inverted: false, history: history)
+            }
+        }
+        return value
     }
 
     /// The stored base value's JSON with the change from `current` to `value` made on it (its
@@ -1008,5 +1052,13 @@ final class Handoff: @unchecked Sendable {
             defer { number = nil }
             return number
         }
+    }
+}
+
+extension ReversionError {
+    /// Whether the change was read and found not to fit the value (a path that holds another
+    /// value than the change was made from), rather than not read at all.
+    fileprivate var isWrongVersion: Bool {
+        if case .wrongVersion = self { true } else { false }
     }
 }

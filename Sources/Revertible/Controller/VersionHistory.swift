@@ -33,8 +33,9 @@ public struct VersionHistory<Value: Versionable> {
     /// array types on every read: a few thousand instructions an append, more than the diff of
     /// a small value. Declared first, so that its place does not depend on `Value`'s size.
     private var counts = StackCounts()
-    /// The current version.
-    public private(set) var current: Value
+    /// The current version. (Set only through the operations; tests set it directly to build a
+    /// history whose steps no longer apply, which ``replaceCurrent(with:)`` refuses to.)
+    public internal(set) var current: Value
     /// The scopes, the root scope first; never empty.
     public private(set) var scopes: [Scope]
     /// The most versions kept across all scopes (undo and redo steps); the oldest undo steps of
@@ -128,23 +129,33 @@ public struct VersionHistory<Value: Versionable> {
     /// Replaces the current version without recording a step: the change cannot be undone.
     ///
     /// Undo steps check only the paths they change, so they still apply as long as the new
-    /// value differs from the old one elsewhere. The value each open scope started from takes
-    /// the change too, so that ending a scope does not squash it into an undoable step, nor
-    /// discarding one take it back (as a durable history, which computes a scope's start by
-    /// undoing its steps, has it).
+    /// value differs from the old one elsewhere; a value that changes a path a step of any
+    /// scope changes (its undo or its redo would no longer apply) is refused, and nothing
+    /// changes. Accepted, it would leave that step refusing for good, as a durable history
+    /// refuses it. The value each open scope started from takes the change too, so that
+    /// ending a scope does not squash it into an undoable step, nor discarding one take it
+    /// back (as a durable history, which computes a scope's start by undoing its steps, has
+    /// it).
     ///
     /// - Parameter value: The new current version.
-    public mutating func replaceCurrent(with value: Value) {
+    /// - Throws: ``ReversionError`` of the first step that would not apply from `value`,
+    ///   walking each scope's steps as ``checkInvariants()`` does; nothing changes.
+    /// - Complexity: O(steps), plus a copy of the value and a diff against each open scope's
+    ///   start: it is meant for rare changes, such as a server's.
+    public mutating func replaceCurrent(with value: Value) throws(ReversionError) {
+        var replaced = self
         if scopes.count > 1, let change = value.reversion(to: current)?.inverse {
             for level in scopes.indices.dropFirst() {
                 // A start the change does not apply to (the scope's own steps changed the same
-                // paths) is left as it was.
+                // paths) is left as it was, and the walk below refuses the value.
                 if var start = scopes[level].start, (try? change.revert(&start)) != nil {
-                    scopes[level].start = start
+                    replaced.scopes[level].start = start
                 }
             }
         }
-        current = value
+        replaced.current = value
+        try replaced.checkSteps()
+        self = replaced
     }
 
     /// Goes back one version in the current scope.
@@ -382,6 +393,12 @@ public struct VersionHistory<Value: Versionable> {
         guard counts == recounted else {
             throw .wrongVersion(path: [], reason: "the stacks hold \(recounted), but \(counts) were counted")
         }
+        try checkSteps()
+    }
+
+    /// Walks every scope from the current value, innermost first: its redo steps must redo
+    /// and its undo steps undo, down to the value the scope started from.
+    private func checkSteps() throws(ReversionError) {
         var value = current
         for scope in scopes.reversed() {
             var forward = value

@@ -60,7 +60,8 @@ public protocol VersionStorage<Value>: AnyObject {
     /// Ends the current scope (not the root) and returns to the value it started from.
     func undoAndPopScope() throws(ReversionError)
 
-    /// Replaces the current version without recording a step.
+    /// Replaces the current version without recording a step; refuses a value from which a
+    /// step of any scope (undo or redo) would not apply, changing nothing.
     func replaceCurrent(with value: Value) throws(ReversionError)
 
     /// Records what a debounced change holds back, so that it survives a crash; `nil` when
@@ -165,7 +166,7 @@ public final class InMemoryVersionStorage<Value: Versionable>: VersionStorage {
     public func popScope() throws(ReversionError) { history.popScope() }
     public func undoAndPopScope() throws(ReversionError) { history.undoAndPopScope() }
     public func replaceCurrent(with value: Value) throws(ReversionError) {
-        history.replaceCurrent(with: value)
+        try history.replaceCurrent(with: value)
     }
     public func checkInvariants() throws(ReversionError) { try history.checkInvariants() }
 }

@@ -463,13 +463,26 @@ extension VersioningController {
     /// Replaces the current version without recording a new one: the change cannot be undone,
     /// and earlier versions are reverted relative to it.
     ///
-    /// Use it for changes that must not be undoable (a server's update, a migration). Only
-    /// paths the undo steps do not touch should change, or those steps will refuse to apply.
-    /// Made inside a scope, the change outlives it: ending the scope does not squash it into
-    /// the scope's step, and ``undoAndPopCurrentScope()`` does not take it back.
+    /// Use it for changes that must not be undoable (a server's update, a migration). The
+    /// change may touch only paths no undo or redo step changes: one that changes such a path
+    /// (a title the user edited, then the server set) is refused, in memory as durably,
+    /// because that step could never apply again. Append such a change as a version instead,
+    /// or clear the history first. Made inside a scope, the change outlives it: ending the
+    /// scope does not squash it into the scope's step, and ``undoAndPopCurrentScope()`` does
+    /// not take it back.
+    ///
+    /// ```swift
+    /// var doc = controller.value
+    /// doc.serverRevision += 1          // a path no undo step changes: accepted
+    /// try controller.setWithoutTracking(doc)
+    /// ```
     ///
     /// - Parameter value: The new current version.
-    /// - Throws: ``ReversionError`` in the throwing mode; nothing changes then.
+    /// - Throws: ``ReversionError`` in the throwing mode (in the assigning modes, to ``error``)
+    ///   when a step would no longer apply from `value` — the step's own error, such as
+    ///   ``ReversionError/wrongVersion(path:reason:)`` naming the path — or when the storage
+    ///   fails; nothing changes then.
+    /// - Complexity: O(steps held): every step is checked against `value`.
     public func setWithoutTracking(_ value: Value) throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
