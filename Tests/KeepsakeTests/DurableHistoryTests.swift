@@ -213,12 +213,14 @@ import Testing
         let id: Int64
         let name: String
         let builds = Storage.CheckpointBuilds()
+        /// The history's own count of rewrites of its stored values, as its builds have it.
+        let rewrites: ValueRewrites
         /// The stores deferred so far, in order.
         var deferred: [@Sendable (SQLiteConnection) -> Void] = []
 
         init(_ history: KeepsakeHistory<Doc>, in path: String) throws {
             let storage = try #require(history.durableStorage)
-            (id, name) = (storage.id, storage.name)
+            (id, name, rewrites) = (storage.id, storage.name, storage.valueRewrites)
             connection = try SQLiteConnection(path: path, create: false)
         }
 
@@ -228,7 +230,7 @@ import Testing
         func build(_ position: Int, waitForPause: Bool = false) {
             Storage.buildCheckpoint(
                 connection, historyID: id, name: name, position: position, builds: builds, sizes: Handoff(),
-                waitForPause: waitForPause
+                rewrites: rewrites, waitForPause: waitForPause
             ) { deferred.append($0) }
         }
 
@@ -302,6 +304,65 @@ import Testing
         #expect(try #require(again.durableStorage).stepsSinceCheckpoint == 0)
         try again.checkInvariants()
         #expect(try builder.connection.scalarText("PRAGMA integrity_check") == "ok")
+    }
+
+    /// A change made without tracking rewrites every stored version's value in place (same
+    /// positions, same changes): a checkpoint built from the rows before it is not stored, nor
+    /// built on, and none is built while one is under way. Before, a build waiting for a pause
+    /// was stored after it, or the next build started from its value: a killed app reopened
+    /// without the change, and `value(ofHistory:atVersion:)` gave versions without it.
+    @Test func aCheckpointBuiltBeforeAChangeWithoutTrackingIsNeitherStoredNorBuiltOn() throws {
+        let store = try KeepsakeStore(path: path)
+        store.checkpointer?.stop()
+        let history = try store.history("big", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = Self.doc(titled: 70_000)  // a large checkpoint: it waits for a pause
+        for index in 1...5 {
+            doc.note = "n\(index)"
+            try history.append(doc)
+        }
+        let builder = try Builder(history, in: path)
+        builder.build(3)
+        #expect(builder.deferred.count == 1 && builder.builds.built?.position == 3)
+        doc.status = .final  // no version changes the status
+        try history.setWithoutTracking(doc)
+        #expect(try builder.storedPositions() == [5])  // the rewrite's own, of the current value
+        for index in 6...7 {
+            doc.note = "n\(index)"
+            try history.append(doc)
+        }
+        builder.build(7)
+        #expect(builder.builds.replayed == 2)  // versions 6 and 7, from the checkpoint of version 5
+        #expect(builder.deferred.count == 1)  // one store waits, for the newest
+        builder.store(0)
+        #expect(try builder.storedPositions() == [5, 7])
+
+        for index in 8...9 {
+            doc.note = "n\(index)"
+            try history.append(doc)
+        }
+        builder.build(8)
+        doc.scores["server"] = 1  // nor the scores
+        try history.setWithoutTracking(doc)
+        #expect(try builder.storedPositions() == [9])
+        builder.store(1)
+        #expect(try builder.storedPositions() == [9])
+
+        // While a rewrite is under way, nothing is built.
+        builder.rewrites.begin()
+        doc.note = "n10"
+        try history.append(doc)
+        builder.build(10)
+        #expect(builder.deferred.count == 2 && builder.builds.built == nil)
+        builder.rewrites.end()
+        try history.checkInvariants()
+        let reopened = try KeepsakeStore(path: path).history(
+            "big", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(reopened.value == doc)
+        try reopened.checkInvariants()
+        for version in 0...10 {
+            let value = try #require(try store.value(ofHistory: "big", atVersion: version, as: Doc.self))
+            #expect(value.status == .final && value.scores == ["server": 1], "version \(version)")
+        }
     }
 
     /// While the write-ahead log is long, even a checkpoint under the large size waits to be
@@ -397,7 +458,7 @@ import Testing
         try connection.execute("DELETE FROM version WHERE history_id = \(id) AND position = 4")
         Storage.buildCheckpoint(
             connection, historyID: id, name: "doc", position: 6, builds: Storage.CheckpointBuilds(),
-            sizes: Handoff()
+            sizes: Handoff(), rewrites: ValueRewrites()
         ) { _ in }
         #expect(try Self.storedPositions(connection, history: id) == [])
         // Opening replays versions 1 to 6 and finds the gap.

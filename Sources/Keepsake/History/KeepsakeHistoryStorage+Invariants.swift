@@ -5,8 +5,9 @@ extension KeepsakeHistoryStorage {
     /// Checks the stored history against itself, for tests and `keepsake verify`: SQLite's
     /// integrity check, foreign keys, the stack sizes and stored counters, that every undone
     /// version redoes from the value its scope is at (as in memory), and that reverting the
-    /// current value through every applied version reaches the stored base value, on every
-    /// property that value holds: one an old model stored lacks the properties added since.
+    /// current value through every applied version reaches each applied version's checkpoint
+    /// and the stored base value, on every property they hold: one an old model stored lacks
+    /// the properties added since.
     ///
     /// A version today's model cannot read is reverted as undo does, on the stored form, where
     /// redoing it must reach the value above it; below a value today's model cannot hold, where
@@ -63,8 +64,25 @@ extension KeepsakeHistoryStorage {
                 // when today's model cannot.
             }
             guard let base = try rows.baseCheckpoint() else { throw fail("no base value") }
+            let checkpointed = Set(
+                try connection.query(
+                    "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL",
+                    [.integer(id)]
+                ) { try $0.requiredInt64(0) })
             var value = current
+            var onStoredForm = false
             for version in applied.reversed() {
+                // A checkpoint holds the value undoing reaches (only what it holds compared: an
+                // old model's lacks the properties added since), until a version the model
+                // cannot read is met: from there on, undo's value is the stored form's.
+                if !onStoredForm, checkpointed.contains(Int64(version.position)),
+                    let json = try rows.checkpoint(at: version.position),
+                    let stored: Value = try? rows.decodeStored(json, history: name, template: { value }),
+                    value.reversion(to: stored) != nil
+                {
+                    throw fail(
+                        "the checkpoint of version \(version.position) is not the value undoing reaches")
+                }
                 do {
                     try Self.apply(rows, version, to: &value, inverted: false, history: name)
                 } catch let error as KeepsakeError {
@@ -75,6 +93,7 @@ extension KeepsakeHistoryStorage {
                     // base value's stored form: the changes today's model stored name its
                     // elements as today's model does, by ids the old JSON may not hold.)
                     guard case .reversion = error else { throw error }
+                    onStoredForm = true
                     // What the stored form lacks (added since) is filled from the value above
                     // it, as undo fills it: only what it holds is compared.
                     let redone = try storedFormValue(rows, moving: [version], undo: false, filling: value)

@@ -180,14 +180,14 @@ extension KeepsakeHistoryStorage {
             // At most one build waits per history: a newer request moves its target, so builds
             // never pile up behind a fast writer.
             guard checkpointRequest.give(position), let checkpointer = store.checkpointer else { return }
-            let (id, name, request, builds, sizes) = (
-                self.id, self.name, checkpointRequest, checkpointBuilds, builtCheckpointSize
+            let (id, name, request, builds, sizes, rewrites) = (
+                self.id, self.name, checkpointRequest, checkpointBuilds, builtCheckpointSize, valueRewrites
             )
             checkpointer.perform { connection in
                 guard let position = request.take() else { return }
                 Self.buildCheckpoint(
                     connection, historyID: id, name: name, position: position, builds: builds, sizes: sizes,
-                    waitForPause: checkpointer.logIsLong,
+                    rewrites: rewrites, waitForPause: checkpointer.logIsLong,
                     deferring: { store in
                         // Storing a large value holds the write lock for a millisecond or
                         // more, and any store keeps a long log from starting over: that waits
@@ -302,7 +302,9 @@ extension KeepsakeHistoryStorage {
     /// below it — or from the value the previous build made, while that one waits to be stored
     /// and its version is still applied as it was — and shared with no one. Nothing is written
     /// when the version is no longer applied, already has a checkpoint, or was replaced by
-    /// another at its position meanwhile.
+    /// another at its position meanwhile, nor when the stored versions' values were rewritten
+    /// after the rows were read (``rebase(on:)``, under way or committed since): the value built
+    /// would lack that change.
     ///
     /// A checkpoint only shortens reopening, so one that cannot be built is left out (the next
     /// one is tried at its turn); whatever stopped it reaches the app when the app reads those
@@ -312,6 +314,8 @@ extension KeepsakeHistoryStorage {
     ///   - builds: What the builds of this history keep between them.
     ///   - sizes: Given the size of each checkpoint built (its blobs included), for the
     ///     history's byte rule.
+    ///   - rewrites: Counts the rewrites of the history's stored values by the committing
+    ///     thread.
     ///   - waitForPause: Whether even a small checkpoint waits to be stored, as a large one
     ///     does: while the write-ahead log is long (``WALCheckpointer/logIsLong``), a commit of
     ///     this connection's between two of the writer's would keep the log from starting over.
@@ -321,13 +325,20 @@ extension KeepsakeHistoryStorage {
     ///     checkpoint is stored at once.
     static func buildCheckpoint(
         _ connection: SQLiteConnection, historyID: Int64, name: String, position: Int,
-        builds: CheckpointBuilds, sizes: Handoff, waitForPause: Bool = false,
+        builds: CheckpointBuilds, sizes: Handoff, rewrites: ValueRewrites, waitForPause: Bool = false,
         deferring: (@escaping @Sendable (SQLiteConnection) -> Void) -> Void
     ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
         func key(_ position: Int) -> [SQLiteValue] { [.integer(historyID), .integer(Int64(position))] }
         var encodedBytes = 0
         defer { releaseFreeMemory(afterValueOf: encodedBytes) }
+        // Counted before the rows are read: a rewrite counted after began after, and one
+        // committed before has its end counted too.
+        let rewritesSeen = rewrites.count
+        guard !ValueRewrites.isUnderWay(rewritesSeen) else {
+            builds.built = nil
+            return
+        }
         do {
             // The rows are read in one short snapshot: a read transaction held while decoding
             // would keep the write-ahead log from starting over. The work is done outside it.
@@ -338,7 +349,7 @@ extension KeepsakeHistoryStorage {
                     else { return nil }
                     // A version row lost from the way (damage) would leave its change out of a
                     // checkpoint stored with a sound digest, which every later open would trust.
-                    if let built = builds.built, built.position < position,
+                    if let built = builds.built, built.position < position, built.rewrites == rewritesSeen,
                         try AppliedVersion.read(connection, key(built.position)) == built.version
                     {
                         let versions = try rows.appliedVersions(after: built.position, upTo: position)
@@ -373,12 +384,13 @@ extension KeepsakeHistoryStorage {
             sizes.give(size)
             let checkpoint = CheckpointBuilds.Built(
                 position: position, version: read.version, json: json,
-                digest: HistoryRows.checkpointDigest(json, position: position), blobs: rows.blobs.referenced)
+                digest: HistoryRows.checkpointDigest(json, position: position), blobs: rows.blobs.referenced,
+                rewrites: rewritesSeen)
             guard json.utf8.count > largeCheckpoint || waitForPause else {
-                store(checkpoint, connection, historyID: historyID)
+                store(checkpoint, connection, historyID: historyID, rewrites: rewrites)
                 return
             }
-            builds.built = (position, read.version, value)
+            builds.built = (position, read.version, value, rewritesSeen)
             builds.waiting = checkpoint
             guard !builds.storeQueued else { return }
             builds.storeQueued = true
@@ -387,7 +399,7 @@ extension KeepsakeHistoryStorage {
                 guard let waiting = builds.waiting else { return }
                 // The next build starts from this checkpoint once stored: the value goes.
                 (builds.waiting, builds.built) = (nil, nil)
-                store(waiting, connection, historyID: historyID)
+                store(waiting, connection, historyID: historyID, rewrites: rewrites)
                 releaseFreeMemory(afterValueOf: waiting.json.utf8.count)
             }
         } catch {
@@ -428,15 +440,20 @@ extension KeepsakeHistoryStorage {
 
     /// Stores a checkpoint built off the committing thread if its version is still the one it
     /// was built from, and still has none, and every blob it refers to is still stored as it
-    /// was when encoded: the blobs were committed then, and ``KeepsakeStore/compact()`` may have
-    /// deleted them since (nothing stored referred to them), their ids gone to other bytes.
+    /// was when encoded (the blobs were committed then, and ``KeepsakeStore/compact()`` may have
+    /// deleted them since, nothing stored referring to them, their ids gone to other bytes), and
+    /// no rewrite of the stored values began since its rows were read. Checked in the write
+    /// transaction: a rewrite's own transaction comes before it (then it is counted) or after
+    /// it (then it deletes the checkpoint with every other).
     private static func store(
-        _ checkpoint: CheckpointBuilds.Built, _ connection: SQLiteConnection, historyID: Int64
+        _ checkpoint: CheckpointBuilds.Built, _ connection: SQLiteConnection, historyID: Int64,
+        rewrites: ValueRewrites
     ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
         let key: [SQLiteValue] = [.integer(historyID), .integer(Int64(checkpoint.position))]
         try? connection.transaction {
-            guard try AppliedVersion.read(connection, key) == checkpoint.version,
+            guard rewrites.count == checkpoint.rewrites,
+                try AppliedVersion.read(connection, key) == checkpoint.version,
                 try connection.scalarInt(checkpointCountSQL, key) == 0,
                 try checkpoint.blobs.allSatisfy(rows.blobs.isStored)
             else { return }
@@ -456,18 +473,21 @@ extension KeepsakeHistoryStorage {
 
         /// A checkpoint built: the version's position, the version when built (it is stored only
         /// if that version is still there), the value's JSON and its digest (computed with the
-        /// JSON, not while the store's write lock is held), and the blobs the JSON refers to
-        /// (it is stored only if they are still there).
+        /// JSON, not while the store's write lock is held), the blobs the JSON refers to (it is
+        /// stored only if they are still there), and the rewrites of stored values counted
+        /// before its rows were read (it is stored only if there was none since).
         struct Built {
             let position: Int
             let version: AppliedVersion
             let json: String
             let digest: Int64
             let blobs: Set<BlobCoding.Reference>
+            let rewrites: Int
         }
 
-        /// The value of the version at `position`, built last, while it waits to be stored.
-        var built: (position: Int, version: AppliedVersion, value: Value)?
+        /// The value of the version at `position`, built last, while it waits to be stored, and
+        /// the rewrites counted before its rows were read.
+        var built: (position: Int, version: AppliedVersion, value: Value, rewrites: Int)?
         /// The newest large checkpoint built and not yet stored.
         var waiting: Built?
         /// Whether a store step waits for a pause.
@@ -884,6 +904,11 @@ extension KeepsakeHistoryStorage {
     ///   changes.
     func rebase(on value: Value) throws(KeepsakeError) {
         let (name, current, level) = (self.name, self.current, self.level)
+        // Every stored version's value changes, at the same positions, with the same changes:
+        // a checkpoint built meanwhile from the rows before would be stored, or built on,
+        // without the change (a killed app then reopened without it).
+        valueRewrites.begin()
+        defer { valueRewrites.end() }
         let written = try transact { rows in
             let applied = try rows.appliedVersions(after: 0)
             try rows.checkLoaded(
@@ -1026,6 +1051,29 @@ final class CompactionSteps: @unchecked Sendable {
 
     /// The steps taken so far, and the most versions one of them deleted.
     var taken: (count: Int, mostDeleted: Int) { lock.withLock { (steps, most) } }
+}
+
+/// Counts the rewrites of a history's stored values (``KeepsakeHistoryStorage/rebase(on:)``) by
+/// its committing thread, for the checkpoint builds of its background connection: one at the
+/// start of a rewrite, one at its end, once committed or not, so that an odd count says one is
+/// under way. A build counts them before it reads the rows; its value is built on, or stored,
+/// only while the count is the same.
+final class ValueRewrites: @unchecked Sendable {
+    // Sound because `counted` is touched only while `lock` is held.
+    private let lock = NSLock()
+    private var counted = 0
+
+    /// The starts and ends counted so far.
+    var count: Int { lock.withLock { counted } }
+
+    /// Whether a rewrite was under way when `count` read `count`.
+    static func isUnderWay(_ count: Int) -> Bool { !count.isMultiple(of: 2) }
+
+    /// Counts a rewrite's start, before its transaction begins.
+    func begin() { lock.withLock { counted += 1 } }
+
+    /// Counts its end, once its transaction has committed or rolled back.
+    func end() { lock.withLock { counted += 1 } }
 }
 
 /// A number handed from one thread to another — from a history's committing thread to its

@@ -53,6 +53,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     let checkpointRequest = Handoff()
     /// What the background builds of this history's checkpoints keep between them.
     let checkpointBuilds = CheckpointBuilds()
+    /// The rewrites of the stored values, which the background builds check.
+    let valueRewrites = ValueRewrites()
     /// The size of the checkpoint built last off the committing thread (its blobs included),
     /// taken by the next version: the byte rule weighs the changes against it.
     let builtCheckpointSize = Handoff()
