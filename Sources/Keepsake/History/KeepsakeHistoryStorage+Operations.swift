@@ -335,10 +335,7 @@ extension KeepsakeHistoryStorage {
         // Counted before the rows are read: a rewrite counted after began after, and one
         // committed before has its end counted too.
         let rewritesSeen = rewrites.count
-        guard !ValueRewrites.isUnderWay(rewritesSeen) else {
-            builds.built = nil
-            return
-        }
+        guard !ValueRewrites.isUnderWay(rewritesSeen) else { return }
         do {
             // The rows are read in one short snapshot: a read transaction held while decoding
             // would keep the write-ahead log from starting over. The work is done outside it.
