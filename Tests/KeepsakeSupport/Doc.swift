@@ -1,4 +1,5 @@
 public import Foundation
+import Keepsake
 public import Revertible
 public import TestSupport
 
@@ -107,5 +108,66 @@ public enum DocEdits {
             default: doc.items.shuffle(using: &generator)
             }
         }
+    }
+
+    /// A refusal that was not a step's wrong version, or an acceptance where a step changes
+    /// the property.
+    public struct UnexpectedUntrackedOutcome: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Makes a change without tracking through `controller` (a server's), to one property of
+    /// `doc`, the value as the app reads it (the title, note or status), and checks the outcome
+    /// against `model`: accepted only when no step changes that property, that is, when every
+    /// version the model keeps holds one value there (then every version gets the new one);
+    /// else refused with the wrong version of the step that changes it (durably, naming the
+    /// version), and nothing changes. Half the time a property no step changes is picked, when
+    /// one is left: most are changed.
+    ///
+    /// - Throws: What accepting it threw, or ``UnexpectedUntrackedOutcome``.
+    @MainActor public static func changeWithoutTracking<Root>(
+        of doc: Doc, through controller: VersioningController<Root, Doc, ReversionError>,
+        model: inout FullCopyHistory<Doc>, named name: String, using generator: inout SeededGenerator
+    ) throws {
+        var doc = doc
+        let versions = model.versions
+        let distinct = [
+            Set(versions.map(\.title)).count, Set(versions.map(\.note)).count,
+            Set(versions.map(\.status)).count,
+        ]
+        let unchanged = distinct.indices.filter { distinct[$0] == 1 }
+        let property =
+            Bool.random(using: &generator) && !unchanged.isEmpty
+            ? unchanged.randomElement(using: &generator)! : Int.random(in: 0..<3, using: &generator)
+        let change: (inout Doc) -> Void
+        switch property {
+        case 0: change = { $0.title = name }
+        case 1: change = { $0.note = name }
+        default:
+            let status = [Doc.Status.draft, .review, .final].filter { $0 != doc.status }.randomElement(
+                using: &generator)!
+            change = { $0.status = status }
+        }
+        change(&doc)
+        guard distinct[property] > 1 else {
+            try controller.setWithoutTracking(doc)
+            model.changeEveryVersion(change)
+            return
+        }
+        do {
+            try controller.setWithoutTracking(doc)
+        } catch {
+            var refusal = error
+            if case .storage(let failure) = error,
+                case .reversion(_, _, let stepError)? = failure.error as? KeepsakeError
+            {
+                refusal = stepError
+            }
+            guard case .wrongVersion = refusal else {
+                throw UnexpectedUntrackedOutcome(description: "refused, but not as a wrong version: \(error)")
+            }
+            return
+        }
+        throw UnexpectedUntrackedOutcome(description: "accepted, though a step changes the property")
     }
 }

@@ -126,55 +126,12 @@ import Testing
                 model.setMaximumVersions(maximumVersions, slack: maximumVersions! / 8)
             case 14:
                 // A change made without tracking, to one property: accepted only when no step
-                // changes that property, that is, when every version kept holds one value there
-                // (then every version undo and redo reach has the new one); else refused, since
-                // the steps changing it would never apply again, and nothing changes.
-                var doc = controller.value
-                let versions = model.versions
-                let distinct = [
-                    Set(versions.map(\.title)).count, Set(versions.map(\.note)).count,
-                    Set(versions.map(\.status)).count,
-                ]
-                // Half the time a property no step changes, when one is left: most are changed.
-                let unchanged = distinct.indices.filter { distinct[$0] == 1 }
-                let property =
-                    Bool.random(using: &generator) && !unchanged.isEmpty
-                    ? unchanged.randomElement(using: &generator)! : Int.random(in: 0..<3, using: &generator)
-                let change: (inout Doc) -> Void
-                switch property {
-                case 0:
-                    let title = "untracked \(step)"
-                    change = { $0.title = title }
-                case 1:
-                    let note = "untracked \(step)"
-                    change = { $0.note = note }
-                default:
-                    let status = [Doc.Status.draft, .review, .final].filter { $0 != doc.status }
-                        .randomElement(
-                            using: &generator)!
-                    change = { $0.status = status }
-                }
-                let holdsOneValue = distinct[property] == 1
-                change(&doc)
-                if holdsOneValue {
-                    try controller.setWithoutTracking(doc)
-                    model.changeEveryVersion(change)
-                } else {
-                    let error = #expect(throws: ReversionError.self, "\(context)") {
-                        try controller.setWithoutTracking(doc)
-                    }
-                    // In memory the step's error; durably, the same, naming the version.
-                    var refusal = error
-                    if case .storage(let failure)? = error,
-                        case .reversion(_, _, let stepError)? = failure.error as? KeepsakeError
-                    {
-                        refusal = stepError
-                    }
-                    guard case .wrongVersion? = refusal else {
-                        Issue.record("\(context): \(String(describing: error))")
-                        continue
-                    }
-                }
+                // changes that property (then every version undo and redo reach has the new
+                // value); else refused, since the steps changing it would never apply again,
+                // and nothing changes.
+                try DocEdits.changeWithoutTracking(
+                    of: controller.value, through: controller, model: &model, named: "untracked \(step)",
+                    using: &generator)
             default:
                 guard kind == .durable else { continue }
                 controller = try open()

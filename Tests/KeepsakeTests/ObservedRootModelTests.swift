@@ -86,7 +86,7 @@ import Testing
             try #require(controller.scopeLevel == model.level, "\(context): scope level")
         }
         for step in 0..<400 {
-            let operation = Int.random(in: 0..<21, using: &generator)
+            let operation = Int.random(in: 0..<22, using: &generator)
             let context = "\(setup.testDescription) batch \(batch) step \(step) operation \(operation)"
             switch operation {
             case 0...7:
@@ -181,6 +181,17 @@ import Testing
                     controller?.hasUndo == true && controller?.hasRedo == false, "\(context): stacks")
                 failed = true
                 continue
+            case 20:
+                // A change made without tracking (a server's), in the turn of the app's edits:
+                // they are recorded first, then it is made, written into the model without
+                // being recorded itself; refused when a step changes what it changes.
+                recordEdits()
+                // The model's value: the controller's `value` is the recorded version until
+                // the turn's edits are recorded (by this operation, first).
+                try DocEdits.changeWithoutTracking(
+                    of: root.drawing, through: try #require(controller), model: &model,
+                    named: "untracked \(step)",
+                    using: &generator)
             default:
                 // The app lets go of a model that owns its controller, in the turn of an edit;
                 // after the turn it opens the history on a new model.
