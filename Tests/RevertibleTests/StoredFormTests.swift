@@ -104,6 +104,19 @@ import Testing
     }
 
     /// A tree at neither side of a record is refused, and left as it was.
+    /// Filling takes a key the JSON lacks from the other tree (a property added since, as the
+    /// model reads it), and nothing where the other tree lacks it too (an optional left out:
+    /// `nil`), nor where the JSON holds it already, nor below a key the JSON lacks.
+    @Test func fillingTakesOnlyWhatTheJSONLacksAndTheOtherHolds() throws {
+        var form = try StoredForm(json: #"{"title":"a","settings":{"zoom":1}}"#)
+        let read = try StoredForm(
+            json: #"{"title":"b","grid":8,"settings":{"zoom":2,"snap":true},"extra":{"depth":3}}"#)
+        let paths = try ["grid", "note", "title", "settings.snap", "extra.depth"].map(
+            PathDescriptor.init(parsing:))
+        form.fill(absentAt: paths, from: read)
+        #expect(form == (try StoredForm(json: #"{"title":"a","grid":8,"settings":{"zoom":1,"snap":true}}"#)))
+    }
+
     @Test func aTreeAtAnotherVersionIsRefusedAndUnchanged() throws {
         let old = Document.empty
         var new = old

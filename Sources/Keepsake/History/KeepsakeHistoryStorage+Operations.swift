@@ -984,17 +984,30 @@ extension KeepsakeHistoryStorage {
 
     /// The stored base value's JSON with the change from `current` to `value` made on it (its
     /// blobs inlined, as bytes in base64); `failure` when the change does not fit it (it names
-    /// a property renamed or added since, or one a version changed).
+    /// a property renamed since, or one a version changed).
     private static func baseJSON(
         _ rows: HistoryRows, history name: String, changedFrom current: Value, to value: Value,
         failure: KeepsakeError
     ) throws -> String {
         guard let stored = try rows.baseCheckpoint() else { throw failure }
-        var form = try rows.storedForm(
-            stored, redoing: [], history: name, keys: CodingKeyTree(for: Value.self))
+        let keys = CodingKeyTree(for: Value.self)
+        var form = try rows.storedForm(stored, redoing: [], history: name, keys: keys)
         guard let change = value.reversion(to: current) else { return form.json }
         do {
-            try form.revert(try change.records(), inverted: true)
+            let records = try change.records()
+            // A property added since the old model stored the base value is not in its JSON:
+            // where the change names one, it first gets the value today's model reads there
+            // (filled from the current value, which no version changes there: the old model's
+            // cannot name it, and the new model's above did not refuse the change). Before,
+            // such a change was refused, though memory took it. An optional the JSON leaves
+            // out reads as `nil`, and gets nothing.
+            let read = try StoredForm(
+                json: String(
+                    decoding: try JSONEncoder().encode(rows.decodeStored(stored, history: name) { current }),
+                    as: UTF8.self),
+                keys: keys)
+            form.fill(absentAt: records.map(\.path), from: read)
+            try form.revert(records, inverted: true)
         } catch {
             throw failure
         }

@@ -113,6 +113,27 @@ package struct StoredForm: Equatable {
         }
     }
 
+    /// Gives each of `paths` that names a key its object lacks here (its last step: the object
+    /// itself is here) the node `other` holds there, if it holds one: a property an old model's
+    /// JSON lacks, added since, as `other` — today's model's reading of it — has it.
+    ///
+    /// - Parameters:
+    ///   - paths: The paths of the records about to be applied.
+    ///   - other: The same value as today's model reads and writes it.
+    package mutating func fill(absentAt paths: [PathDescriptor], from other: StoredForm) {
+        for path in paths {
+            guard
+                case .success(let here) = Self.place(
+                    path.components[...], in: root, keys: keys, decoder: decoder),
+                here.node == nil,
+                case .success(let there) = Self.place(
+                    path.components[...], in: other.root, keys: other.keys, decoder: other.decoder),
+                let node = there.node, root.replace(at: here.steps[...], with: node)
+            else { continue }
+            positions.forget(after: here.steps)
+        }
+    }
+
     // MARK: - Edits
 
     /// One record, read.
