@@ -1000,13 +1000,16 @@ extension KeepsakeHistoryStorage {
             // (filled from the current value, which no version changes there: the old model's
             // cannot name it, and the new model's above did not refuse the change). Before,
             // such a change was refused, though memory took it. An optional the JSON leaves
-            // out reads as `nil`, and gets nothing.
-            let read = try StoredForm(
+            // out reads as `nil`, and gets nothing; a base value the model cannot read (a case
+            // removed since) gets nothing either, and the change is made as it was.
+            if let read = try? StoredForm(
                 json: String(
                     decoding: try JSONEncoder().encode(rows.decodeStored(stored, history: name) { current }),
                     as: UTF8.self),
                 keys: keys)
-            form.fill(absentAt: records.map(\.path), from: read)
+            {
+                form.fill(absentAt: records.map(\.path), from: read)
+            }
             try form.revert(records, inverted: true)
         } catch {
             throw failure
