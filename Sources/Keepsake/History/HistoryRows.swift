@@ -1308,11 +1308,12 @@ struct HistoryRows {
     }
 
     /// Applied versions after `position` (up to `last`, when given), oldest first, with their
-    /// changes.
-    func appliedVersions(after position: Int, upTo last: Int? = nil) throws -> [Version] {
+    /// changes when `changes`.
+    func appliedVersions(after position: Int, upTo last: Int? = nil, changes: Bool = true) throws -> [Version]
+    {
         try connection.query(
             """
-            SELECT \(versionColumns(changes: true)) FROM version WHERE history_id = ? AND is_undone = 0 AND position > ?
+            SELECT \(versionColumns(changes: changes)) FROM version WHERE history_id = ? AND is_undone = 0 AND position > ?
             AND position <= ? ORDER BY position
             """,
             [.integer(historyID), .integer(Int64(position)), .integer(last.map(Int64.init) ?? .max)]

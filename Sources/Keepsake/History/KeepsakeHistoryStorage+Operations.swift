@@ -907,7 +907,8 @@ extension KeepsakeHistoryStorage {
         valueRewrites.begin()
         defer { valueRewrites.end() }
         let written = try transact { rows in
-            let applied = try rows.appliedVersions(after: 0)
+            // Positions only: the walk below reads the versions' changes scope by scope.
+            let applied = try rows.appliedVersions(after: 0, changes: false)
             try rows.checkLoaded(
                 replayed: applied.map(\.position), from: 0, level: level, redo: redoCount, total: total,
                 history: name)
