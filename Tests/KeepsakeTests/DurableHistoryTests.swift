@@ -215,12 +215,16 @@ import Testing
         let builds = Storage.CheckpointBuilds()
         /// The history's own count of rewrites of its stored values, as its builds have it.
         let rewrites: ValueRewrites
+        /// The history's own note of what its stored values hold that the model does not read.
+        let unread: UnreadStoredData
         /// The stores deferred so far, in order.
         var deferred: [@Sendable (SQLiteConnection) -> Void] = []
 
         init(_ history: KeepsakeHistory<Doc>, in path: String) throws {
             let storage = try #require(history.durableStorage)
-            (id, name, rewrites) = (storage.id, storage.name, storage.valueRewrites)
+            (id, name, rewrites, unread) = (
+                storage.id, storage.name, storage.valueRewrites, storage.unreadStoredData
+            )
             connection = try SQLiteConnection(path: path, create: false)
         }
 
@@ -230,7 +234,7 @@ import Testing
         func build(_ position: Int, waitForPause: Bool = false) {
             Storage.buildCheckpoint(
                 connection, historyID: id, name: name, position: position, builds: builds, sizes: Handoff(),
-                rewrites: rewrites, waitForPause: waitForPause
+                rewrites: rewrites, unread: unread, waitForPause: waitForPause
             ) { deferred.append($0) }
         }
 
@@ -458,7 +462,7 @@ import Testing
         try connection.execute("DELETE FROM version WHERE history_id = \(id) AND position = 4")
         Storage.buildCheckpoint(
             connection, historyID: id, name: "doc", position: 6, builds: Storage.CheckpointBuilds(),
-            sizes: Handoff(), rewrites: ValueRewrites()
+            sizes: Handoff(), rewrites: ValueRewrites(), unread: UnreadStoredData()
         ) { _ in }
         #expect(try Self.storedPositions(connection, history: id) == [])
         // Opening replays versions 1 to 6 and finds the gap.

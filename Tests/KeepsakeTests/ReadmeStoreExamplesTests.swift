@@ -34,6 +34,13 @@ enum Readme {
         ]
     }
 
+    /// A model whose `legacyColor` is gone for good (ChangingYourModel's example).
+    struct Swatch: Versionable, Equatable, Codable {
+        var name = ""
+
+        static let propertyEvolution: [PropertyEvolution] = [.removed("legacyColor")]
+    }
+
     struct Line: Versionable, Equatable, Codable {
         var dollars: Double  // stored as "cents", an Int
 

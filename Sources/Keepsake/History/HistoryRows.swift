@@ -885,9 +885,12 @@ struct HistoryRows {
     /// whose changes do not apply. After an app update, the old model's versions fit the JSON
     /// it wrote, and the new model's after them may not (they name a property renamed or
     /// added since).
+    ///
+    /// With `shapeOnly`, the form holds the value's shape only (``StoredForm/shapeOnly``): its
+    /// blobs stay references, and changes within bytes are passed over.
     func storedForm(
         _ json: String, redoing versions: [Version], history name: String, keys: CodingKeyTree,
-        atLeast required: Int
+        atLeast required: Int, shapeOnly: Bool = false
     ) throws -> (form: StoredForm, redone: Int) {
         var form: StoredForm
         do {
@@ -895,10 +898,12 @@ struct HistoryRows {
         } catch {
             throw KeepsakeError.damaged(history: name, reason: "its stored value is not JSON")
         }
-        try blobs.inlineBlobs(in: &form)
+        form.shapeOnly = shapeOnly
+        if !shapeOnly { try blobs.inlineBlobs(in: &form) }
         for (index, version) in versions.enumerated() {
             do {
-                try form.revert(try blobs.inliningBlobs(in: records(of: version)), inverted: true)
+                let records = try records(of: version)
+                try form.revert(shapeOnly ? records : try blobs.inliningBlobs(in: records), inverted: true)
             } catch let error as ReversionError {
                 guard index >= required else {
                     throw KeepsakeError.reversion(history: name, version: version.position, error: error)
@@ -1013,7 +1018,23 @@ struct HistoryRows {
     }
 
     /// Stores `value` whole, as the value right after the version at `position` (the base
-    /// value when `nil`); returns its size, blobs included.
+    /// value when `nil`), in the form ``checkpointJSON(of:position:history:unread:)`` gives;
+    /// returns its size, blobs included, or `nil` when none may be stored.
+    func writeCheckpoint<Value: Versionable & Codable>(
+        _ value: Value, position: Int?, history name: String, unread: UnreadStoredData
+    ) throws -> Int? {
+        guard
+            let (json, size) = try checkpointJSON(
+                of: value, position: position, history: name, unread: unread)
+        else { return nil }
+        try insertCheckpoint(
+            json, position: position, digest: Self.checkpointDigest(json, position: position))
+        return size
+    }
+
+    /// Stores `value` whole, in the model's form, as the value right after the version at
+    /// `position` (the base value when `nil`): a new history's; returns its size, blobs
+    /// included.
     func writeCheckpoint<Value: Encodable>(_ value: Value, position: Int?) throws -> Int {
         let (json, size) = try encodeCheckpoint(value)
         try insertCheckpoint(

@@ -162,7 +162,11 @@ extension KeepsakeHistoryStorage {
         if store.checkpointer != nil, checkpointBytes > Self.smallCheckpoint {
             return .deferred(position: position)
         }
-        return .written(try rows.writeCheckpoint(value, position: position))
+        let written = try rows.writeCheckpoint(
+            value, position: position, history: name, unread: unreadStoredData)
+        // None stored (the stored values hold what the model does not read, and the model's
+        // value is not theirs): the versions are replayed from the last one.
+        return .written(written ?? checkpointBytes)
     }
 
     /// The size up to which a history's checkpoints are written by the committing thread, with
@@ -180,14 +184,15 @@ extension KeepsakeHistoryStorage {
             // At most one build waits per history: a newer request moves its target, so builds
             // never pile up behind a fast writer.
             guard checkpointRequest.give(position), let checkpointer = store.checkpointer else { return }
-            let (id, name, request, builds, sizes, rewrites) = (
-                self.id, self.name, checkpointRequest, checkpointBuilds, builtCheckpointSize, valueRewrites
+            let (id, name, request, builds, sizes, rewrites, unread) = (
+                self.id, self.name, checkpointRequest, checkpointBuilds, builtCheckpointSize, valueRewrites,
+                unreadStoredData
             )
             checkpointer.perform { connection in
                 guard let position = request.take() else { return }
                 Self.buildCheckpoint(
                     connection, historyID: id, name: name, position: position, builds: builds, sizes: sizes,
-                    rewrites: rewrites, waitForPause: checkpointer.logIsLong,
+                    rewrites: rewrites, unread: unread, waitForPause: checkpointer.logIsLong,
                     deferring: { store in
                         // Storing a large value holds the write lock for a millisecond or
                         // more, and any store keeps a long log from starting over: that waits
@@ -316,6 +321,9 @@ extension KeepsakeHistoryStorage {
     ///     history's byte rule.
     ///   - rewrites: Counts the rewrites of the history's stored values by the committing
     ///     thread.
+    ///   - unread: Whether the stored values hold what the model does not read: until it is
+    ///     known that they do not, the build starts from a stored checkpoint, and stores the
+    ///     form ``HistoryRows/checkpointJSON(of:position:history:unread:)`` gives.
     ///   - waitForPause: Whether even a small checkpoint waits to be stored, as a large one
     ///     does: while the write-ahead log is long (``WALCheckpointer/logIsLong``), a commit of
     ///     this connection's between two of the writer's would keep the log from starting over.
@@ -325,7 +333,8 @@ extension KeepsakeHistoryStorage {
     ///     checkpoint is stored at once.
     static func buildCheckpoint(
         _ connection: SQLiteConnection, historyID: Int64, name: String, position: Int,
-        builds: CheckpointBuilds, sizes: Handoff, rewrites: ValueRewrites, waitForPause: Bool = false,
+        builds: CheckpointBuilds, sizes: Handoff, rewrites: ValueRewrites, unread: UnreadStoredData,
+        waitForPause: Bool = false,
         deferring: (@escaping @Sendable (SQLiteConnection) -> Void) -> Void
     ) {
         let rows = HistoryRows(connection: connection, blobs: BlobCoding(connection), historyID: historyID)
@@ -346,7 +355,8 @@ extension KeepsakeHistoryStorage {
                     else { return nil }
                     // A version row lost from the way (damage) would leave its change out of a
                     // checkpoint stored with a sound digest, which every later open would trust.
-                    if let built = builds.built, built.position < position, built.rewrites == rewritesSeen,
+                    if unread.current.state == .none, let built = builds.built, built.position < position,
+                        built.rewrites == rewritesSeen,
                         try AppliedVersion.read(connection, key(built.position)) == built.version
                     {
                         let versions = try rows.appliedVersions(after: built.position, upTo: position)
@@ -376,7 +386,18 @@ extension KeepsakeHistoryStorage {
                 try Self.apply(rows, version, to: &value, inverted: true, history: name)
             }
             builds.replayed = read.versions.count
-            let (json, size) = try rows.encodeCheckpoint(value)
+            // The model's form, encoded out of any transaction (it stores large byte strings);
+            // unless the stored values are known to hold nothing the model does not read, what
+            // to store is found out in one snapshot of the rows.
+            let encoded = try rows.encodeCheckpoint(value)
+            let written: (json: String, size: Int)? =
+                unread.current.state == .none
+                ? encoded
+                : try connection.transaction(immediate: false) {
+                    try rows.checkpointJSON(
+                        of: value, encoded: encoded, position: position, history: name, unread: unread)
+                }
+            guard let (json, size) = written else { return }
             encodedBytes = json.utf8.count
             sizes.give(size)
             let checkpoint = CheckpointBuilds.Built(
@@ -524,17 +545,17 @@ extension KeepsakeHistoryStorage {
     ///
     /// - Throws: ``KeepsakeError``.
     public func writeCheckpoint() throws(KeepsakeError) {
-        let value = current
-        let level = self.level
+        let (value, level, name, unread) = (current, self.level, self.name, unreadStoredData)
         let written = try transact { rows in
             // With no version applied, the current value is the base value itself.
-            return try rows.writeCheckpoint(value, position: try rows.topApplied(level: level))
+            return try rows.writeCheckpoint(
+                value, position: try rows.topApplied(level: level), history: name, unread: unread)
         } counts: { [counts] _ in
             counts
         } newest: { _ in
             .unchanged
         }
-        noteCheckpoint(.written(written), adding: 0)
+        noteCheckpoint(.written(written ?? checkpointBytes), adding: 0)
     }
 
     /// What pruning removed.
@@ -607,6 +628,9 @@ extension KeepsakeHistoryStorage {
         // is handed back after the move, as an open's is.
         var replayedBytes = 0
         defer { Self.releaseFreeMemory(afterValueOf: replayedBytes) }
+        // The lowest position moved: a version below those this history wrote may carry what
+        // the model does not read.
+        var lowest = Int.max
         do throws(KeepsakeError) {
             let counts = try transact { rows in
                 let versions = try rows.versions(
@@ -620,6 +644,7 @@ extension KeepsakeHistoryStorage {
                     )
                 }
                 try rows.checkMoving(versions, undo: undo, level: level, history: name)
+                lowest = versions.lazy.map(\.position).min() ?? lowest
                 var index = 0
                 while index < versions.count {
                     do {
@@ -663,6 +688,7 @@ extension KeepsakeHistoryStorage {
                 .unchanged
             }
             settle(current, counts)
+            if lowest <= positionWhenRead { unreadStoredData.forget() }
         } catch {
             // The transaction was rolled back: so are the changes applied in memory.
             for reversion in applied.reversed() { try? reversion.inverse.revert(&current) }
@@ -834,6 +860,8 @@ extension KeepsakeHistoryStorage {
         }
         lastPosition = position
         settle(start, counts, level: level - 1)
+        // Undone to where the scope started: perhaps over versions another process wrote.
+        unreadStoredData.forget()
     }
 
     /// Deletes scope `level` and its versions, what ending it begins with, once every version
@@ -900,7 +928,7 @@ extension KeepsakeHistoryStorage {
     /// - Complexity: O(versions), for the new base value: it is meant for rare, untracked
     ///   changes.
     func rebase(on value: Value) throws(KeepsakeError) {
-        let (name, current, level) = (self.name, self.current, self.level)
+        let (name, current, level, unread) = (self.name, self.current, self.level, unreadStoredData)
         // Every stored version's value changes, at the same positions, with the same changes:
         // a checkpoint built meanwhile from the rows before would be stored, or built on,
         // without the change (a killed app then reopened without it).
@@ -921,9 +949,20 @@ extension KeepsakeHistoryStorage {
                 // The value at the floor: the versions folded under it, which undo no longer
                 // reaches (in memory they are gone), are deleted, as compaction deletes them,
                 // rather than checked against the change.
-                (baseJSON, baseBytes) = try rows.encodeCheckpoint(
-                    try Self.base(rows, below: value, level: level, history: name))
-                basePosition = floor
+                let base = try Self.base(rows, below: value, level: level, history: name)
+                // Stored values holding what the model does not read (a later release's
+                // properties) keep it: the change is made on the stored base value's JSON.
+                if try rows.holdsUnread(
+                    current, position: applied.last?.position, history: name, unread: unread),
+                    let json = try? Self.baseJSON(
+                        rows, history: name, changedFrom: current, to: value,
+                        failure: .damaged(history: name, reason: ""))
+                {
+                    (baseJSON, baseBytes) = (json, json.utf8.count)
+                } else {
+                    (baseJSON, baseBytes) = try rows.encodeCheckpoint(base)
+                    basePosition = floor
+                }
             } catch let unreadable as KeepsakeError {
                 // A version today's model cannot read (the app changed the model since it was
                 // stored): the change is made to the stored base value's JSON instead, which
@@ -945,7 +984,8 @@ extension KeepsakeHistoryStorage {
                 try rows.insertCheckpoint(baseJSON, position: nil, digest: baseDigest)
             }
             guard let top = applied.last, top.position > basePosition ?? 0 else { return baseBytes }
-            return try rows.writeCheckpoint(value, position: top.position)
+            return try rows.writeCheckpoint(value, position: top.position, history: name, unread: unread)
+                ?? baseBytes
         } counts: { [counts] _ in
             counts
         } newest: { _ in

@@ -55,6 +55,11 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     let checkpointBuilds = CheckpointBuilds()
     /// The rewrites of the stored values, which the background builds check.
     let valueRewrites = ValueRewrites()
+    /// Whether the stored values hold what the model does not read, which checkpoints keep.
+    let unreadStoredData = UnreadStoredData()
+    /// The highest version position when the history was read: the versions above it are this
+    /// history's own, written by this model.
+    var positionWhenRead = 0
     /// The size of the checkpoint built last off the committing thread (its blobs included),
     /// taken by the next version: the byte rule weighs the changes against it.
     let builtCheckpointSize = Handoff()
@@ -129,7 +134,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         (stepsSinceCheckpoint, checkpointBytes, lastPosition, heldDigest) = (
             state.replayed, state.checkpointBytes, state.lastPosition, state.heldDigest
         )
-        (heldRecords, lastWrite) = ([], nil)
+        (heldRecords, lastWrite, positionWhenRead) = ([], nil, state.lastPosition)
+        unreadStoredData.forget()
     }
 
     /// Creates history `name` in one write transaction, unless it exists by then (another

@@ -75,6 +75,82 @@ public enum EvolvingDecoding {
     }
 }
 
+extension EvolvingDecoding {
+    /// Decodes `stored` (a parsed JSON tree, as ``FoundationJSON`` gives it) as a `T` the way
+    /// ``decode(_:from:template:decoder:)`` merges it, and says where the stored JSON holds
+    /// what `T` did not read: a key no property asked for (under its name or a declared former
+    /// one) or an element no one decoded, with a value other than `null`.
+    ///
+    /// That is what a model older than the one that stored the data lacks (a property added
+    /// by a later release, read by an earlier one): stored again in this model's form, it would
+    /// be gone. A property removed since reads the same.
+    ///
+    /// - Parameters:
+    ///   - stored: The stored JSON, parsed.
+    ///   - template: The JSON of a value the app provides, parsed, filling what `stored` lacks.
+    ///   - decoder: The decoder for leaf values.
+    /// - Returns: The value, and the places not read as paths (`tags[0].color`), in order.
+    package static func decodeNotingUnread<T: Decodable>(
+        _ type: T.Type, from stored: Any, template: Any?, decoder: JSONDecoder
+    ) throws -> (value: T, unread: [String]) {
+        let notes = MergeNotes()
+        let reads = ReadPlaces()
+        notes.reads = reads
+        let value = try TypeBeingDecoded.with(T.self) {
+            try TreeDecoder(
+                node: stored, template: template, codingPath: [], base: decoder, notes: notes, place: []
+            ).decode(T.self)
+        }
+        var unread: [String] = []
+        reads.collectUnread(in: stored, at: [], into: &unread)
+        return (value, unread)
+    }
+}
+
+/// The places of a stored JSON tree a decode read, for
+/// ``EvolvingDecoding/decodeNotingUnread(_:from:template:decoder:)``: each place is the JSON
+/// keys and element indices (`[0]`) leading to it, as stored (a property read under its former
+/// name is read at that name's place).
+private final class ReadPlaces {
+    /// The keys and indices read in each object or array.
+    private var read: [[String]: Set<String>] = [:]
+    /// The places read whole, by the standard decoder.
+    private var whole: Set<[String]> = []
+
+    func note(_ component: String, at place: [String]) { read[place, default: []].insert(component) }
+    func noteWhole(_ place: [String]) { whole.insert(place) }
+
+    func collectUnread(in node: Any, at place: [String], into unread: inout [String]) {
+        guard !whole.contains(place) else { return }
+        let seen = read[place] ?? []
+        if let object = node as? [String: Any] {
+            for key in object.keys.sorted() where !isNull(object[key]!) {
+                guard seen.contains(key) else {
+                    unread.append(Self.text(place + [key]))
+                    continue
+                }
+                collectUnread(in: object[key]!, at: place + [key], into: &unread)
+            }
+        } else if let array = node as? [Any] {
+            for (index, element) in array.enumerated() where !isNull(element) {
+                let component = "[\(index)]"
+                guard seen.contains(component) else {
+                    unread.append(Self.text(place + [component]))
+                    continue
+                }
+                collectUnread(in: element, at: place + [component], into: &unread)
+            }
+        }
+    }
+
+    /// `place` as a path reads: `tags[0].color`.
+    static func text(_ place: [String]) -> String {
+        place.reduce(into: "") { text, component in
+            text += text.isEmpty || component.hasPrefix("[") ? component : "." + component
+        }
+    }
+}
+
 /// The keys of a stored object that no property of the type decoding it reads, carried by the
 /// error of a key that object lacks: a property renamed since is stored under one of them.
 struct UnreadStoredKeys: Error {
@@ -120,6 +196,9 @@ private final class MergeNotes {
     /// Whether a property was read from its name before a rename, filled from the app's value
     /// or a type's defaults, or converted from its old type.
     var changed = false
+    /// Where the stored tree was read, when a decode asks (`nil`: no one asks, nothing is
+    /// noted).
+    var reads: ReadPlaces?
 }
 
 /// A decoder over a parsed JSON tree, with the app's template tree beside it.
@@ -129,6 +208,9 @@ private struct TreeDecoder: Decoder {
     let codingPath: [any CodingKey]
     let base: JSONDecoder
     let notes: MergeNotes
+    /// Where `node` lies in the stored tree, as ``ReadPlaces`` names places, while reads are
+    /// noted; `nil` otherwise, and for a node of the template's.
+    var place: [String]? = nil
     var userInfo: [CodingUserInfoKey: Any] { base.userInfo }
 
     /// Decodes a `T` here: leaves through the standard decoder, everything else through its
@@ -137,6 +219,7 @@ private struct TreeDecoder: Decoder {
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let value: T = Self.directLeaf(node) { return value }
         if ContainedTypes.isStandardLeaf(T.self) || isNull(node) {
+            if let place { notes.reads?.noteWhole(place) }
             let data = try JSONSerialization.data(withJSONObject: node, options: .fragmentsAllowed)
             do {
                 return try base.decode(T.self, from: data)
@@ -147,7 +230,8 @@ private struct TreeDecoder: Decoder {
         if template == nil, let defaults = DecodingDefaultsTree.of(T.self) {
             return try T(
                 from: TreeDecoder(
-                    node: node, template: defaults, codingPath: codingPath, base: base, notes: notes))
+                    node: node, template: defaults, codingPath: codingPath, base: base, notes: notes,
+                    place: place))
         }
         return try T(from: self)
     }
@@ -188,8 +272,17 @@ private struct TreeDecoder: Decoder {
         }
     }
 
-    func child(_ node: Any, template: Any?, key: any CodingKey) -> TreeDecoder {
-        TreeDecoder(node: node, template: template, codingPath: codingPath + [key], base: base, notes: notes)
+    /// The decoder of `node`, which lies under `key`: stored under `storedKey` here (`[3]` for
+    /// an element; `nil` for a node that is not stored, the template's).
+    func child(_ node: Any, template: Any?, key: any CodingKey, storedKey: String?) -> TreeDecoder {
+        TreeDecoder(
+            node: node, template: template, codingPath: codingPath + [key], base: base, notes: notes,
+            place: storedKey.flatMap { key in place.map { $0 + [key] } })
+    }
+
+    /// Notes that the node under `storedKey` here was read, while reads are noted.
+    func noteRead(_ storedKey: String) {
+        if let place { notes.reads?.note(storedKey, at: place) }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -197,9 +290,16 @@ private struct TreeDecoder: Decoder {
             throw DecodingError.typeMismatch(
                 [String: Any].self, .init(codingPath: codingPath, debugDescription: "Expected an object"))
         }
-        return KeyedDecodingContainer(
-            KeyedTree<Key>(decoder: self, object: object, template: template as? [String: Any], evolution: [])
-        )
+        let keyed = KeyedTree<Key>(
+            decoder: self, object: object, template: template as? [String: Any], evolution: [])
+        // A property declared removed is read, for what storing the value again keeps.
+        if let place {
+            for key in keyed.evolution.removedKeys where object[key] != nil {
+                noteRead(key)
+                notes.reads?.noteWhole(place + [key])
+            }
+        }
+        return KeyedDecodingContainer(keyed)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -243,15 +343,19 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The stored node for `key`, under its current name or the one it was stored under.
     func stored(_ key: Key) -> Any? { lookUp(key)?.node }
 
-    /// The stored node for `key`, and whether it is stored under the name the property had
-    /// before a declared rename: there only data an earlier model wrote has it.
-    private func lookUp(_ key: Key) -> (node: Any, underOldName: Bool)? {
-        if let node = object[key.stringValue] { return (node, false) }
+    /// The stored node for `key`, the key it is stored under, and whether that is the name the
+    /// property had before a declared rename: there only data an earlier model wrote has it.
+    private func lookUp(_ key: Key) -> (node: Any, storedKey: String, underOldName: Bool)? {
+        if let node = object[key.stringValue] {
+            decoder.noteRead(key.stringValue)
+            return (node, key.stringValue, false)
+        }
         let storedName =
             evolution.storedName(of: Self.property(key)) ?? evolution.storedName(of: key.stringValue)
-        guard let node = storedName.flatMap({ object[$0] }) else { return nil }
+        guard let storedName, let node = object[storedName] else { return nil }
         decoder.notes.changed = true
-        return (node, true)
+        decoder.noteRead(storedName)
+        return (node, storedName, true)
     }
 
     /// The property `key` decodes: its `CodingKeys` case's name (the JSON key may differ), as
@@ -276,7 +380,7 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let templateNode = template?[key.stringValue]
-        guard let (node, underOldName) = lookUp(key) else {
+        guard let (node, storedKey, underOldName) = lookUp(key) else {
             guard let templateNode = templateNode ?? DecodingDefaultsTree.of(T.self) else {
                 // Stored keys the type reads nowhere may hold it under its name of before.
                 let unread = object.keys.filter {
@@ -291,10 +395,10 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
             // Added since the data was stored: the app's value.
             decoder.notes.changed = true
             return try TypeBeingDecoded.with(T.self) {
-                try decoder.child(templateNode, template: nil, key: key).decode(T.self)
+                try decoder.child(templateNode, template: nil, key: key, storedKey: nil).decode(T.self)
             }
         }
-        let child = decoder.child(node, template: templateNode, key: key)
+        let child = decoder.child(node, template: templateNode, key: key, storedKey: storedKey)
         let conversion =
             evolution.conversion(for: Self.property(key)) ?? evolution.conversion(for: key.stringValue)
         // Under its old name a value is certainly of the old type: converted even when it reads
@@ -359,16 +463,22 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        decoder.child(object["super"] ?? NSNull(), template: template?["super"], key: AnyKey("super"))
+        if object["super"] != nil { decoder.noteRead("super") }
+        return decoder.child(
+            object["super"] ?? NSNull(), template: template?["super"], key: AnyKey("super"),
+            storedKey: object["super"] == nil ? nil : "super")
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder { try childDecoder(key) }
 
     private func childDecoder(_ key: Key) throws -> TreeDecoder {
-        guard let node = stored(key) ?? filled(key) else {
+        if let (node, storedKey, _) = lookUp(key) {
+            return decoder.child(node, template: template?[key.stringValue], key: key, storedKey: storedKey)
+        }
+        guard let node = filled(key) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value"))
         }
-        return decoder.child(node, template: template?[key.stringValue], key: key)
+        return decoder.child(node, template: template?[key.stringValue], key: key, storedKey: nil)
     }
 }
 
@@ -394,9 +504,12 @@ private struct UnkeyedTree: UnkeyedDecodingContainer {
                 Any.self, .init(codingPath: codingPath, debugDescription: "No more elements"))
         }
         defer { currentIndex += 1 }
+        // Only while reads are noted: a merge of 500,000 elements makes no text for them.
+        let storedKey = decoder.place == nil ? nil : "[\(currentIndex)]"
+        if let storedKey { decoder.noteRead(storedKey) }
         return decoder.child(
             array[currentIndex], template: DecodingDefaultsTree.of(type),
-            key: AnyKey(index: currentIndex))
+            key: AnyKey(index: currentIndex), storedKey: storedKey)
     }
 
     mutating func decodeNil() throws -> Bool {

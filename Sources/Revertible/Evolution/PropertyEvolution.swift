@@ -22,13 +22,15 @@ import Foundation
 ///
 /// Changes that need no declaration: a new property with a default value (the stored value is
 /// used where there is one, the app's value where not; `nil` for an optional, as `Codable`
-/// reads a missing key), a removed property (its stored changes are skipped), a new enum case,
+/// reads a missing key), a removed property (its stored changes are skipped, and a storage
+/// keeps its stored values for an earlier release until it is declared ``removed(_:)``), a new enum case,
 /// a property made optional, a property renamed with its old name kept as its JSON key in
 /// `CodingKeys` (`case name = "title"`: its stored changes are read as that property's).
 public struct PropertyEvolution: @unchecked Sendable {
     enum Kind {
         case renamed(old: String, new: String)
         case converted(name: String, conversion: Conversion)
+        case removed(key: String)
     }
 
     // Unchecked because a conversion closure captures the old type's metatype; it only
@@ -48,6 +50,26 @@ public struct PropertyEvolution: @unchecked Sendable {
     ///   - new: The property's name now.
     public static func renamed(_ old: String, to new: String) -> Self {
         Self(kind: .renamed(old: old, new: new))
+    }
+
+    /// The property stored under `key` is gone for good: a storage lets its stored values go.
+    ///
+    /// A property removed needs no declaration to open stored data: its stored changes are
+    /// skipped, and its stored values ignored. A storage that stores values again whole (a
+    /// Keepsake checkpoint) keeps what the model does not read, since that may be a later
+    /// release's property, read by an earlier one: an earlier release opening the same store
+    /// (another device, a downgrade) still finds it. Declare the removal once no release that
+    /// reads it is in use: the values are dropped at the next checkpoint, which costs what the
+    /// model's own encoding costs again.
+    ///
+    /// ```swift
+    /// static let propertyEvolution: [PropertyEvolution] = [.removed("legacyColor")]
+    /// ```
+    ///
+    /// - Parameter key: The JSON key the property was stored under: its name, unless the type's
+    ///   `CodingKeys` gave it another.
+    public static func removed(_ key: String) -> Self {
+        Self(kind: .removed(key: key))
     }
 
     /// The property `name` was stored as an `Old`; `convert` makes today's value of one.
@@ -93,6 +115,14 @@ extension Array where Element == PropertyEvolution {
             if case .renamed(let old, let new) = evolution.kind, new == current { return old }
         }
         return nil
+    }
+
+    /// The stored keys of the properties declared removed.
+    package var removedKeys: [String] {
+        compactMap { evolution in
+            if case .removed(let key) = evolution.kind { return key }
+            return nil
+        }
     }
 
     /// The conversion declared for the property now called `name`.

@@ -24,6 +24,13 @@ package struct StoredForm: Equatable {
     /// Where elements were found by id, so that replaying a thousand changes inside one large
     /// array does not search it a thousand times.
     private let positions = ElementPositions()
+    /// Whether a replay builds the tree's shape only — which keys and elements it holds where,
+    /// for ``mayHoldMore(than:)`` — and not its every value: a change within a `Data` value's
+    /// bytes is passed over, not even read, leaving the bytes as they were, and a whole value
+    /// is not checked against the one it replaces (a `Data` value passed over before is not
+    /// the one it expects). A change of a few MiB of bytes is read from base64 and written
+    /// back: sixteen of them took over a second.
+    package var shapeOnly = false
 
     /// Parses `json`.
     ///
@@ -61,6 +68,50 @@ package struct StoredForm: Equatable {
     /// The tree as JSON text, keys sorted.
     package var json: String { root.jsonText }
 
+    /// Whether this tree may hold what `encoded` (the model's encoding of the same value)
+    /// lacks: a member, other than `null`, of an object whose counterpart there lacks it; or
+    /// a place where the two do not line up (an object or array against anything else, arrays
+    /// of different lengths). `false` is certain: the model writes every property it reads,
+    /// so the tree then holds nothing it does not read. `true` is what
+    /// ``decodeNotingUnread(_:template:)`` tells apart (a property under its name before a
+    /// rename is read; a set's members in another order line up otherwise).
+    ///
+    /// - Complexity: One walk of the two trees, decoding nothing: much less than that read.
+    package func mayHoldMore(than encoded: StoredForm) -> Bool {
+        Self.mayHoldMore(root, than: encoded.root)
+    }
+
+    private static func mayHoldMore(_ stored: CodedNode, than encoded: CodedNode) -> Bool {
+        switch (stored, encoded) {
+        case (.object(let stored), .object(let encoded)):
+            for (key, node) in stored {
+                guard let counterpart = encoded[key] else {
+                    if node == .null { continue }
+                    return true
+                }
+                if mayHoldMore(node, than: counterpart) { return true }
+            }
+            return false
+        case (.array(let stored), .array(let encoded)):
+            guard stored.count == encoded.count else { return true }
+            return zip(stored, encoded).contains { mayHoldMore($0, than: $1) }
+        case (.object, _), (.array, _): return true
+        default: return false
+        }
+    }
+
+    /// The value this JSON holds, decoded as a `T` by the merge that reads stored data (see
+    /// ``EvolvingDecoding``), and the places of the JSON `T` does not read
+    /// (``EvolvingDecoding/decodeNotingUnread(_:from:template:decoder:)``).
+    ///
+    /// - Parameter template: A value's JSON, parsed, filling what the tree lacks.
+    package func decodeNotingUnread<T: Decodable>(_ type: T.Type, template: Any?) throws -> (
+        value: T, unread: [String]
+    ) {
+        try EvolvingDecoding.decodeNotingUnread(
+            T.self, from: root.foundationObject, template: template, decoder: decoder)
+    }
+
     /// The tree as pretty-printed JSON, keys sorted as `JSONSerialization` sorts them: what
     /// the JSON view of a stored value shows.
     package var prettyJSON: String { String(decoding: root.prettyJSON, as: UTF8.self) }
@@ -77,7 +128,9 @@ package struct StoredForm: Equatable {
         let expected: PatchSide = inverted ? .old : .new
         var edits: [Edit] = []
         edits.reserveCapacity(records.count)
-        for record in records { edits.append(try Edit(record, decoder: decoder)) }
+        for record in records {
+            edits.append(try Edit(record, decoder: decoder, passingOverBytes: shapeOnly))
+        }
         for edit in edits {
             if let reason = try mismatch(edit, expecting: expected) {
                 throw .wrongVersion(path: edit.path, reason: reason)
@@ -142,7 +195,8 @@ package struct StoredForm: Equatable {
             /// A whole value (or a part of a coded value): each side, `nil` where it is absent.
             case replace(old: CodedNode?, new: CodedNode?)
             case text(RangePatch<String>)
-            case bytes(RangePatch<Data>)
+            /// `nil` when passed over (``StoredForm/shapeOnly``), not even read.
+            case bytes(RangePatch<Data>?)
             case elements(ArrayPatch<CodedNode>)
             case members(SetPatch<CodedNode>)
             case entries(DictionaryPatch<CodedNode, CodedNode>)
@@ -151,7 +205,9 @@ package struct StoredForm: Equatable {
         let path: PathDescriptor
         let patch: Patch
 
-        init(_ record: ChangeRecord, decoder: JSONDecoder) throws(ReversionError) {
+        init(_ record: ChangeRecord, decoder: JSONDecoder, passingOverBytes: Bool = false)
+            throws(ReversionError)
+        {
             path = record.path
             func undecodable(_ reason: String) -> ReversionError {
                 .undecodable(path: record.path, type: "JSON", reason: reason)
@@ -168,7 +224,7 @@ package struct StoredForm: Equatable {
                 patch = .text(try decoded(RangePatch<String>.self))
                 return
             case Data.rangePatchKind:
-                patch = .bytes(try decoded(RangePatch<Data>.self))
+                patch = .bytes(passingOverBytes ? nil : try decoded(RangePatch<Data>.self))
                 return
             default: break
             }
@@ -260,6 +316,8 @@ package struct StoredForm: Equatable {
         let place = try locate(edit.path, in: root)
         let node = place.node ?? .null
         switch edit.patch {
+        case .replace where shapeOnly:
+            return nil
         case .replace(let old, let new):
             let expected = (side == .old ? old : new) ?? .null
             return expected == node
@@ -269,7 +327,9 @@ package struct StoredForm: Equatable {
                 return "expected text, found \(node.abbreviatedText)"
             }
             return patch.mismatch(in: string, expecting: side)
-        case .bytes(let patch):
+        case .bytes(nil):
+            return nil
+        case .bytes(let patch?):
             guard let data = bytes(node) else { return "expected bytes, found \(node.abbreviatedText)" }
             return patch.mismatch(in: data, expecting: side)
         case .elements(let patch):
@@ -392,7 +452,9 @@ package struct StoredForm: Equatable {
             }
             patch.apply(to: &string, toward: side)
             changed = .string(string)
-        case .bytes(let patch):
+        case .bytes(nil):
+            changed = node
+        case .bytes(let patch?):
             guard var data = bytes(node) else {
                 throw .wrongVersion(path: edit.path, reason: "expected bytes")
             }
@@ -821,6 +883,9 @@ package struct StoredForm: Equatable {
     /// The bytes a `Data` node holds (base64, or a storage's own form such as a blob reference),
     /// read by the records' decoder.
     private func bytes(_ node: CodedNode) -> Data? {
+        // Base64, as a change made here writes bytes back: read straight from the text, where
+        // writing it out as JSON for the decoder took seconds for a few MiB.
+        if case .string(let text) = node, let data = Data(base64Encoded: text) { return data }
         var json: [UInt8] = [UInt8(ascii: "[")]
         node.write(into: &json)
         json.append(UInt8(ascii: "]"))

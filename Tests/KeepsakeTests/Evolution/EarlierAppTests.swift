@@ -1,0 +1,264 @@
+import Foundation
+import KeepsakeTestSupport
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// A later release of an app: it added `pinned` to the document and `color` to its tags.
+enum LaterApp {
+    struct Tag: Versionable, Equatable, Codable, Identifiable, DecodingDefaults {
+        var id: Int
+        var name: String
+        var color = "none"
+
+        static var decodingDefaults: Tag { Tag(id: 0, name: "") }
+    }
+
+    struct Doc: Versionable, Equatable, Codable {
+        var title = ""
+        var note = ""
+        var tags: [Tag] = []
+        var pinned: Bool?
+    }
+
+    /// Writes history "doc": `title` "a", `pinned`, a red tag made blue, each a version, then
+    /// closes it. The versions, oldest first.
+    static let versions: [Doc] = {
+        var doc = Doc()
+        var versions = [doc]
+        func record(_ change: (inout Doc) -> Void) {
+            change(&doc)
+            versions.append(doc)
+        }
+        record { $0.title = "a" }
+        record { $0.pinned = true }
+        record { $0.tags.append(Tag(id: 1, name: "x", color: "red")) }
+        record { $0.tags[0].color = "blue" }
+        return versions
+    }()
+
+    static func write(path: String) throws {
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Doc())
+        for version in versions.dropFirst() { try history.append(version) }
+        try history.close()
+    }
+}
+
+/// The release before it, still installed where the same store is opened (another device the
+/// document syncs to, a downgrade).
+enum EarlierApp {
+    struct Tag: Versionable, Equatable, Codable, Identifiable {
+        var id: Int
+        var name: String
+    }
+
+    struct Doc: Versionable, Equatable, Codable {
+        var title = ""
+        var note = ""
+        var tags: [Tag] = []
+    }
+}
+
+/// An earlier release editing a store a later one wrote keeps what only the later one reads:
+/// the later release, opening the store again, finds its own properties' values, at every
+/// version. Before, a checkpoint the earlier release stored (closing the document, or every so
+/// many versions) held the value as the earlier model encodes it, and the later release read
+/// its defaults there: the user's values gone without a word.
+@MainActor @Suite struct EarlierAppTests {
+    let directory = TemporaryDirectory()
+
+    /// A store the later release wrote, in a child process.
+    func laterStore() async throws -> String {
+        let path = directory.path("later.keepsake")
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            try LaterApp.write(path: path)
+        }
+        return path
+    }
+
+    /// The later release's versions after the earlier one's edits: `edits` applied to the last
+    /// of `LaterApp.versions`, each a version.
+    static func later(after edits: [(inout LaterApp.Doc) -> Void]) -> [LaterApp.Doc] {
+        var versions = LaterApp.versions
+        for edit in edits {
+            var doc = versions.last!
+            edit(&doc)
+            versions.append(doc)
+        }
+        return versions
+    }
+
+    /// The JSON of history "doc"'s checkpoint of the version at `position`, `nil` when none.
+    static func checkpoint(at position: Int, in path: String) throws -> String? {
+        let connection = try SQLiteConnection(path: path, create: false)
+        defer { connection.close() }
+        return try connection.query(
+            "SELECT value FROM checkpoint WHERE position = ?", [.integer(Int64(position))]
+        ) { $0.text(0) }.first ?? nil
+    }
+
+    @Test(arguments: [true, false])
+    func theLaterReleasesValuesOutliveTheEarlierOnesEdits(closing: Bool) async throws {
+        let path = try await laterStore()
+        let earlier = try KeepsakeStore(path: path).history("doc", initialValue: EarlierApp.Doc())
+        #expect(earlier.value == EarlierApp.Doc(title: "a", tags: [EarlierApp.Tag(id: 1, name: "x")]))
+        var doc = earlier.value
+        doc.title = "b"
+        try earlier.append(doc)
+        doc.tags[0].name = "y"
+        try earlier.append(doc)
+        doc.tags.append(EarlierApp.Tag(id: 2, name: "z"))
+        try earlier.append(doc)
+        try earlier.checkInvariants()
+        if closing {
+            try earlier.close()
+            // Stored as the stored JSON reaches it, the later release's values in it.
+            let stored = try #require(try Self.checkpoint(at: 7, in: path))
+            #expect(stored.contains(#""pinned":true"#) && stored.contains(#""color":"blue""#))
+        }
+        #expect(
+            earlier.durableStorage?.unreadStoredData.current.state
+                == (closing ? .held(["pinned", "tags[0].color"]) : .unknown))
+
+        let expected = Self.later(after: [
+            { $0.title = "b" },
+            { $0.tags[0].name = "y" },
+            { $0.tags.append(LaterApp.Tag(id: 2, name: "z")) },
+        ])
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: LaterApp.Doc(), expected: expected)
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
+    /// Found out once, the answer holds until the history moves over versions it did not
+    /// write: redoing one (the later release's tag, undone there) brings back what the model
+    /// does not read, and the next checkpoint keeps it.
+    @Test func redoingALaterReleasesVersionIsFoundOutAgain() async throws {
+        let path = directory.path("undone.keepsake")
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: LaterApp.Doc())
+            try history.append(LaterApp.Doc(title: "a"))
+            try history.append(LaterApp.Doc(title: "a", tags: [LaterApp.Tag(id: 1, name: "x", color: "red")]))
+            try history.undo()
+            try history.close()
+        }
+        let earlier = try KeepsakeStore(path: path).history("doc", initialValue: EarlierApp.Doc())
+        let storage = try #require(earlier.durableStorage)
+        try earlier.writeCheckpoint()
+        // Version 1's value holds nothing the earlier model does not read.
+        #expect(storage.unreadStoredData.current.state == .none)
+        #expect(try earlier.redo() == EarlierApp.Doc(title: "a", tags: [EarlierApp.Tag(id: 1, name: "x")]))
+        #expect(storage.unreadStoredData.current.state == .unknown)
+        try earlier.writeCheckpoint()
+        #expect(storage.unreadStoredData.current.state == .held(["tags[0].color"]))
+        #expect(try Self.checkpoint(at: 2, in: path)?.contains(#""color":"red""#) == true)
+        var doc = earlier.value
+        doc.tags[0].name = "y"
+        try earlier.append(doc)
+        try earlier.close()
+
+        let expected = [
+            LaterApp.Doc(), LaterApp.Doc(title: "a"),
+            LaterApp.Doc(title: "a", tags: [LaterApp.Tag(id: 1, name: "x", color: "red")]),
+            LaterApp.Doc(title: "a", tags: [LaterApp.Tag(id: 1, name: "y", color: "red")]),
+        ]
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: LaterApp.Doc(), expected: expected)
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
+    /// A change without tracking (a server's) is made on the stored base value's JSON, which
+    /// keeps the later release's values there, as every version's checkpoint keeps them.
+    @Test func aChangeWithoutTrackingKeepsTheLaterReleasesValues() async throws {
+        let path = directory.path("base.keepsake")
+        let base = LaterApp.Doc(tags: [LaterApp.Tag(id: 9, name: "base", color: "green")], pinned: true)
+        await #expect(processExitsWith: .success) { [path = path as String, base = base as LaterApp.Doc] in
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: base)
+            var doc = base
+            doc.title = "a"
+            try history.append(doc)
+            try history.close()
+        }
+        let earlier = try KeepsakeStore(path: path).history("doc", initialValue: EarlierApp.Doc())
+        var doc = earlier.value
+        doc.note = "from the server"
+        try earlier.setWithoutTracking(doc)
+        try earlier.checkInvariants()
+
+        var expected = [base, base]
+        expected[1].title = "a"
+        for index in expected.indices { expected[index].note = "from the server" }
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: LaterApp.Doc(), expected: expected)
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
+    /// The checkpoints built in the background keep them too: the earlier release killed
+    /// before closing the document, the later one reopens from the newest of them.
+    @Test func aCheckpointBuiltInTheBackgroundKeepsTheLaterReleasesValues() async throws {
+        let path = try await laterStore()
+        let store = try KeepsakeStore(path: path)
+        let earlier = try store.history("doc", initialValue: EarlierApp.Doc())
+        var doc = earlier.value
+        // Notes over the 2 KiB a checkpoint is written in the append's own transaction up to,
+        // each outweighing the last checkpoint: each version's checkpoint is built.
+        var edits: [(inout LaterApp.Doc) -> Void] = []
+        for index in 1...3 {
+            let note = String(repeating: "\(index)", count: 5_000)
+            doc.note = note
+            try earlier.append(doc)
+            store.checkpointer?.waitUntilIdle()
+            edits.append { $0.note = note }
+        }
+        let storage = try #require(earlier.durableStorage)
+        #expect(storage.unreadStoredData.current.state == .held(["pinned", "tags[0].color"]))
+        #expect(try Self.checkpoint(at: 7, in: path)?.contains(#""pinned":true"#) == true)
+        // Killed: not closed, the newest checkpoint is the background's.
+        #expect(storage.stepsSinceCheckpoint == 0)
+
+        try ModelEvolutionTests.expectHistory(
+            at: path, initialValue: LaterApp.Doc(), expected: Self.later(after: edits))
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
+    /// A property removed since is kept the same way, for an earlier release that reads it,
+    /// until the model declares it removed: then the next checkpoint lets it go.
+    @Test(arguments: [false, true])
+    func aRemovedPropertysValuesAreKeptUntilDeclaredRemoved(declared: Bool) async throws {
+        let path = try await laterStore()
+        let store = try KeepsakeStore(path: path)
+        let pinnedStored: Bool
+        if declared {
+            let history = try store.history("doc", initialValue: Unpinned.Declared())
+            var doc = history.value
+            doc.title = "b"
+            try history.append(doc)
+            try history.close()
+            pinnedStored = try Self.checkpoint(at: 5, in: path)?.contains(#""pinned""#) == true
+        } else {
+            let history = try store.history("doc", initialValue: Unpinned.Doc())
+            var doc = history.value
+            doc.title = "b"
+            try history.append(doc)
+            try history.close()
+            pinnedStored = try Self.checkpoint(at: 5, in: path)?.contains(#""pinned":true"#) == true
+        }
+        #expect(pinnedStored == !declared)
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+}
+
+/// The later release's model without `pinned`: removed, undeclared or declared.
+enum Unpinned {
+    struct Doc: Versionable, Equatable, Codable {
+        var title = ""
+        var note = ""
+        var tags: [LaterApp.Tag] = []
+    }
+
+    struct Declared: Versionable, Equatable, Codable {
+        var title = ""
+        var note = ""
+        var tags: [LaterApp.Tag] = []
+
+        static let propertyEvolution: [PropertyEvolution] = [.removed("pinned")]
+    }
+}
