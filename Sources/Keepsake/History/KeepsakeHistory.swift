@@ -156,6 +156,11 @@ extension VersioningController where Value: Codable & SendableMetatype {
     /// the last one outweigh it); call this when closing a document that will be reopened
     /// often, or before changing the value type.
     ///
+    /// Where the stored values hold what the model does not read (a later release of the app
+    /// wrote properties this one lacks), the checkpoint is the stored JSON the changes reach,
+    /// which keeps them, or none when that JSON and the model disagree on the value (see
+    /// <doc:ChangingYourModel>).
+    ///
     /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode.
     public func writeCheckpoint() throws(Failure) {
         try perform { () throws(ReversionError) in
