@@ -111,10 +111,12 @@ extension HistoryRows {
         let (known, ticket) = unread.current
         if known == .none { return nil }
         let keys = CodingKeyTree(for: Value.self)
-        guard let template = FoundationJSON.object(Data(encoded.utf8)),
-            let own = try? StoredForm(json: encoded),
+        // The template (the model's JSON as Foundation objects, a parse of the whole value) is
+        // made only for a history the walk did not rule out.
+        guard let own = try? StoredForm(json: encoded),
             let shape = try? storedForm(at: position, history: name, keys: keys, shapeOnly: true),
             shape.mayHoldMore(than: own),
+            let template = FoundationJSON.object(Data(encoded.utf8)),
             let form = try? storedForm(at: position, history: name, keys: keys, shapeOnly: false),
             let read = try? form.decodeNotingUnread(Value.self, template: template),
             !read.unread.isEmpty
