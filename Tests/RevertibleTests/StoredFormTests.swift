@@ -208,6 +208,58 @@ import Testing
         #expect(try decoder.decode(Shelf.self, from: Data(form.json.utf8)) == original)
     }
 
+    /// A tag whose `color` and `mark` an earlier release did not store: the model reads them
+    /// from its defaults.
+    struct Tag: Versionable, Equatable, Codable {
+        var name = "x"
+        var color = "none"
+        var mark = Data([0])
+    }
+
+    /// A change of a `String` or `Data` value kept whole (up to 256 bytes) is redone, and taken
+    /// back, where the JSON holds no value (the key missing, or `null`): the side it makes is all
+    /// in the change. One of a range within a longer value needs the value it changes, which
+    /// only the model knew: refused, the tree unchanged.
+    @Test(arguments: [#"{"name":"x"}"#, #"{"name":"x","color":null,"mark":null}"#])
+    func aWholeChangeIsMadeWhereTheJSONHoldsNoValue(stored: String) throws {
+        let old = Tag()
+        var new = old
+        new.color = "red"
+        new.mark = Data([1, 2])
+        let records = try #require(new.reversion(to: old)).records()
+        #expect(records.map(\.kind) == ["text", "bytes"])
+        var form = try StoredForm(json: stored, decoder: ChangeRecord.makeDecoder())
+        try form.revert(records, inverted: true)
+        #expect(form.json == #"{"color":"red","mark":"AQI=","name":"x"}"#)
+        var reverted = try StoredForm(json: stored, decoder: ChangeRecord.makeDecoder())
+        try reverted.revert(records, inverted: false)
+        #expect(reverted.json == #"{"color":"none","mark":"AA==","name":"x"}"#)
+
+        var long = old
+        long.color = String(repeating: "a", count: 300)
+        var edited = long
+        edited.color += "b"
+        let ranged = try #require(edited.reversion(to: long)).records()
+        var refused = try StoredForm(json: stored, decoder: ChangeRecord.makeDecoder())
+        #expect {
+            try refused.revert(ranged, inverted: true)
+        } throws: { error in
+            let error = try #require(error as? ReversionError)
+            return error == .wrongVersion(path: "color", reason: StoredForm.unstoredReason("text"))
+                && StoredForm.isUnstored(error)
+        }
+        #expect(refused == (try StoredForm(json: stored)))
+        #expect(StoredForm.unstoredReason("text").contains("does not hold"))
+        #expect(!StoredForm.isUnstored(.wrongVersion(path: "color", reason: "expected text, found 1")))
+
+        // Its shape, though, holds a value there, whichever, as the model's form does: a
+        // change within bytes is not even read.
+        var shape = try StoredForm(json: stored, decoder: ChangeRecord.makeDecoder())
+        shape.shapeOnly = true
+        try shape.revert(ranged + [try #require(records.last)], inverted: true)
+        #expect(shape.json == #"{"color":"","mark":"","name":"x"}"#)
+    }
+
     /// A path that names no place, and a kind the stored form has no meaning for, are refused.
     @Test func unknownPlacesAndKindsAreRefused() throws {
         let json = try Self.json(Document.empty)

@@ -29,6 +29,13 @@ final class UnreadStoredData: @unchecked Sendable {
         case none
         /// The stored values hold what the model does not read, at these places.
         case held([String])
+        /// The stored values may hold what the model does not read, and the stored JSON the
+        /// changes reach cannot be built: the change of the version at `position` is within a
+        /// `String` or `Data` value the JSON does not hold, a property the later release fills
+        /// from its defaults, on an element this one inserted, say
+        /// (``StoredForm/unstoredReason(_:)``). No checkpoint is stored: only the changes keep
+        /// that value.
+        case unreached(position: Int)
     }
 
     /// What was found last, and a ticket that ``settle(_:ticket:)`` takes.
@@ -65,7 +72,9 @@ extension HistoryRows {
     ///
     /// Where the changes cannot be redone on the stored JSON (the app changed the model since
     /// they were stored, and the new model's changes do not fit the old JSON), the model's
-    /// encoding is stored, as before.
+    /// encoding is stored, as before; except where the stored values may hold what the model
+    /// does not read and a change within text or bytes finds no value in the JSON to change
+    /// (``UnreadStoredData/State/unreached(position:)``): then none is.
     ///
     /// - Parameter encoded: The model's encoding of `value` (``encodeCheckpoint(_:)``), when
     ///   made already: outside a read transaction, since it stores large byte strings.
@@ -73,11 +82,16 @@ extension HistoryRows {
         of value: Value, encoded: (json: String, size: Int)? = nil, position: Int?, history name: String,
         unread: UnreadStoredData
     ) throws -> (json: String, size: Int)? {
+        if case .unreached = unread.current.state { return nil }
         let encoded = try encoded ?? encodeCheckpoint(value)
-        guard
-            let (form, stored) = try storedFormHoldingUnread(
+        let found: (form: StoredForm, value: Value)?
+        do {
+            found = try storedFormHoldingUnread(
                 Value.self, encoded: encoded.json, position: position, history: name, unread: unread)
-        else { return encoded }
+        } catch is Unreached {
+            return nil
+        }
+        guard let (form, stored) = found else { return encoded }
         guard stored.reversion(to: value) == nil else { return nil }
         let json = form.json
         return (json, json.utf8.count)
@@ -88,11 +102,19 @@ extension HistoryRows {
     func holdsUnread<Value: Versionable & Codable>(
         _ value: Value, position: Int?, history name: String, unread: UnreadStoredData
     ) throws -> Bool {
-        guard unread.current.state != .none else { return false }
-        return try storedFormHoldingUnread(
-            Value.self, encoded: encodeCheckpoint(value).json, position: position, history: name,
-            unread: unread)
-            != nil
+        switch unread.current.state {
+        case .none: return false
+        case .unreached: return true
+        case .unknown, .held: break
+        }
+        do {
+            return try storedFormHoldingUnread(
+                Value.self, encoded: encodeCheckpoint(value).json, position: position, history: name,
+                unread: unread)
+                != nil
+        } catch is Unreached {
+            return true
+        }
     }
 
     /// The stored form at `position`, and the value the model reads from it, when it holds
@@ -117,7 +139,8 @@ extension HistoryRows {
             let shape = try? storedForm(at: position, history: name, keys: keys, shapeOnly: true),
             shape.mayHoldMore(than: own),
             let template = FoundationJSON.object(Data(encoded.utf8)),
-            let form = try? storedForm(at: position, history: name, keys: keys, shapeOnly: false),
+            let form = try fullStoredForm(
+                at: position, history: name, keys: keys, unread: unread, ticket: ticket),
             let read = try? form.decodeNotingUnread(Value.self, template: template),
             !read.unread.isEmpty
         else {
@@ -127,6 +150,29 @@ extension HistoryRows {
         unread.settle(.held(read.unread), ticket: ticket)
         return (form, read.value)
     }
+
+    /// The stored form at `position`, every value in it; `nil` when the changes cannot be
+    /// redone on it (the model's encoding is stored then). When what stops them is a change
+    /// within text or bytes the JSON does not hold, that is noted in `unread` and ``Unreached``
+    /// thrown: the stored values may hold what the model does not read (its shape said so),
+    /// which its encoding would lose, and the stored JSON cannot be built: no checkpoint may be
+    /// stored.
+    private func fullStoredForm(
+        at position: Int?, history name: String, keys: CodingKeyTree, unread: UnreadStoredData, ticket: Int
+    ) throws -> StoredForm? {
+        do {
+            return try storedForm(at: position, history: name, keys: keys, shapeOnly: false)
+        } catch KeepsakeError.reversion(_, let version?, let error) where StoredForm.isUnstored(error) {
+            unread.settle(.unreached(position: version), ticket: ticket)
+            throw Unreached()
+        } catch {
+            return nil
+        }
+    }
+
+    /// The stored JSON a checkpoint would hold cannot be built, and the model's encoding
+    /// would lose what it does not read: no checkpoint is stored.
+    private struct Unreached: Error {}
 
     /// The stored form of the value right after the version at `position` (the base value when
     /// `nil`): the newest checkpoint at or below it, with the applied versions after it redone

@@ -324,13 +324,17 @@ package struct StoredForm: Equatable {
                 ? nil : "expected \(expected.abbreviatedText), found \(node.abbreviatedText)"
         case .text(let patch):
             guard case .string(let string) = node else {
-                return "expected text, found \(node.abbreviatedText)"
+                guard node == .null else { return "expected text, found \(node.abbreviatedText)" }
+                return unstoredMismatch(patch.whole(side.other) != nil, kind: "text")
             }
             return patch.mismatch(in: string, expecting: side)
         case .bytes(nil):
             return nil
         case .bytes(let patch?):
-            guard let data = bytes(node) else { return "expected bytes, found \(node.abbreviatedText)" }
+            guard let data = bytes(node) else {
+                guard node == .null else { return "expected bytes, found \(node.abbreviatedText)" }
+                return unstoredMismatch(patch.whole(side.other) != nil, kind: "bytes")
+            }
             return patch.mismatch(in: data, expecting: side)
         case .elements(let patch):
             guard case .array(let array) = node else {
@@ -447,19 +451,29 @@ package struct StoredForm: Equatable {
         case .replace(let old, let new):
             changed = side == .old ? old : new
         case .text(let patch):
-            guard case .string(var string) = node else {
+            if case .string(var string) = node {
+                patch.apply(to: &string, toward: side)
+                changed = .string(string)
+            } else if node == .null, let string = patch.whole(side) {
+                changed = .string(string)
+            } else if node == .null, shapeOnly {
+                changed = Self.unstoredPlaceholder
+            } else {
                 throw .wrongVersion(path: edit.path, reason: "expected text")
             }
-            patch.apply(to: &string, toward: side)
-            changed = .string(string)
         case .bytes(nil):
-            changed = node
+            changed = node == .null ? Self.unstoredPlaceholder : node
         case .bytes(let patch?):
-            guard var data = bytes(node) else {
+            if var data = bytes(node) {
+                patch.apply(to: &data, toward: side)
+                changed = .string(data.base64EncodedString())
+            } else if node == .null, let data = patch.whole(side) {
+                changed = .string(data.base64EncodedString())
+            } else if node == .null, shapeOnly {
+                changed = Self.unstoredPlaceholder
+            } else {
                 throw .wrongVersion(path: edit.path, reason: "expected bytes")
             }
-            patch.apply(to: &data, toward: side)
-            changed = .string(data.base64EncodedString())
         case .elements, .members, .entries:
             preconditionFailure("changed in place above")
         }
@@ -468,6 +482,34 @@ package struct StoredForm: Equatable {
         }
         positions.replaced(at: steps, from: found, to: changed)
         return .put(steps, found)
+    }
+
+    /// Where the JSON holds no value (`null`, or the key missing) for a change of a `String`
+    /// or `Data` value, the model read one there from its defaults: a property added since
+    /// the JSON was written, on an element an earlier release inserted, which only the model
+    /// knows. A change that keeps the side it makes whole (values up to 256 bytes) makes it
+    /// without the one it replaces: no mismatch. A change of a range within a longer value
+    /// needs that value: refused, with ``unstoredReason(_:)`` — except where only the shape is
+    /// built (``shapeOnly``), which puts ``unstoredPlaceholder`` there: a value, whichever.
+    private func unstoredMismatch(_ makesWhole: Bool, kind: String) -> String? {
+        makesWhole || shapeOnly ? nil : Self.unstoredReason(kind)
+    }
+
+    /// What a shape-only replay puts where a change of a `String` or `Data` value finds no
+    /// value: the tree's shape holds one there, as the full replay's would.
+    private static let unstoredPlaceholder = CodedNode.string("")
+
+    /// Why a change of a range within a `kind` value ("text" or "bytes") is refused where the
+    /// JSON holds none: its model filled the value when reading, and the JSON cannot tell which.
+    package static func unstoredReason(_ kind: String) -> String {
+        "a change within \(kind) the stored JSON does not hold (the model filled it when reading)"
+    }
+
+    /// Whether `error` is a refusal for the reason ``unstoredReason(_:)`` gives: the stored
+    /// JSON cannot reach the value the model read, which only the stored changes keep.
+    package static func isUnstored(_ error: ReversionError) -> Bool {
+        guard case .wrongVersion(_, let reason) = error else { return false }
+        return reason == unstoredReason("text") || reason == unstoredReason("bytes")
     }
 
     /// The elements an array's change removed (at their offsets before it) and inserted (at

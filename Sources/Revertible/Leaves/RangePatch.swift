@@ -118,6 +118,15 @@ public struct RangePatch<Value: RangePatchable>: LeafPatch {
         }
     }
 
+    /// The whole value on `side` where the patch keeps it whole (values up to 256 bytes are
+    /// kept whole on both sides): what applying the patch toward `side` makes, whatever value it
+    /// is applied to. `nil` where it keeps only a changed range.
+    func whole(_ side: PatchSide) -> Value? {
+        let (slice, count) = side == .new ? (new, newCount) : (old, oldCount)
+        guard offset == 0, slice.withPatchableBytes(\.count) == count else { return nil }
+        return slice
+    }
+
     public func apply(to value: inout Value, toward side: PatchSide) {
         let (current, target) = side == .new ? (old, new) : (new, old)
         let currentLength = current.withPatchableBytes(\.count)

@@ -52,12 +52,6 @@ import Testing
         var versions = [LaterApp.Doc()]
         var current = 0
         var nextID = 1
-        // The tags the earlier release inserted: stored without `color`, which the later
-        // release reads from its defaults. A later change of that color is not redone on the
-        // stored JSON (it expects text where the JSON has none), so a checkpoint the earlier
-        // release stores after it is its model's encoding, and loses the color: a known gap
-        // (README, Changing your model), left out here.
-        var insertedByEarlier: Set<Int> = []
         var earlierSessions = 0
 
         func sharedEdit(of doc: LaterApp.Doc) -> SharedEdit {
@@ -101,10 +95,12 @@ import Testing
                         doc.pinned = doc.pinned == true ? nil : true
                         record(doc)
                         try history.append(doc)
-                    case 3 where versions[current].tags.contains { !insertedByEarlier.contains($0.id) }:
+                    case 3 where !versions[current].tags.isEmpty:
+                        // A tag the earlier release inserted is stored without its color, which
+                        // the later release reads from its defaults: the change is redone on
+                        // the stored JSON without the color it replaces.
                         var doc = versions[current]
-                        let index = doc.tags.indices.filter { !insertedByEarlier.contains(doc.tags[$0].id) }
-                            .randomElement(using: &random)!
+                        let index = doc.tags.indices.randomElement(using: &random)!
                         doc.tags[index].color = ["red", "green", "blue"].randomElement(using: &random)!
                         record(doc)
                         try history.append(doc)
@@ -134,7 +130,6 @@ import Testing
                     default:
                         var doc = versions[current]
                         let edit = sharedEdit(of: doc)
-                        if case .appendTag(let id) = edit { insertedByEarlier.insert(id) }
                         edit.apply(to: &doc)
                         record(doc)
                         var shown = history.value

@@ -130,6 +130,106 @@ enum EarlierApp {
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
     }
 
+    /// A tag the earlier release inserted is stored without `color`, which the later release
+    /// reads from its defaults. Its change of that color is redone on the stored JSON (the
+    /// change keeps both short values whole): the earlier release's next checkpoint keeps it.
+    /// Before, the redo failed for want of the color it replaces, and the checkpoint was the
+    /// earlier model's encoding, without any color.
+    @Test func aColorGivenToATagTheEarlierReleaseInsertedIsKept() async throws {
+        let path = try await laterStore()
+        func editEarlier(closing: Bool, _ edit: (inout EarlierApp.Doc) -> Void) throws {
+            let earlier = try KeepsakeStore(path: path).history("doc", initialValue: EarlierApp.Doc())
+            var doc = earlier.value
+            edit(&doc)
+            try earlier.append(doc)
+            if closing { try earlier.close() }
+        }
+        // Not closed either: the tag is stored only in its change, whose element the earlier
+        // model encoded. (A checkpoint of it the later release would store again at opening,
+        // its own encoding holding the color its defaults gave the tag.)
+        try editEarlier(closing: false) { $0.tags.append(EarlierApp.Tag(id: 2, name: "z")) }
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let later = try KeepsakeStore(path: path).history("doc", initialValue: LaterApp.Doc())
+            var doc = later.value
+            doc.tags[1].color = "green"
+            try later.append(doc)
+            // Not closed (killed, say): no checkpoint holds this version, only its change.
+        }
+        #expect(try Self.checkpoint(at: 6, in: path) == nil)
+        try editEarlier(closing: true) { $0.title = "b" }
+        #expect(try Self.checkpoint(at: 7, in: path)?.contains(#""color":"green""#) == true)
+
+        let expected = Self.later(after: [
+            { $0.tags.append(LaterApp.Tag(id: 2, name: "z")) },
+            { $0.tags[1].color = "green" },
+            { $0.title = "b" },
+        ])
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: LaterApp.Doc(), expected: expected)
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
+    /// The same change within a longer default (over the 256 bytes a change keeps whole: only
+    /// the range changed is kept) cannot be redone on the stored JSON, and the earlier model's
+    /// encoding would lose it: no checkpoint is stored, reopening replays the changes, which
+    /// keep it. Before, the checkpoint was that encoding: the memo read its default again.
+    @Test func aChangeWithinALongerDefaultStoresNoCheckpointThatLosesIt() async throws {
+        let path = directory.path("memo.keepsake")
+        let tag = MemoApp.Tag(id: 1, name: "x")
+        await #expect(processExitsWith: .success) { [path = path as String, tag = tag as MemoApp.Tag] in
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: MemoApp.Doc())
+            try history.append(MemoApp.Doc(tags: [tag]))
+            try history.close()
+        }
+        do {
+            let earlier = try KeepsakeStore(path: path).history("doc", initialValue: EarlierApp.Doc())
+            var doc = earlier.value
+            doc.tags.append(EarlierApp.Tag(id: 2, name: "z"))
+            try earlier.append(doc)
+        }
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let later = try KeepsakeStore(path: path).history("doc", initialValue: MemoApp.Doc())
+            var doc = later.value
+            doc.tags[1].memo += "!"
+            try later.append(doc)
+        }
+        let earlier = try KeepsakeStore(path: path).history("doc", initialValue: EarlierApp.Doc())
+        var doc = earlier.value
+        doc.title = "b"
+        try earlier.append(doc)
+        try earlier.close()
+        #expect(earlier.durableStorage?.unreadStoredData.current.state == .unreached(position: 3))
+        #expect(try (2...4).map { try Self.checkpoint(at: $0, in: path) } == [nil, nil, nil])
+
+        var memo = MemoApp.Tag(id: 2, name: "z")
+        memo.memo += "!"
+        let expected = [
+            MemoApp.Doc(), MemoApp.Doc(tags: [tag]), MemoApp.Doc(tags: [tag, MemoApp.Tag(id: 2, name: "z")]),
+            MemoApp.Doc(tags: [tag, memo]), MemoApp.Doc(title: "b", tags: [tag, memo]),
+        ]
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: MemoApp.Doc(), expected: expected)
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
+    /// Where the model reads that memo (the later release, on an element an earlier one
+    /// inserted), its own encoding holds it: a checkpoint is stored as usual.
+    @Test func theReleaseThatReadsTheLongerDefaultStoresItsCheckpoint() throws {
+        let path = directory.path("memo-later.keepsake")
+        do {
+            let earlier = try KeepsakeStore(path: path).history("doc", initialValue: EarlierApp.Doc())
+            try earlier.append(EarlierApp.Doc(tags: [EarlierApp.Tag(id: 1, name: "x")]))
+        }
+        let later = try KeepsakeStore(path: path).history("doc", initialValue: MemoApp.Doc())
+        var doc = later.value
+        doc.tags[0].memo += "!"
+        try later.append(doc)
+        try later.close()
+        #expect(later.durableStorage?.unreadStoredData.current.state == UnreadStoredData.State.none)
+        #expect(try Self.checkpoint(at: 2, in: path)?.contains(#"-!""#) == true)
+        try ModelEvolutionTests.expectHistory(
+            at: path, initialValue: MemoApp.Doc(),
+            expected: [MemoApp.Doc(), MemoApp.Doc(tags: [MemoApp.Tag(id: 1, name: "x")]), doc])
+    }
+
     /// Found out once, the answer holds until the history moves over versions it did not
     /// write: redoing one (the later release's tag, undone there) brings back what the model
     /// does not read, and the next checkpoint keeps it.
@@ -265,5 +365,23 @@ enum Unpinned {
         var tags: [LaterApp.Tag] = []
 
         static let propertyEvolution: [PropertyEvolution] = [.removed("pinned")]
+    }
+}
+
+/// A later release whose tags gained a memo with a long default: a change within it keeps
+/// only the range changed.
+enum MemoApp {
+    struct Tag: Versionable, Equatable, Codable, Identifiable, DecodingDefaults {
+        var id: Int
+        var name: String
+        var memo = String(repeating: "-", count: 300)
+
+        static var decodingDefaults: Tag { Tag(id: 0, name: "") }
+    }
+
+    struct Doc: Versionable, Equatable, Codable {
+        var title = ""
+        var note = ""
+        var tags: [Tag] = []
     }
 }
