@@ -26,6 +26,38 @@ import Testing
         #expect(new.value == b)
     }
 
+    /// Text changed only in its bytes — the same text in the other Unicode normalization, which
+    /// `==` takes as equal — is a change, reverted to the exact bytes, in a property, an array's
+    /// element and a dictionary's value. A patch kept whole refuses the other normalization,
+    /// as a longer one refuses other bytes: before, it was applied by bytes to text it did not
+    /// fit, making "é+" of an undo that should have made "é".
+    @Test func textInTheOtherNormalizationIsAChange() throws {
+        struct Texts: Versionable, Equatable, Codable {
+            var title: String
+            var lines: [String]
+            var byKey: [String: String]
+        }
+        let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        #expect(composed == decomposed)
+        let old = Texts(title: composed, lines: [composed], byKey: ["k": composed])
+        var new = Texts(title: decomposed, lines: [decomposed], byKey: ["k": decomposed])
+        let reversion = try #require(new.reversion(to: old))
+        #expect(
+            payloads(try reversion.records()) == [
+                #"title text {"new":"cafe\#u{301}","newCount":6,"offset":0,"old":"caf\#u{E9}","oldCount":5}"#,
+                #"lines[0] text {"new":"cafe\#u{301}","newCount":6,"offset":0,"old":"caf\#u{E9}","oldCount":5}"#,
+                #"byKey[key: "k"] text {"new":"cafe\#u{301}","newCount":6,"offset":0,"old":"caf\#u{E9}","oldCount":5}"#,
+            ])
+        try reversion.revert(&new)
+        #expect(Array(new.title.utf8) == Array(composed.utf8))
+        #expect(Array(new.lines[0].utf8) == Array(composed.utf8))
+        #expect(Array(new.byKey["k"]!.utf8) == Array(composed.utf8))
+
+        let patch = RangePatch(from: composed, to: composed + "!")
+        #expect(patch.mismatch(in: decomposed, expecting: .old) == #"expected "café", found "café""#)
+        #expect(patch.mismatch(in: composed, expecting: .old) == nil)
+    }
+
     /// Applying is only ever done after the check, but a patch applied to a value it does not
     /// fit (what a damaged reversion whose changes overlap could bring) leaves it as it is
     /// rather than stop the process.

@@ -4,7 +4,15 @@ import TestSupport
 
 /// Random edits to a ``Document``, shared by the randomized tests.
 enum RandomEdits {
-    static let words = ["", "a", "héllo", "wörld 👋🏽", "x", "same", String(repeating: "long text ", count: 40)]
+    /// Text of every kind: empty, short, over the 256 bytes a change keeps whole, and the same
+    /// text in both Unicode normalizations ("é" as one scalar, or "e" and a combining accent),
+    /// which `==` takes as equal though their bytes differ.
+    static let words = [
+        "", "a", "h\u{E9}llo", "he\u{301}llo", "wörld 👋🏽", "x", "same",
+        String(repeating: "long text ", count: 40),
+        String(repeating: "long text ", count: 40) + "caf\u{E9}",
+        String(repeating: "long text ", count: 40) + "cafe\u{301}",
+    ]
 
     static func edit(_ document: inout Document, using generator: inout SeededGenerator) {
         switch Int.random(in: 0..<18, using: &generator) {
@@ -124,6 +132,13 @@ enum RandomEdits {
         var b = b
         if a.ratio.isNaN && b.ratio.isNaN { (a.ratio, b.ratio) = (0, 0) }
         a.lastOpened = b.lastOpened
-        return a == b
+        return a == b && texts(of: a) == texts(of: b)
+    }
+
+    /// The bytes of a document's text: `==` takes text in either normalization as equal.
+    static func texts(of document: Document) -> [[UInt8]] {
+        [Array(document.title.utf8), Array((document.note ?? "").utf8)]
+            + document.items.map { Array($0.name.utf8) }
+            + document.nested.sorted { $0.key < $1.key }.map { Array($0.value.name.utf8) }
     }
 }

@@ -122,11 +122,31 @@ extension String {
 /// inside a value (a struct's field, an array's element, an enum's payload). Otherwise a value
 /// holding a NaN would look changed on every diff, and a change to or from it could never be
 /// undone or redone.
+///
+/// And a `String` is the same only with the same bytes: `==` also takes the same text in
+/// another Unicode normalization as equal ("é" as one scalar, or as "e" and a combining accent,
+/// as text pasted from a macOS file name holds it). Such a change went unrecorded: the value
+/// kept the new bytes, the history the old, and undoing an earlier change of that text, which
+/// is made and checked by bytes, was refused (or, on text kept whole, made text that was
+/// neither version).
 enum Equality {
     /// Whether `a` and `b` are the same version of a value.
     static func same<E: Equatable>(_ a: E, _ b: E) -> Bool {
+        if E.self == String.self {
+            return sameBytes(unsafeBitCast(a, to: String.self), unsafeBitCast(b, to: String.self))
+        }
         // Only a value unequal to itself can hold a NaN: the rest is left for that rare case.
-        a == b || (a != a && sameHoldingNaN(a, b))
+        return a == b || (a != a && sameHoldingNaN(a, b))
+    }
+
+    /// Whether two strings hold the same UTF-8 bytes (`==` compares them as Unicode text).
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var (a, b) = (a, b)
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+            }
+        }
     }
 
     /// ``same(_:_:)`` when `T` is `Equatable` at run time, else `nil`.

@@ -100,8 +100,13 @@ public struct RangePatch<Value: RangePatchable>: LeafPatch {
     public func mismatch(in value: Value, expecting side: PatchSide) -> String? {
         let (count, slice, digest) = side == .new ? (newCount, new, newDigest) : (oldCount, old, oldDigest)
         if oldDigest == nil, newDigest == nil {
-            // Both sides were kept whole: compare them and say what was found.
-            guard value != slice else { return nil }
+            // Both sides were kept whole: compare them and say what was found. By bytes, as
+            // the rest of a patch is made and checked: `==` takes a `String` in another Unicode
+            // normalization as equal, which is another version.
+            let same = value.withPatchableBytes { found in
+                slice.withPatchableBytes { found.elementsEqual($0) }
+            }
+            guard !same else { return nil }
             return
                 "expected \(String(describing: slice).truncatedForMessage), found \(String(describing: value).truncatedForMessage)"
         }
