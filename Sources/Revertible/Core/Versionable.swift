@@ -12,6 +12,11 @@ public protocol Revertible {
     /// try reversion?.revert(&user)                   // user.name == ""
     /// ```
     ///
+    /// A tracked part changed where `==` says so, with two exceptions: NaNs are the same as
+    /// each other, and a `String` is compared by its bytes, so that the same text in another
+    /// Unicode normalization ("é" as one scalar, or as "e" and a combining accent) is a
+    /// change, which undo takes back to the exact bytes.
+    ///
     /// - Parameter previous: The earlier version of this value.
     /// - Returns: The changes from `previous` to `self`, or `nil` when nothing tracked changed.
     /// - Complexity: O(*n*) in the size of the tracked parts that differ; parts that are equal
