@@ -46,7 +46,7 @@ public struct Doc: Versionable, Equatable, Codable, Sendable {
     /// Unicode normalization: `String`'s `==` takes both as equal, a history must tell them
     /// apart (every property compared; a property added must be added here).
     public static func == (a: Doc, b: Doc) -> Bool {
-        Array(a.title.utf8) == Array(b.title.utf8) && a.status == b.status && a.items == b.items
+        a.title.utf8.elementsEqual(b.title.utf8) && a.status == b.status && a.items == b.items
             && a.blob == b.blob && a.scores == b.scores && a.note == b.note
     }
 
