@@ -158,8 +158,9 @@ extension VersioningController where Value: Codable & SendableMetatype {
     ///
     /// Where the stored values hold what the model does not read (a later release of the app
     /// wrote properties this one lacks), the checkpoint is the stored JSON the changes reach,
-    /// which keeps them, or none when that JSON and the model disagree on the value (see
-    /// <doc:ChangingYourModel>).
+    /// which keeps them, or none when that JSON and the model disagree on the value, or when a
+    /// later release changed a range within a longer value its defaults filled, which that JSON
+    /// does not hold (see <doc:ChangingYourModel>).
     ///
     /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode.
     public func writeCheckpoint() throws(Failure) {
