@@ -144,8 +144,11 @@ public enum DocEdits {
     ) throws {
         var doc = doc
         let versions = model.versions
+        // Text by its bytes: a step changing the title only in its Unicode normalization
+        // changes it (a `Set` of `String`s holds the two forms as one).
         let distinct = [
-            Set(versions.map(\.title)).count, Set(versions.map(\.note)).count,
+            Set(versions.map { Array($0.title.utf8) }).count,
+            Set(versions.map { $0.note.map { Array($0.utf8) } }).count,
             Set(versions.map(\.status)).count,
         ]
         let unchanged = distinct.indices.filter { distinct[$0] == 1 }

@@ -128,7 +128,9 @@ extension String {
 /// as text pasted from a macOS file name holds it). Such a change went unrecorded: the value
 /// kept the new bytes, the history the old, and undoing an earlier change of that text, which
 /// is made and checked by bytes, was refused (or, on text kept whole, made text that was
-/// neither version).
+/// neither version). For the same reason a diff looks into every element or dictionary value
+/// whose bytes differ rather than passing over equal ones, and ``sameTracked(_:_:)`` diffs
+/// equal values whose bytes differ.
 enum Equality {
     /// Whether `a` and `b` are the same version of a value.
     static func same<E: Equatable>(_ a: E, _ b: E) -> Bool {
@@ -163,12 +165,19 @@ enum Equality {
     /// `==` compares ignored properties too. A value replaced whole or an entry removed by a
     /// change then refused its undo once an ignored property had changed since, with another
     /// edit (an app that sets `lastOpened` as it edits): the undo stack stopped there.
+    ///
+    /// Equal values with other bytes are diffed too: `==` takes a `String` inside them in
+    /// another Unicode normalization as equal, which is another version.
     static func sameTracked<T>(_ a: T, _ b: T) -> Bool? {
-        // `==` first: equal values are the same in what is tracked too, and that is the
-        // usual answer. Only a difference may lie in what is ignored.
+        // `==` first: equal values with the same bytes are the same in what is tracked too, and
+        // that is the usual answer. Only a difference may lie in what is ignored.
         let equal = equal(a, b)
-        guard equal != true, !(T.self is any VersionableLeaf.Type), let type = T.self as? any Versionable.Type
-        else { return equal }
+        guard !(T.self is any VersionableLeaf.Type), let type = T.self as? any Versionable.Type else {
+            return equal
+        }
+        if equal == true, withUnsafeBytes(of: a, { a in withUnsafeBytes(of: b) { a.elementsEqual($0) } }) {
+            return true
+        }
         return sameTracked(type, a, b)
     }
 
