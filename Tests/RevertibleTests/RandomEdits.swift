@@ -14,6 +14,11 @@ enum RandomEdits {
         String(repeating: "long text ", count: 40) + "cafe\u{301}",
     ]
 
+    /// ``words`` in one normalization only, for an item's name: a struct inside an array or a
+    /// dictionary that `==` finds equal is passed over, so a change of its text's form alone
+    /// is not recorded (a known gap: see the README's *What is diffed, and how*).
+    static let elementWords = words.filter { !$0.unicodeScalars.contains("\u{301}") }
+
     static func edit(_ document: inout Document, using generator: inout SeededGenerator) {
         switch Int.random(in: 0..<18, using: &generator) {
         case 0: document.title = words.randomElement(using: &generator)!
@@ -47,7 +52,7 @@ enum RandomEdits {
         case 9:
             if !document.items.isEmpty {
                 let i = Int.random(in: 0..<document.items.count, using: &generator)
-                document.items[i].name = words.randomElement(using: &generator)!
+                document.items[i].name = elementWords.randomElement(using: &generator)!
                 document.items[i].done.toggle()
             }
         case 10:

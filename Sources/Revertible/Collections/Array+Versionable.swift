@@ -91,11 +91,9 @@ extension Array {
         if let identifiable = Element.self as? any Identifiable.Type {
             return identifiedDifference(identifiable, old: old, new: new, change)
         }
+        let equal = DynamicConformance.equality(of: Element.self)
         if old.count == new.count {
-            // Every element whose bytes differ is looked into, equal or not: its diff passes
-            // over what is the same, and `==` would pass over text changed only in its Unicode
-            // normalization, which a version must keep (see `Equality`).
-            let changed = differingPositions(old, new)
+            let changed = differingPositions(old, new).filter { equal?(old[$0], new[$0]) != true }
             return (
                 nil,
                 changed.map { change(.index($0), old[$0], new[$0], $0, $0) }
@@ -172,10 +170,10 @@ extension Array {
         // `E` is `Element`, opened once so that ids compare without a dynamic cast per element.
         let oldElements = unsafeBitCast(old, to: [E].self)
         let newElements = unsafeBitCast(new, to: [E].self)
+        let equal = DynamicConformance.equality(of: Element.self)
         if old.count == new.count {
             // When every position keeps its id, only the changed elements are listed; elements
-            // with the same bytes are the same, so only the others are read (and looked into,
-            // equal or not, as above).
+            // with the same bytes are the same, so only the others are read.
             var changed: [Change] = []
             var sameIDs = true
             for index in differingPositions(old, new) {
@@ -183,14 +181,16 @@ extension Array {
                     sameIDs = false
                     break
                 }
-                // A stored path keeps no position: `[id: 7]` names the first element with that
-                // id. An element after another of its id (an app's bug: ids counted from zero
-                // again, a copy that kept its id) is named by its position instead, which every
-                // position keeping its id makes the same in both.
-                let key: ElementKey =
-                    isSharedEarlier(at: index, in: newElements)
-                    ? .index(index) : .id(AnyHashable(newElements[index].id))
-                changed.append(change(key, old[index], new[index], index, index))
+                if equal?(old[index], new[index]) != true {
+                    // A stored path keeps no position: `[id: 7]` names the first element with
+                    // that id. An element after another of its id (an app's bug: ids counted
+                    // from zero again, a copy that kept its id) is named by its position
+                    // instead, which every position keeping its id makes the same in both.
+                    let key: ElementKey =
+                        isSharedEarlier(at: index, in: newElements)
+                        ? .index(index) : .id(AnyHashable(newElements[index].id))
+                    changed.append(change(key, old[index], new[index], index, index))
+                }
             }
             if sameIDs { return (nil, changed) }
         }
@@ -211,7 +211,7 @@ extension Array {
         guard let match = matchByID(oldElements, oldMiddle, newElements, newMiddle) else {
             return (trimmedDifference(from: old, to: new, sameEnds: (prefix, suffix)), [])
         }
-        let changed = differingPairs(old, new, match.kept)
+        let changed = differingPairs(old, new, match.kept).filter { equal?(old[$0.0], new[$0.1]) != true }
         // Another element of a changed one's id, at an end (the same in both versions; the
         // middle's were checked): `[id: …]` could name that one, on either side. The middle is
         // replaced whole, as above.

@@ -46,10 +46,7 @@ extension Dictionary {
     static func entryDifference(from old: [Key: Value], to new: [Key: Value]) -> (
         structure: DictionaryPatch<Key, Value>?, elements: [(key: Key, old: Value, new: Value)]
     ) {
-        // A value whose bytes differ is looked into, equal or not: its diff passes over what
-        // is the same, and `==` would pass over text changed only in its Unicode normalization,
-        // which a version must keep (see `Equality`).
-        let mask = MeaningfulBytes.of(Value.self)
+        let equal = DynamicConformance.equality(of: Value.self)
         var (removed, inserted): ([Key: Value], [Key: Value]) = ([:], [:])
         // The positions of changed values, made into elements after the walk: a step touches
         // no tuple of generic values, whose metadata would be looked up at run time.
@@ -58,13 +55,7 @@ extension Dictionary {
         HashedPairing.pair(
             old.keys, new.keys, position: { keys, key in keys.firstIndex(of: key) },
             both: { oldIndex, newIndex in
-                let same = withUnsafeBytes(of: old.values[oldIndex]) { a in
-                    withUnsafeBytes(of: new.values[newIndex]) { b in
-                        guard let a = a.baseAddress, let b = b.baseAddress else { return true }
-                        return mask.same(a, b)
-                    }
-                }
-                if !same {
+                if equal?(old.values[oldIndex], new.values[newIndex]) != true {
                     changedOld.append(oldIndex)
                     changedNew.append(newIndex)
                 }
