@@ -135,20 +135,17 @@ enum Equality {
     /// Whether `a` and `b` are the same version of a value.
     static func same<E: Equatable>(_ a: E, _ b: E) -> Bool {
         if E.self == String.self {
-            return sameBytes(unsafeBitCast(a, to: String.self), unsafeBitCast(b, to: String.self))
+            return unsafeBitCast(a, to: String.self).hasSameBytes(as: unsafeBitCast(b, to: String.self))
         }
         // Only a value unequal to itself can hold a NaN: the rest is left for that rare case.
         return a == b || (a != a && sameHoldingNaN(a, b))
     }
 
-    /// Whether two strings hold the same UTF-8 bytes (`==` compares them as Unicode text).
-    static func sameBytes(_ a: String, _ b: String) -> Bool {
-        var (a, b) = (a, b)
-        return a.withUTF8 { a in
-            b.withUTF8 { b in
-                a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
-            }
-        }
+    /// Whether `a` and `b` have the same bytes in memory: then they are copies of one value
+    /// (the same references and the same bits). Padding counts, so other bytes may still be
+    /// the same value.
+    static func sameMemory<T>(_ a: T, _ b: T) -> Bool {
+        withUnsafeBytes(of: a) { a in withUnsafeBytes(of: b) { b in a.elementsEqual(b) } }
     }
 
     /// ``same(_:_:)`` when `T` is `Equatable` at run time, else `nil`.
@@ -175,7 +172,7 @@ enum Equality {
         guard !(T.self is any VersionableLeaf.Type), let type = T.self as? any Versionable.Type else {
             return equal
         }
-        if equal == true, withUnsafeBytes(of: a, { a in withUnsafeBytes(of: b) { a.elementsEqual($0) } }) {
+        if equal == true, sameMemory(a, b) {
             return true
         }
         return sameTracked(type, a, b)
@@ -194,8 +191,7 @@ enum Equality {
     /// with each NaN written as `"NaN"`, as records write it.
     private static func sameHoldingNaN<T>(_ a: T, _ b: T) -> Bool {
         if let a = a as? any FloatingPoint { return a.isNaN && (b as? any FloatingPoint)?.isNaN == true }
-        let sameBytes = withUnsafeBytes(of: a) { a in withUnsafeBytes(of: b) { b in a.elementsEqual(b) } }
-        if sameBytes { return true }
+        if sameMemory(a, b) { return true }
         guard let a = a as? any Encodable, let b = b as? any Encodable else { return false }
         let encoder = ChangeRecord.makeEncoder()
         guard let aJSON = try? encoder.encode(a), let bJSON = try? encoder.encode(b) else { return false }

@@ -451,28 +451,19 @@ package struct StoredForm: Equatable {
         case .replace(let old, let new):
             changed = side == .old ? old : new
         case .text(let patch):
-            if case .string(var string) = node {
-                patch.apply(to: &string, toward: side)
-                changed = .string(string)
-            } else if node == .null, let string = patch.whole(side) {
-                changed = .string(string)
-            } else if node == .null, shapeOnly {
-                changed = Self.unstoredPlaceholder
-            } else {
-                throw .wrongVersion(path: edit.path, reason: "expected text")
+            let current: String? = if case .string(let string) = node { string } else { nil }
+            changed = try Self.changed(
+                node, holding: current, by: patch, toward: side, edit: edit, shapeOnly: shapeOnly
+            ) {
+                .string($0)
             }
         case .bytes(nil):
             changed = node == .null ? Self.unstoredPlaceholder : node
         case .bytes(let patch?):
-            if var data = bytes(node) {
-                patch.apply(to: &data, toward: side)
-                changed = .string(data.base64EncodedString())
-            } else if node == .null, let data = patch.whole(side) {
-                changed = .string(data.base64EncodedString())
-            } else if node == .null, shapeOnly {
-                changed = Self.unstoredPlaceholder
-            } else {
-                throw .wrongVersion(path: edit.path, reason: "expected bytes")
+            changed = try Self.changed(
+                node, holding: bytes(node), by: patch, toward: side, edit: edit, shapeOnly: shapeOnly
+            ) {
+                .string($0.base64EncodedString())
             }
         case .elements, .members, .entries:
             preconditionFailure("changed in place above")
@@ -493,6 +484,22 @@ package struct StoredForm: Equatable {
     /// built (``shapeOnly``), which puts ``unstoredPlaceholder`` there: a value, whichever.
     private func unstoredMismatch(_ makesWhole: Bool, kind: String) -> String? {
         makesWhole || shapeOnly ? nil : Self.unstoredReason(kind)
+    }
+
+    /// `node`, which holds `current` as a `String` or `Data` value (`nil`: not one), changed by
+    /// `patch` toward `side`: where the JSON holds no value, the side the patch keeps whole, or
+    /// ``unstoredPlaceholder`` in a shape-only replay (see ``unstoredMismatch(_:kind:)``).
+    private static func changed<Value>(
+        _ node: CodedNode, holding current: Value?, by patch: RangePatch<Value>, toward side: PatchSide,
+        edit: Edit, shapeOnly: Bool, written: (Value) -> CodedNode
+    ) throws(ReversionError) -> CodedNode {
+        if var value = current {
+            patch.apply(to: &value, toward: side)
+            return written(value)
+        }
+        if node == .null, let whole = patch.whole(side) { return written(whole) }
+        if node == .null, shapeOnly { return unstoredPlaceholder }
+        throw .wrongVersion(path: edit.path, reason: "expected \(Value.rangePatchKind)")
     }
 
     /// What a shape-only replay puts where a change of a `String` or `Data` value finds no

@@ -103,10 +103,7 @@ public struct RangePatch<Value: RangePatchable>: LeafPatch {
             // Both sides were kept whole: compare them and say what was found. By bytes, as
             // the rest of a patch is made and checked: `==` takes a `String` in another Unicode
             // normalization as equal, which is another version.
-            let same = value.withPatchableBytes { found in
-                slice.withPatchableBytes { found.elementsEqual($0) }
-            }
-            guard !same else { return nil }
+            guard !value.hasSameBytes(as: slice) else { return nil }
             return
                 "expected \(String(describing: slice).truncatedForMessage), found \(String(describing: value).truncatedForMessage)"
         }
@@ -139,6 +136,18 @@ public struct RangePatch<Value: RangePatchable>: LeafPatch {
         // overlap could bring another value; it is left as it is rather than stop the process.
         guard offset + currentLength <= value.withPatchableBytes(\.count) else { return }
         value.replacePatchableBytes(in: offset..<offset + currentLength, with: target)
+    }
+}
+
+extension RangePatchable {
+    /// Whether both hold the same bytes (a `String`'s `==` compares Unicode text: the same text
+    /// in another normalization is equal).
+    func hasSameBytes(as other: Self) -> Bool {
+        withPatchableBytes { a in
+            other.withPatchableBytes { b in
+                a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+            }
+        }
     }
 }
 
