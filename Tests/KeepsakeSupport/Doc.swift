@@ -42,11 +42,15 @@ public struct Doc: Versionable, Equatable, Codable, Sendable {
 
     public static let empty = Doc(title: "", status: .draft, items: [], blob: Data(), scores: [:], note: nil)
 
-    /// Equal with the same bytes of `title`, which the random edits set to text in either
-    /// Unicode normalization: `String`'s `==` takes both as equal, a history must tell them
-    /// apart (every property compared; a property added must be added here).
+    /// Equal with the same bytes of `title` and of each item's title and shape's text, which
+    /// the random edits set to text in either Unicode normalization: `String`'s `==` takes both as equal, a
+    /// history must tell them apart (every property compared; a property added must be added
+    /// here).
     public static func == (a: Doc, b: Doc) -> Bool {
         a.title.utf8.elementsEqual(b.title.utf8) && a.status == b.status && a.items == b.items
+            && zip(a.items, b.items).allSatisfy {
+                $0.title.utf8.elementsEqual($1.title.utf8) && $0.shape.textBytes == $1.shape.textBytes
+            }
             && a.blob == b.blob && a.scores == b.scores && a.note == b.note
     }
 
@@ -85,8 +89,16 @@ public enum DocEdits {
         case 3:
             if !doc.items.isEmpty {
                 let index = Int.random(in: 0..<doc.items.count, using: &generator)
-                doc.items[index].done.toggle()
-                doc.items[index].title += "!"
+                // Chosen by the id, drawing nothing more from the generator: the rich store's
+                // walks keep their shape.
+                if doc.items[index].id.isMultiple(of: 2) {
+                    doc.items[index].done.toggle()
+                    doc.items[index].title += "!"
+                } else {
+                    // Its "héllo" in the other Unicode normalization, or "héllo" added: the
+                    // first alone leaves an item `==` finds equal to the one before.
+                    doc.items[index].title = otherForm(of: doc.items[index].title)
+                }
             }
         case 4:
             if doc.blob.count < 4096 || Bool.random(using: &generator) {
@@ -121,6 +133,17 @@ public enum DocEdits {
             default: doc.items.shuffle(using: &generator)
             }
         }
+    }
+
+    /// `title` with the "héllo" it ends with in the other Unicode normalization (bytes
+    /// compared: `hasSuffix` takes both forms as one), or with " héllo" added.
+    static func otherForm(of title: String) -> String {
+        let (composed, decomposed) = ("h\u{E9}llo", "he\u{301}llo")
+        for (form, other) in [(composed, decomposed), (decomposed, composed)]
+        where title.utf8.reversed().starts(with: form.utf8.reversed()) {
+            return String(decoding: title.utf8.dropLast(form.utf8.count), as: UTF8.self) + other
+        }
+        return title + " " + composed
     }
 
     /// A refusal that was not a step's wrong version, or an acceptance where a step changes

@@ -32,17 +32,26 @@ import Testing
     /// as a longer one refuses other bytes: before, it was applied by bytes to text it did not
     /// fit, making "é+" of an undo that should have made "é".
     @Test func textInTheOtherNormalizationIsAChange() throws {
+        struct Item: Identifiable, Versionable, Equatable, Codable {
+            let id: Int
+            var name: String
+        }
         struct Texts: Versionable, Equatable, Codable {
             var title: String
             var lines: [String]
             var byKey: [String: String]
+            var items: [Item]
+            var itemsByKey: [String: Item]
             var note: String?
         }
         let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
         #expect(composed == decomposed)
-        func texts(_ text: String) -> Texts {
-            Texts(title: text, lines: [text], byKey: ["k": text], note: text)
+        func texts(_ text: String?) -> Texts {
+            Texts(
+                title: text!, lines: [text!], byKey: ["k": text!], items: [Item(id: 1, name: text!)],
+                itemsByKey: ["k": Item(id: 1, name: text!)], note: text)
         }
+        // `==` passes over none of them, the items either (`TextForms` reads their names).
         let old = texts(composed)
         var new = texts(decomposed)
         #expect(old == new)
@@ -50,15 +59,22 @@ import Testing
         let change = #"text {"new":"cafe\#u{301}","newCount":6,"offset":0,"old":"caf\#u{E9}","oldCount":5}"#
         #expect(
             payloads(try reversion.records())
-                == ["title", "lines[0]", #"byKey[key: "k"]"#, "note"].map { "\($0) \(change)" })
+                == [
+                    "title", "lines[0]", #"byKey[key: "k"]"#, "items[id: 1].name",
+                    #"itemsByKey[key: "k"].name"#, "note",
+                ].map { "\($0) \(change)" })
         try reversion.revert(&new)
         let bytes = { (texts: Texts) in
-            [texts.title, texts.lines[0], texts.byKey["k"]!, texts.note!].map { Array($0.utf8) }
+            [
+                texts.title, texts.lines[0], texts.byKey["k"]!, texts.items[0].name,
+                texts.itemsByKey["k"]!.name, texts.note!,
+            ]
+            .map { Array($0.utf8) }
         }
         #expect(bytes(new) == bytes(old))
         #expect(bytes(new) != bytes(texts(decomposed)))
-        // A value replaced whole is checked by what a diff finds when its bytes differ: the
-        // note was `nil`, its text in the other normalization is another version.
+        // A value replaced whole is checked by what a diff finds: the note was `nil`, its text
+        // in the other normalization is another version.
         var unset = old
         unset.note = nil
         let replaced = try #require(old.reversion(to: unset))

@@ -17,6 +17,24 @@ enum CodedNode: Hashable, Sendable {
     case array([CodedNode])
     case object([String: CodedNode])
 
+    /// Whether both are the same tree, text compared by its bytes: `String`'s `==` takes the
+    /// same text in another Unicode normalization as equal, which is another version (a diff
+    /// found no change in a payload's text pasted again, and a change's check took the other
+    /// form for its own). Object keys are still found with `==`, as a dictionary finds them.
+    static func == (a: CodedNode, b: CodedNode) -> Bool {
+        switch (a, b) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.double(let a), .double(let b)): a == b
+        case (.numeral(let a), .numeral(let b)): a == b
+        case (.string(let a), .string(let b)): a.hasSameBytes(as: b)
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        default: false
+        }
+    }
+
     /// A number, as an integer when it is one.
     static func number(_ double: Double) -> CodedNode {
         if double.rounded() == double, let integer = Int64(exactly: double) { return .integer(integer) }

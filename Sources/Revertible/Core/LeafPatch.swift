@@ -128,24 +128,35 @@ extension String {
 /// as text pasted from a macOS file name holds it). Such a change went unrecorded: the value
 /// kept the new bytes, the history the old, and undoing an earlier change of that text, which
 /// is made and checked by bytes, was refused (or, on text kept whole, made text that was
-/// neither version). For the same reason ``sameTracked(_:_:)`` diffs equal values whose bytes
-/// differ. (An array's element or a dictionary's value that `==` finds equal is still passed
-/// over: looking into each one whose bytes differ cost 15–25× on a document decoded again.)
+/// neither version). So a value of another type is the same only when `==` finds it equal and
+/// no text in it differs in form only (``TextForms``, read only when the two differ in memory):
+/// an array's element or a dictionary's value that `==` finds equal is then looked into when an
+/// item's name changed form. For the same reason ``sameTracked(_:_:)`` diffs equal values whose
+/// bytes differ.
 enum Equality {
     /// Whether `a` and `b` are the same version of a value.
-    static func same<E: Equatable>(_ a: E, _ b: E) -> Bool {
+    static func same<E: Equatable>(_ a: E, _ b: E) -> Bool { same(a, b, text: TextForms.check(for: E.self)) }
+
+    /// ``same(_:_:)`` with `E`'s text check (``TextForms/check(for:)``), looked up only when
+    /// needed: a caller comparing many values looks it up once.
+    static func same<E: Equatable>(_ a: E, _ b: E, text: @autoclosure () -> TextForms.Check?) -> Bool {
         if E.self == String.self {
             return unsafeBitCast(a, to: String.self).hasSameBytes(as: unsafeBitCast(b, to: String.self))
         }
         // Only a value unequal to itself can hold a NaN: the rest is left for that rare case.
-        return a == b || (a != a && sameHoldingNaN(a, b))
+        guard a == b else { return a != a && sameHoldingNaN(a, b) }
+        // Equal values whose bytes differ may hold text in another form (see `TextForms`).
+        guard !sameMemory(a, b), let text = text() else { return true }
+        return !TextForms.differOnlyInForm(a, b, text)
     }
 
     /// Whether `a` and `b` have the same bytes in memory: then they are copies of one value
     /// (the same references and the same bits). Padding counts, so other bytes may still be
     /// the same value.
     static func sameMemory<T>(_ a: T, _ b: T) -> Bool {
-        withUnsafeBytes(of: a) { a in withUnsafeBytes(of: b) { b in a.elementsEqual(b) } }
+        withUnsafeBytes(of: a) { a in
+            withUnsafeBytes(of: b) { b in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        }
     }
 
     /// ``same(_:_:)`` when `T` is `Equatable` at run time, else `nil`.

@@ -13,9 +13,11 @@ public protocol Revertible {
     /// ```
     ///
     /// A tracked part changed where `==` says so, with two exceptions: NaNs are the same as
-    /// each other, and a `String` is compared by its bytes, so that the same text in another
-    /// Unicode normalization ("é" as one scalar, or as "e" and a combining accent) is a
-    /// change, which undo takes back to the exact bytes.
+    /// each other, and text is compared by its bytes, so that the same text in another Unicode
+    /// normalization ("é" as one scalar, or as "e" and a combining accent) is a change, which
+    /// undo takes back to the exact bytes. That holds for text anywhere in a value `==` finds
+    /// equal (a struct's property, an array's element, an enum's payload), but not for a
+    /// class's properties, a `Set`'s members or a dictionary's keys.
     ///
     /// - Parameter previous: The earlier version of this value.
     /// - Returns: The changes from `previous` to `self`, or `nil` when nothing tracked changed.
