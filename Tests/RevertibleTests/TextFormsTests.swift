@@ -177,6 +177,41 @@ import Testing
                 one, Marks(initial: "\u{E9}", excerpt: Self.composed.prefix(4), initials: [nil, "\u{E9}"])))
     }
 
+    /// The standard library's and Foundation's types are read through their layout too: never
+    /// a crash; text found where it lies in the value (a range's bounds, a result's payload, a
+    /// contiguous array, nested optionals and collections); not read where it is found with
+    /// `==` (a set's members) or kept in a class (`AttributedString`, `AnyHashable`), as the
+    /// README says.
+    @Test func standardAndFoundationTypesAreReadSafely() throws {
+        struct Failure: Error, Equatable { var message: String }
+        let (c, d) = (Self.composed, Self.decomposed)
+        #expect(!Equality.same(c..<(c + "z"), d..<(d + "z")))
+        #expect(!Equality.same(Result<String, Failure>.success(c), .success(d)))
+        #expect(
+            !Equality.same(Result<Int, Failure>.failure(Failure(message: c)), .failure(Failure(message: d))))
+        #expect(!Equality.same(ContiguousArray([c]), ContiguousArray([d])))
+        #expect(!Equality.same(["k": [c, nil]], ["k": [d, nil]]))
+        #expect(!Equality.same(Optional(Optional(c)), Optional(Optional(d))))
+        #expect(Equality.same(Set([c]), Set([d])))
+        #expect(Equality.same(AttributedString(c), AttributedString(d)))
+        #expect(Equality.same(AnyHashable(c), AnyHashable(d)))
+        // Equal values in other memory, read without a crash: nothing found.
+        #expect(Equality.same(Locale(identifier: "fr_FR"), Locale(identifier: "fr_FR")))
+        let (paris, parisAgain) = (TimeZone(identifier: "Europe/Paris"), TimeZone(identifier: "Europe/Paris"))
+        #expect(Equality.same(paris, parisAgain))
+        #expect(Equality.same(Calendar(identifier: .gregorian), Calendar(identifier: .gregorian)))
+        #expect(
+            Equality.same(
+                URLComponents(string: "https://a.b/c?d=e"), URLComponents(string: "https://a.b/c?d=e")))
+        #expect(Equality.same(DateComponents(year: 1, month: 2), DateComponents(year: 1, month: 2)))
+        #expect(
+            Equality.same(
+                Measurement(value: 1, unit: UnitLength.meters), Measurement(value: 1, unit: .meters)))
+        #expect(Equality.same(IndexSet([1, 5]), IndexSet([1, 5])))
+        #expect(Equality.same(URL(string: "https://a.b/c"), URL(string: "https://a.b/c")))
+        #expect(Equality.same(Data(c.utf8), Data(c.utf8)))
+    }
+
     /// Types whose values hold no text have no check: comparing them costs nothing more.
     @Test func typesWithoutTextHaveNoCheck() {
         struct Point: Equatable {

@@ -9,10 +9,11 @@ import Foundation
 /// values `==` finds equal whose memory differs, whether any text in them changed only in form.
 ///
 /// A type's text is found once from its layout (reflection, as ``FieldTable`` reads fields) and
-/// the walk cached: a `String`, `Substring` or `Character`; an optional, array or dictionary
-/// value holding text; a struct's stored properties and a tuple's elements holding text; an
+/// the walk cached: a `String`, `Substring` or `Character`; an optional, array, contiguous
+/// array or dictionary value holding text; a struct's stored properties and a tuple's elements holding text; an
 /// enum's payload (through `Mirror`, only for the values compared), nested to any depth. A
-/// class's properties, a set's members and a dictionary's keys are not looked into.
+/// class's properties (and a struct's that keeps its text in one: `AttributedString`), a set's
+/// members and a dictionary's keys are not looked into.
 ///
 /// Text whose bytes differ and that is *unequal* is left alone: the type's `==` chose to pass
 /// over that property (one that compares only an `id`), and a change there stays hidden, as
@@ -173,11 +174,24 @@ extension Optional: TextContainer {
 
 extension Array: TextContainer {
     fileprivate static func textCheck(building: inout Set<ObjectIdentifier>) -> TextForms.Check? {
-        guard let element = TextForms.check(for: Element.self, building: &building) else { return nil }
-        return { a, b in
+        TextForms.check(for: Element.self, building: &building).map(contiguousCheck)
+    }
+}
+
+extension ContiguousArray: TextContainer {
+    fileprivate static func textCheck(building: inout Set<ObjectIdentifier>) -> TextForms.Check? {
+        TextForms.check(for: Element.self, building: &building).map(contiguousCheck)
+    }
+}
+
+extension RandomAccessCollection {
+    /// The check of a collection of this type whose elements lie side by side, by the check of
+    /// its elements.
+    fileprivate static func contiguousCheck(_ element: @escaping TextForms.Check) -> TextForms.Check {
+        { a, b in
             let (a, b) = (a.assumingMemoryBound(to: Self.self), b.assumingMemoryBound(to: Self.self))
-            return a.pointee.withUnsafeBufferPointer { a in
-                b.pointee.withUnsafeBufferPointer { b in
+            let found = a.pointee.withContiguousStorageIfAvailable { a in
+                b.pointee.withContiguousStorageIfAvailable { b in
                     // One buffer shared by both: the same elements.
                     guard a.count == b.count, a.baseAddress != b.baseAddress else { return false }
                     return zip(a.indices, b.indices).contains {
@@ -185,6 +199,7 @@ extension Array: TextContainer {
                     }
                 }
             }
+            return found.flatMap { $0 } ?? false
         }
     }
 }
