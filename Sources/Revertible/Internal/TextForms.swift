@@ -10,10 +10,10 @@ import Foundation
 ///
 /// A type's text is found once from its layout (reflection, as ``FieldTable`` reads fields) and
 /// the walk cached: a `String`, `Substring` or `Character`; an optional, array, contiguous
-/// array or dictionary value holding text; a struct's stored properties and a tuple's elements holding text; an
-/// enum's payload (through `Mirror`, only for the values compared), nested to any depth. A
-/// class's properties (and a struct's that keeps its text in one: `AttributedString`), a set's
-/// members and a dictionary's keys are not looked into.
+/// array or dictionary value holding text; a struct's stored properties and a tuple's
+/// elements holding text; an enum's payload (through `Mirror`, only for the values compared),
+/// nested to any depth. A class's properties (and a struct's that keeps its text in one:
+/// `AttributedString`), a set's members and a dictionary's keys are not looked into.
 ///
 /// Text whose bytes differ and that is *unequal* is left alone: the type's `==` chose to pass
 /// over that property (one that compares only an `id`), and a change there stays hidden, as
