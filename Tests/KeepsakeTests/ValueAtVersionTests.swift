@@ -75,6 +75,40 @@ import Testing
         }
     }
 
+    /// A version's scope level raised by damage (a flipped bit) would put the root's later
+    /// versions on its way: its value read as a later version's, with no error. Found by the
+    /// rich store's damage soak (`KEEPSAKE_SOAK_FIRST_SEED=700`, batch 704).
+    @Test func aVersionMovedIntoAnInnerScopeIsDamageNotAnotherVersionsValue() throws {
+        let path = directory.path("level.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var doc = history.value
+        for index in 1...4 {
+            doc.title = "t\(index)"
+            try history.append(doc)
+        }
+        try history.pushNewScope()
+        doc.title = "scoped"
+        try history.append(doc)
+        store.close()
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try reader.value(ofHistory: "doc", atVersion: 2, as: Doc.self)?.title == "t2")
+        reader.close()
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA ignore_check_constraints = ON")
+        try connection.execute("UPDATE version SET scope_level = 1 WHERE position = 2")
+        connection.close()
+
+        let damaged = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        let error = KeepsakeError.damaged(
+            history: "doc", reason: "version 3 of scope 0 comes after version 2 of inner scope 1")
+        for version in [nil, 0, 1, 2, 4, 5] {
+            #expect(throws: error) { try damaged.value(ofHistory: "doc", atVersion: version, as: Doc.self) }
+            #expect(throws: error) { try damaged.valueJSON(ofHistory: "doc", atVersion: version) }
+        }
+        #expect(try damaged.verify().isOK == false)
+    }
+
     /// Version 0 is the value at the root scope's floor, replayed from the base value through
     /// the versions folded under it: a floor raised or lowered, or the version at it lost, would
     /// make it another version's value; a root scope's row lost, a history with none.

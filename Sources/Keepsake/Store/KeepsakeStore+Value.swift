@@ -120,6 +120,18 @@ extension KeepsakeStore {
                     "version \(first + index) is missing from its versions, where version \(position) is read"
             )
         }
+        // An outer scope's versions all come before an inner one's (`verify` checks it too): a
+        // version's level raised by damage would put the outer scope's later versions on its
+        // way, and read another version's value.
+        if let (inner, outer) = zip(versions, versions.dropFirst()).first(where: {
+            $0.place.level > $1.place.level
+        }) {
+            throw KeepsakeError.damaged(
+                history: name,
+                reason:
+                    "version \(outer.version.position) of scope \(outer.place.level) comes after version \(inner.version.position) of inner scope \(inner.place.level)"
+            )
+        }
         let floor = try naming(name) {
             let floor = try rows.floor()
             try rows.checkKept(versions.count { $0.version.position > floor }, floor: floor)
