@@ -68,8 +68,9 @@ extension KeepsakeStore {
     /// - Returns: The value, or `nil` when there is no such history or version.
     /// - Throws: ``KeepsakeError``: `.reversion` naming the version and path of a change that
     ///   does not apply, `.undecodableValue` when the value does not decode as `Value`,
-    ///   `.damaged` when a row does not match its digest, or the history's versions do not run
-    ///   one after another, as many above the floor as its stored count.
+    ///   `.damaged` when a row does not match its digest, the history's versions do not run
+    ///   one after another, as many above the floor as its stored count, or a version of an
+    ///   outer scope comes after one of an inner scope.
     public func value<Value: Versionable & Codable & SendableMetatype>(
         ofHistory name: String, atVersion version: Int? = nil, as type: Value.Type = Value.self,
         fillingMissingFrom template: Value? = nil
