@@ -864,8 +864,15 @@ struct HistoryRows {
     // MARK: Checkpoints
 
     /// A stored whole value's JSON (a checkpoint's, or the base value's) as a ``StoredForm``,
-    /// its blobs' bytes inlined in base64 as `JSONEncoder` writes `Data`, with `versions` redone
-    /// on it in order: the value they reach, without the app's type.
+    /// with `versions` redone on it in order: the value they reach, without the app's type.
+    ///
+    /// Large `Data` stays `{"$blob": id}` as stored (bytes a change within them redid are
+    /// base64): which object is a blob's and which is the app's own — a dictionary whose one
+    /// key is `"$blob"`, a JSON document's object — only the model's type tells, and its
+    /// decoder reads both forms where it reads `Data`. Until 2026-11 every such object was
+    /// replaced by its blob's bytes, and the app's became text: an `[String: Int]` did not
+    /// decode (the history did not open after an app update), and a JSON value type read a
+    /// string where it had stored an object.
     ///
     /// A property is found under its JSON key: its name, or the key `keys` give it (the app's
     /// model's `CodingKeys`).
@@ -886,8 +893,8 @@ struct HistoryRows {
     /// it wrote, and the new model's after them may not (they name a property renamed or
     /// added since).
     ///
-    /// With `shapeOnly`, the form holds the value's shape only (``StoredForm/shapeOnly``): its
-    /// blobs stay references, and changes within bytes are passed over.
+    /// With `shapeOnly`, the form holds the value's shape only (``StoredForm/shapeOnly``):
+    /// changes within bytes are passed over.
     func storedForm(
         _ json: String, redoing versions: [Version], history name: String, keys: CodingKeyTree,
         atLeast required: Int, shapeOnly: Bool = false
@@ -899,11 +906,9 @@ struct HistoryRows {
             throw KeepsakeError.damaged(history: name, reason: "its stored value is not JSON")
         }
         form.shapeOnly = shapeOnly
-        if !shapeOnly { try blobs.inlineBlobs(in: &form) }
         for (index, version) in versions.enumerated() {
             do {
-                let records = try records(of: version)
-                try form.revert(shapeOnly ? records : try blobs.inliningBlobs(in: records), inverted: true)
+                try form.revert(try records(of: version), inverted: true)
             } catch let error as ReversionError {
                 guard index >= required else {
                     throw KeepsakeError.reversion(history: name, version: version.position, error: error)

@@ -230,7 +230,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                             ?? rows.storedForm(
                                 checkpoint.json, redoing: replay, history: name,
                                 keys: CodingKeyTree(for: Value.self)),
-                        (try? heldForm.revert(blobs.inliningBlobs(in: held), inverted: true)) != nil,
+                        (try? heldForm.revert(held, inverted: true)) != nil,
                         let heldValue = try? rows.decodeStored(
                             heldForm.json, history: name, template: initialValue)
                     else {

@@ -67,8 +67,9 @@ extension HistoryRows {
     /// `position` — the newest checkpoint at or below it with the applied versions after it
     /// redone on its JSON — which holds those values still, once it is checked to decode to
     /// `value`; when it does not (the model and the stored JSON disagree), no checkpoint is
-    /// stored: reopening replays the changes, which keep every value. Large byte strings are
-    /// stored in that JSON as base64, as a change made on the stored form stores them.
+    /// stored: reopening replays the changes, which keep every value. Large byte strings keep
+    /// the blob references the stored JSON holds, noted to be checked when it is stored (bytes
+    /// changed on the stored form are base64, as a change made there writes them).
     ///
     /// Where the changes cannot be redone on the stored JSON (the app changed the model since
     /// they were stored, and the new model's changes do not fit the old JSON), the model's
@@ -94,7 +95,7 @@ extension HistoryRows {
         guard let (form, stored) = found else { return encoded }
         guard stored.reversion(to: value) == nil else { return nil }
         let json = form.json
-        return (json, json.utf8.count)
+        return (json, json.utf8.count + (try blobs.noteReferences(in: form)))
     }
 
     /// Whether the stored values hold what the model does not read, found out at `position`

@@ -63,8 +63,10 @@ extension RestorableObject {
         var assignments: [() -> Void] = []
         let evolution = Self.propertyEvolution
         for (name, property) in restorableProperties {
-            let currentJSON = stored.json(name)
-            let oldJSON = currentJSON == nil ? evolution.storedName(of: name).flatMap(stored.json) : nil
+            // As stored: decoded with the type, `Data` read from the blobs read.
+            let currentJSON = stored.rows[name]
+            let oldJSON =
+                currentJSON == nil ? evolution.storedName(of: name).flatMap { stored.rows[$0] } : nil
             guard let json = currentJSON ?? oldJSON else {
                 continue  // added since the snapshot: it keeps its value
             }
@@ -76,7 +78,7 @@ extension RestorableObject {
                 })
         }
         for reference in references {
-            guard let json = stored.json(reference.name), let restore = reference.restore else { continue }
+            guard let json = stored.rows[reference.name], let restore = reference.restore else { continue }
             assignments.append(
                 try Self.decoding(key, reference.name) { try restore(self, json, stored.decoder) })
         }
@@ -262,16 +264,27 @@ public enum ReferenceBuilder<Owner: AnyObject> {
 /// The properties of one snapshot, as stored JSON, decoded on demand.
 @dynamicMemberLookup
 public struct SnapshotProperties {
+    /// Each property's JSON as stored, `Data` of 1 KiB or more as `{"$blob": id}`.
     let rows: [String: String]
+    /// The blobs the rows refer to, and what reads `Data` from them.
+    let blobs: DetachedBlobs
     let decoder: JSONDecoder
     /// The snapshot's name.
     public let name: String
 
+    init(rows: [String: String], blobs: DetachedBlobs, name: String) {
+        (self.rows, self.blobs, self.decoder, self.name) = (rows, blobs, blobs.decoder, name)
+    }
+
     /// The property names.
     public var names: [String] { rows.keys.sorted() }
 
-    /// A property's stored JSON, or `nil`.
-    public func json(_ property: String) -> String? { rows[property] }
+    /// A property's stored JSON, `Data` in base64 as `JSONEncoder` writes it, or `nil`.
+    ///
+    /// Without the property's type, every object whose one member is `"$blob"` holding the
+    /// id of a stored blob is taken for Keepsake's reference to it, an app's own dictionary of
+    /// that one key too; ``value(_:as:)`` reads it as stored.
+    public func json(_ property: String) -> String? { rows[property].map(blobs.inlining(in:)) }
 
     /// A property's value decoded as `type`, or `nil` when there is no such property.
     ///
@@ -357,19 +370,19 @@ extension Caretaker {
                 [.integer(id)]
             ) { row -> (String, String) in
                 let path = try PathDescriptor(parsing: row.text(0) ?? "")
-                let json = try Self.checkedJSON(
-                    row, blobs, namespace: stored, name: storedName, inliningBlobs: true)
+                let json = try Self.checkedJSON(row, blobs, namespace: stored, name: storedName)
                 guard case .property(let property)? = path.components.first else {
                     return (row.text(0) ?? "", json)
                 }
                 return (property, json)
             }
             try Self.checkPropertyCount(connection, id: id, read: rows.count, name: name)
-            // Blobs are inlined above: the properties decode later without the connection.
+            // The blobs are read now: the properties decode later, without the connection.
+            // Until 2026-11 they were inlined, and an app's dictionary whose one key was
+            // "$blob" read as text.
             return SnapshotProperties(
                 rows: Dictionary(rows, uniquingKeysWith: { first, _ in first }),
-                decoder: ChangeRecord.makeDecoder(),
-                name: name)
+                blobs: blobs.detached(for: rows.map(\.1)), name: name)
         }
     }
 

@@ -29,21 +29,13 @@ final class BlobCoding: @unchecked Sendable {
         self.connection = connection
     }
 
-    private struct BlobKey: CodingKey {
-        var stringValue: String { "$blob" }
-        var intValue: Int? { nil }
-        init() {}
-        init?(stringValue: String) { guard stringValue == "$blob" else { return nil } }
-        init?(intValue: Int) { nil }
-    }
-
     var encoder: JSONEncoder {
         let encoder = ChangeRecord.makeEncoder()
         encoder.dataEncodingStrategy = .custom { [self] data, encoder in
             if data.count >= Self.threshold {
                 blobBytesEncoded += data.count
-                var container = encoder.container(keyedBy: BlobKey.self)
-                try container.encode(try store(data), forKey: BlobKey())
+                var container = encoder.container(keyedBy: BlobReferenceKey.self)
+                try container.encode(try store(data), forKey: BlobReferenceKey())
             } else {
                 var container = encoder.singleValueContainer()
                 try container.encode(data.base64EncodedString())
@@ -55,18 +47,36 @@ final class BlobCoding: @unchecked Sendable {
     var decoder: JSONDecoder {
         let decoder = ChangeRecord.makeDecoder()
         decoder.dataDecodingStrategy = .custom { [self] decoder in
-            if let container = try? decoder.container(keyedBy: BlobKey.self) {
+            if let container = try? decoder.container(keyedBy: BlobReferenceKey.self) {
                 return try load(
-                    try container.decode(Int64.self, forKey: BlobKey()), codingPath: decoder.codingPath)
+                    try container.decode(Int64.self, forKey: BlobReferenceKey()),
+                    codingPath: decoder.codingPath)
             }
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard let data = Data(base64Encoded: text) else {
-                throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "Invalid base64"))
-            }
-            return data
+            return try Self.base64(decoder)
         }
         return decoder
+    }
+
+    /// The blobs `jsons` may refer to, read now, for JSON decoded after the connection is
+    /// released: every object whose one member is `"$blob"` holding a number. An app's own
+    /// such object is read as stored: its number is taken for a blob's id only where the
+    /// model reads `Data` (a blob of that id, if there is one, is read for nothing).
+    func detached(for jsons: some Sequence<String>) -> DetachedBlobs {
+        var loaded: [Int64: Data] = [:]
+        var failures: [Int64: String] = [:]
+        for json in jsons where json.contains("\"$blob\"") {
+            guard let form = try? StoredForm(json: json) else { continue }
+            for id in form.integers(under: "$blob") where loaded[id] == nil && failures[id] == nil {
+                do {
+                    loaded[id] = try load(id, codingPath: [])
+                } catch DecodingError.dataCorrupted(let context) {
+                    failures[id] = context.debugDescription
+                } catch {
+                    failures[id] = "\(error)"
+                }
+            }
+        }
+        return DetachedBlobs(loaded: loaded, failures: failures)
     }
 
     /// `json` with every `{"$blob": id}` replaced by the blob's bytes in base64, so that it
@@ -94,20 +104,55 @@ final class BlobCoding: @unchecked Sendable {
         }
     }
 
+    /// Notes the stored blobs `form` refers to in ``referenced``, for JSON built from stored
+    /// JSON that is stored in a later transaction (a checkpoint made on the stored form), and
+    /// returns their size in bytes. An object of the app's own that looks like a reference
+    /// (one member, `"$blob"`, holding a stored blob's id) is noted too: a check the more.
+    func noteReferences(in form: StoredForm) throws -> Int {
+        var size = 0
+        for id in Set(form.integers(under: "$blob")) {
+            let rows = try connection.query("SELECT digest, size FROM blob WHERE id = ?", [.integer(id)]) {
+                (digest: $0.text(0) ?? "", size: Int($0.int64(1) ?? 0))
+            }
+            guard let stored = rows.first else { continue }
+            referenced.insert(Reference(id: id, digest: stored.digest, size: stored.size))
+            size += stored.size
+        }
+        return size
+    }
+
     /// A snapshot property's JSON as stored: itself when short, else `{"$json": id}` pointing
     /// at the text stored once by content in the blob table, so that a large property that did
     /// not change between snapshots is not stored again.
+    ///
+    /// A property whose own JSON has that form (a dictionary `["$json": 1]`) is stored in the
+    /// blob table too, however short: a row of that form is then always a reference. Until
+    /// 2026-11 it was stored as itself, and read as blob 1's text.
     func storedText(_ json: String) throws -> String {
-        guard json.utf8.count >= Self.threshold else { return json }
+        guard json.utf8.count >= Self.threshold || Self.textReference(json) != nil else { return json }
         return "{\"$json\":\(try store(Data(json.utf8)))}"
     }
 
     /// The JSON a stored snapshot property stands for (see ``storedText(_:)``).
     func resolvedText(_ stored: String) throws -> String {
-        guard stored.hasPrefix("{\"$json\":"), stored.hasSuffix("}"),
-            let id = Int64(stored.dropFirst("{\"$json\":".count).dropLast())
-        else { return stored }
+        guard let id = Self.textReference(stored) else { return stored }
         return String(decoding: try load(id, codingPath: []), as: UTF8.self)
+    }
+
+    /// The blob a snapshot property's stored text refers to, when it is `{"$json": id}`.
+    private static func textReference(_ stored: String) -> Int64? {
+        guard stored.hasPrefix("{\"$json\":"), stored.hasSuffix("}") else { return nil }
+        return Int64(stored.dropFirst("{\"$json\":".count).dropLast())
+    }
+
+    /// Base64 `Data`, as `JSONEncoder` writes it.
+    static func base64(_ decoder: any Decoder) throws -> Data {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let data = Data(base64Encoded: text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "Invalid base64"))
+        }
+        return data
     }
 
     /// The id of a blob holding `data`, inserted unless an identical one exists.
@@ -184,5 +229,50 @@ final class BlobCoding: @unchecked Sendable {
         let digest = data.withUnsafeBytes { StableDigest.of($0) }
         let hex = String(digest, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// The member of `{"$blob": id}`, the JSON in place of `Data` kept in the blob table.
+private struct BlobReferenceKey: CodingKey {
+    var stringValue: String { "$blob" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { guard stringValue == "$blob" else { return nil } }
+    init?(intValue: Int) { nil }
+}
+
+/// Blobs read from the store for JSON decoded after the connection is released
+/// (``BlobCoding/detached(for:)``).
+struct DetachedBlobs: Sendable {
+    let loaded: [Int64: Data]
+    /// Why a blob the JSON refers to could not be read: said only where the model reads it.
+    let failures: [Int64: String]
+
+    /// Reads `Data` as ``BlobCoding/decoder`` does: base64, or `{"$blob": id}` from the
+    /// blobs read.
+    var decoder: JSONDecoder {
+        let decoder = ChangeRecord.makeDecoder()
+        decoder.dataDecodingStrategy = .custom { [loaded, failures] decoder in
+            guard let container = try? decoder.container(keyedBy: BlobReferenceKey.self) else {
+                return try BlobCoding.base64(decoder)
+            }
+            let id = try container.decode(Int64.self, forKey: BlobReferenceKey())
+            guard let data = loaded[id] else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.codingPath, debugDescription: failures[id] ?? "Missing blob \(id)"
+                    ))
+            }
+            return data
+        }
+        return decoder
+    }
+
+    /// `json` with every `{"$blob": id}` of a blob read replaced by its bytes in base64, as
+    /// ``BlobCoding/inliningBlobs(in:)-(String)`` writes it.
+    func inlining(in json: String) -> String {
+        guard json.contains("\"$blob\""), var form = try? StoredForm(json: json) else { return json }
+        form.inline("$blob") { id in loaded[id]?.base64EncodedString() }
+        return form.json
     }
 }

@@ -346,7 +346,12 @@ extension KeepsakeStore {
                 guard let json = try rows.checkpoint(at: place) else {
                     throw KeepsakeError.damaged(history: history.name, reason: "its checkpoint vanished")
                 }
-                return try rows.storedForm(json, redoing: [], history: history.name)
+                // Blobs inlined: the new store has blobs of its own, and the versions are
+                // redone after this read's transaction, the decoder that reads references
+                // with it.
+                var form = try rows.storedForm(json, redoing: [], history: history.name)
+                try rows.blobs.inlineBlobs(in: &form)
+                return form
             }
             var form: StoredForm
             switch start {

@@ -12,7 +12,10 @@ extension KeepsakeStore {
     ///
     /// Version 0 is the base value; a version on the redo stack, or in an inner scope, gives the
     /// value that redoing up to it would give. `Data` is written as base64, as `JSONEncoder`
-    /// writes it.
+    /// writes it: without the app's types, every object whose one member is `"$blob"` holding
+    /// a number is taken for Keepsake's reference to a blob and written as its bytes, an app's
+    /// own dictionary of that one key too; the typed
+    /// ``value(ofHistory:atVersion:as:fillingMissingFrom:)`` reads it as stored.
     ///
     /// Without the app's types, a property is looked up under its own name. For a model whose
     /// `CodingKeys` store properties under other keys, a change that sets an optional from
@@ -36,7 +39,9 @@ extension KeepsakeStore {
             guard let id = try HistoryRows.historyID(named: name, in: connection) else { return nil }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             guard let route = try Self.route(to: version, rows, history: name) else { return nil }
-            return try rows.storedForm(route.json, redoing: route.redoing, history: name)
+            var form = try rows.storedForm(route.json, redoing: route.redoing, history: name)
+            try blobs.inlineBlobs(in: &form)
+            return form
         }
         return form?.prettyJSON
     }

@@ -59,10 +59,18 @@ package struct StoredForm: Equatable {
     ///
     /// - Parameters:
     ///   - key: The member that marks such an object.
-    ///   - text: The text for the integer it holds.
+    ///   - text: The text for the integer it holds; `nil` leaves the object.
     /// - Throws: What `text` throws; the tree is then partly replaced.
-    package mutating func inline(_ key: String, _ text: (Int64) throws -> String) rethrows {
+    package mutating func inline(_ key: String, _ text: (Int64) throws -> String?) rethrows {
         try root.inline(key, text)
+    }
+
+    /// The integers of the objects whose one member is `key`, as ``inline(_:_:)`` would find
+    /// them: what a storage's references may be (an app's object of that one key is found too).
+    package func integers(under key: String) -> [Int64] {
+        var found: [Int64] = []
+        root.collectIntegers(under: key, into: &found)
+        return found
     }
 
     /// The tree as JSON text, keys sorted.
@@ -320,7 +328,7 @@ package struct StoredForm: Equatable {
             return nil
         case .replace(let old, let new):
             let expected = (side == .old ? old : new) ?? .null
-            return expected == node
+            return same(expected, node)
                 ? nil : "expected \(expected.abbreviatedText), found \(node.abbreviatedText)"
         case .text(let patch):
             guard case .string(let string) = node else {
@@ -344,7 +352,7 @@ package struct StoredForm: Equatable {
                 side == .new ? (patch.newCount, patch.insertions) : (patch.oldCount, patch.removals)
             guard array.count == count else { return "expected \(count) elements, found \(array.count)" }
             let idKey = place.keys[.index(0)].idKey(ofElementsIn: array, decoder: decoder)
-            for entry in entries where !Self.sameIdentity(array[entry.offset], entry.element, idKey: idKey) {
+            for entry in entries where !sameIdentity(array[entry.offset], entry.element, idKey: idKey) {
                 return "the element at \(entry.offset) differs"
             }
             return nil
@@ -399,7 +407,7 @@ package struct StoredForm: Equatable {
                 return patch.mismatch(in: entries.entries, expecting: side)
             }
             guard found == count else { return "expected \(count) entries, found \(found)" }
-            for (key, expected) in present where entry(key) != expected {
+            for (key, expected) in present where !(entry(key).map { same($0, expected) } ?? false) {
                 return "the entry for \(RecordCoding.canonicalJSON(key)) differs"
             }
             for key in absent.keys where entry(key) != nil {
@@ -918,9 +926,35 @@ package struct StoredForm: Equatable {
     /// Whether two array elements are the same one, as reverting an array's change asks: by
     /// their id (`idKey`, `"id"` unless the model's keys say otherwise) when both have one
     /// (`Identifiable` elements), else by equality.
-    private static func sameIdentity(_ a: CodedNode, _ b: CodedNode, idKey: String) -> Bool {
-        if let first = id(of: a, key: idKey), let second = id(of: b, key: idKey) { return first == second }
-        return a == b
+    private func sameIdentity(_ a: CodedNode, _ b: CodedNode, idKey: String) -> Bool {
+        if let first = Self.id(of: a, key: idKey), let second = Self.id(of: b, key: idKey) {
+            return first == second
+        }
+        return same(a, b)
+    }
+
+    /// Whether two nodes hold the same value, where `Data` may be written two ways: as a
+    /// storage keeps it (Keepsake's `{"$blob": id}` for 1 KiB or more) and as base64, which a
+    /// change made on this tree within the bytes writes back. The tree keeps a storage's form
+    /// as it reads it: which object is one and which is the app's own (a dictionary whose one
+    /// key is `"$blob"`, say) only the model's type tells, and replacing every such object by
+    /// bytes turned the app's objects into text (`BlobLookalikeTests`). Two nodes whose
+    /// JSON differs are read as bytes only where one is text and the other an object, or both
+    /// objects of one member: a check, never a value written.
+    private func same(_ a: CodedNode, _ b: CodedNode) -> Bool {
+        if a == b { return true }
+        switch (a, b) {
+        case (.object(let first), .object(let second)) where first.count == second.count:
+            if first.count == 1, let x = bytes(a), let y = bytes(b) { return x == y }
+            return first.allSatisfy { key, node in second[key].map { same(node, $0) } ?? false }
+        case (.array(let first), .array(let second)) where first.count == second.count:
+            return zip(first, second).allSatisfy { same($0, $1) }
+        case (.string, .object), (.object, .string):
+            guard let x = bytes(a), let y = bytes(b) else { return false }
+            return x == y
+        default:
+            return false
+        }
     }
 
     /// An element's id, under `key`, when it is an object with one.
@@ -944,12 +978,28 @@ package struct StoredForm: Equatable {
 }
 
 extension CodedNode {
+    /// See ``StoredForm/integers(under:)``.
+    fileprivate func collectIntegers(under key: String, into found: inout [Int64]) {
+        switch self {
+        case .object(let object):
+            if object.count == 1, case .integer(let id)? = object[key] {
+                found.append(id)
+                return
+            }
+            for node in object.values { node.collectIntegers(under: key, into: &found) }
+        case .array(let array):
+            for node in array { node.collectIntegers(under: key, into: &found) }
+        default:
+            break
+        }
+    }
+
     /// See ``StoredForm/inline(_:_:)``: in place, a container this tree alone holds not copied.
-    fileprivate mutating func inline(_ key: String, _ text: (Int64) throws -> String) rethrows {
+    fileprivate mutating func inline(_ key: String, _ text: (Int64) throws -> String?) rethrows {
         switch self {
         case .object(var object):
             if object.count == 1, case .integer(let id)? = object[key] {
-                self = .string(try text(id))
+                if let text = try text(id) { self = .string(text) }
                 return
             }
             self = .null
