@@ -197,4 +197,25 @@ import Testing
         // The JSON, read without the type, writes `Data` as `JSONEncoder` does.
         #expect(properties.json("avatar") == "\"\(Self.bytes.base64EncodedString())\"")
     }
+
+    /// `verify` checks that every blob reference names a stored blob, without the app's
+    /// types. Until 2026-11 it took any `"$blob"` key for one: a sound store whose values hold
+    /// an app's object with that key among others, or text under it, was reported damaged
+    /// ("blob x is referred to but missing"). Only an object of that one member holding a
+    /// number is read as a reference, in changes and checkpoints alike — an app's own such
+    /// object that names no blob too, as its DocC says.
+    @Test func verifyReadsOnlyWhatKeepsakeReadsAsABlobReference() throws {
+        let store = try KeepsakeStore(path: directory.path("verify.keepsake"))
+        let history = try store.history("sheet", initialValue: Sheet())
+        var sheet = history.value
+        sheet.counts = ["$blob": 7, "n": 1]
+        try history.append(sheet)
+        sheet.document = .object(["$blob": .text("x")])
+        try history.append(sheet)
+        try history.close()
+        #expect(try store.verify().problems == [])
+        sheet.document = .object(["$blob": .number(99)])
+        try history.append(sheet)
+        #expect(try store.verify().problems == ["blob 99 is referred to but missing"])
+    }
 }

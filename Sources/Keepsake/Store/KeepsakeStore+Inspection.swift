@@ -324,10 +324,22 @@ extension KeepsakeStore {
         }
     }
 
+    /// The condition on a row `j` of `json_tree(json)` that it is a blob reference as Keepsake
+    /// reads one: the integer member of an object whose one member is `"$blob"`. An app's own
+    /// object with a `"$blob"` key and other members, or text there, is not one (until 2026-11
+    /// `verify` said a blob it named was missing, of a sound store).
+    private static func blobReference(_ json: String) -> String {
+        "j.key = '$blob' AND j.type = 'integer' AND (SELECT count(*) FROM json_each(\(json), j.path)) = 1"
+    }
+
     /// Checks the whole store: SQLite's integrity check, the application id and schema version,
     /// the schema's tables, columns and indexes against Keepsake's (a damaged `CREATE`
     /// statement that still parses), foreign keys, and the invariants of every history (scopes,
     /// undo/redo order, a base value, well-formed paths and patches, blob references).
+    ///
+    /// Blob references are checked without the app's types: an object of the app's own whose
+    /// one member is `"$blob"` holding a number that names no blob is reported as a reference
+    /// to a missing blob.
     ///
     /// - Returns: What was found; ``Verification/isOK`` says whether all is well.
     /// - Throws: ``KeepsakeError`` when the store cannot be read at all.
@@ -597,12 +609,14 @@ extension KeepsakeStore {
             ),
             (
                 "SELECT DISTINCT j.value FROM (SELECT changes FROM version WHERE json_valid(changes)) AS c, "
-                    + "json_tree(c.changes) AS j WHERE j.key = '$blob' AND j.value NOT IN (SELECT id FROM blob)",
+                    + "json_tree(c.changes) AS j WHERE \(Self.blobReference("c.changes")) "
+                    + "AND j.value NOT IN (SELECT id FROM blob)",
                 "blob %@ is referred to but missing"
             ),
             (
                 "SELECT DISTINCT j.value FROM (SELECT value FROM checkpoint WHERE json_valid(value)) AS c, "
-                    + "json_tree(c.value) AS j WHERE j.key = '$blob' AND j.value NOT IN (SELECT id FROM blob)",
+                    + "json_tree(c.value) AS j WHERE \(Self.blobReference("c.value")) "
+                    + "AND j.value NOT IN (SELECT id FROM blob)",
                 "blob %@ is referred to by a checkpoint but missing"
             ),
         ]
