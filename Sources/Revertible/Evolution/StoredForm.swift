@@ -685,9 +685,15 @@ package struct StoredForm: Equatable {
                 step = .index(index)
             case (.array(let array), .id(let json)):
                 let idKey = keys[component].idKey(ofElementsIn: array, decoder: decoder)
+                // An optional id that is `nil` is left out of the JSON, as synthesized `Codable`
+                // leaves out every `nil` (`var id: Int64?` of a row not inserted yet): the
+                // path names it `[id: null]`. Until 2026-11 no element was found for it, and a
+                // store holding such a change did not open after an app update.
                 guard let id = CodedNode.parsing(Data(json.utf8)),
                     let index = positions?.position(of: id, in: array, at: steps, idKey: idKey)
-                        ?? array.firstIndex(where: { Self.id(of: $0, key: idKey) == id })
+                        ?? array.firstIndex(where: {
+                            Self.id(of: $0, key: idKey, absentAsNull: id == .null) == id
+                        })
                 else { return .failure(Unplaced(reason: "the array has no element with id \(json)")) }
                 step = .index(index)
             case (.array(let array), .key(let json)):
@@ -957,10 +963,11 @@ package struct StoredForm: Equatable {
         }
     }
 
-    /// An element's id, under `key`, when it is an object with one.
-    private static func id(of element: CodedNode, key: String) -> CodedNode? {
+    /// An element's id, under `key`, when it is an object with one; with `absentAsNull`, an
+    /// object without one has the id `null` (an optional id that is `nil`, left out).
+    private static func id(of element: CodedNode, key: String, absentAsNull: Bool = false) -> CodedNode? {
         guard case .object(let object) = element else { return nil }
-        return object[key]
+        return object[key] ?? (absentAsNull ? .null : nil)
     }
 
     /// The bytes a `Data` node holds (base64, or a storage's own form such as a blob reference),
