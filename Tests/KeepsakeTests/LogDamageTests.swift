@@ -207,6 +207,33 @@ import Testing
         #expect(try opened(copy) == ("v40", 40))
     }
 
+    /// A changed bit in a frame's last summed word (the last four bytes of its page) changes
+    /// only the second word of the frame's checksum, as a changed bit in that stored word
+    /// does: either one word put back makes the frame valid, and only the frames after it
+    /// tell which was damaged, by the checksum they chain from. Until 2026-11 the stored
+    /// checksum was always taken to be the damaged word: the walk went on from the sum of the
+    /// damaged page, which no frame after it chains from, so no commit was found after it and
+    /// the store opened 20 commits back with no error (a soak found it: batch 9315, byte
+    /// 193,669). Every bit of both words, and of the checksum's first word, is refused alike.
+    @Test func aBitFlippedWhereOnlyTheSecondChecksumWordChangesIsRefused() async throws {
+        let (_, log, commitFrames) = try await killedWriterStore()
+        // The eleventh commit's first frame.
+        let start = 32 + commitFrames[9] * Self.frameSize
+        let expected = WriteAheadLog.Damage(
+            frame: commitFrames[9] + 1, offset: start, frames: (log.count - 32) / Self.frameSize,
+            readCommits: 10, lostCommits: 20)
+        for (place, offset) in [
+            ("the page's last word", start + Self.frameSize - 4), ("the checksum's second word", start + 20),
+            ("the checksum's first word", start + 16),
+        ] {
+            for bit in 0..<32 {
+                var damaged = log
+                damaged[offset + 3 - bit / 8] ^= 1 << UInt8(bit % 8)
+                #expect(WriteAheadLog.damage(in: damaged) == expected, "\(place), bit \(bit)")
+            }
+        }
+    }
+
     /// Salvage reads a store whose log is damaged as of the damage, says what it lost, and
     /// writes nothing to the store or its log.
     @Test func aStoreWithADamagedLogIsSalvagedAsOfTheDamage() async throws {

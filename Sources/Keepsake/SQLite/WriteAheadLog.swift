@@ -152,15 +152,20 @@ enum WriteAheadLog {
             walk = asRead.recover(log, header: header)
         }
         // A frame that no one word makes valid ends the walk, as a frame left unwritten would.
+        // Where two words do, each giving the chain another checksum to go on from, the walk
+        // goes on from the one the frames after it chain from.
         var repairs = 0
-        while let bad = walk.stoppedAt, repairs < 16,
-            let (sum, isCommit) = repair(log, frame: bad, header: header, seed: walk.sum)
-        {
+        while let bad = walk.stoppedAt, repairs < 16 {
+            let walks = repair(log, frame: bad, header: header, seed: walk.sum).map { sum, isCommit in
+                Walk(
+                    frame: bad + 1, sum: sum, commits: walk.commits + (isCommit ? 1 : 0),
+                    lastCommit: isCommit ? bad : walk.lastCommit
+                ).recover(log, header: header)
+            }
+            guard var furthest = walks.first else { break }
+            for other in walks.dropFirst() where other.frame > furthest.frame { furthest = other }
             repairs += 1
-            walk = Walk(
-                frame: bad + 1, sum: sum, commits: walk.commits + (isCommit ? 1 : 0),
-                lastCommit: isCommit ? bad : walk.lastCommit
-            ).recover(log, header: header)
+            walk = furthest
         }
         let lost = walk.commits - asRead.commits
         let first = asRead.stoppedAt ?? 0
@@ -263,12 +268,14 @@ enum WriteAheadLog {
             bigEndian: header.bigEndianSums)
     }
 
-    /// The checksum and commit flag `frame` has once a damaged word of it is put back, chained
-    /// from `seed` (the checksum the frame before it ends with), if one word makes it valid.
+    /// The checksums and commit flags `frame` can have once a damaged word of it is put back,
+    /// chained from `seed` (the checksum the frame before it ends with): none when no one word
+    /// makes it valid, two when a word of its stored checksum and a word it sums both do
+    /// (each then gives the chain after it another checksum to go on from).
     private static func repair(
         _ log: UnsafeRawBufferPointer, frame: Int, header: Header, seed: (UInt32, UInt32)
     )
-        -> (sum: (UInt32, UInt32), isCommit: Bool)?
+        -> [(sum: (UInt32, UInt32), isCommit: Bool)]
     {
         let start = header.offset(ofFrame: frame)
         var bytes = Array(log[start..<start + header.frameSize])
@@ -276,27 +283,30 @@ enum WriteAheadLog {
             let computed = frameSum(UnsafeRawBufferPointer(raw), at: 0, header: header, seed: seed)
             let stored = (word(UnsafeRawBufferPointer(raw), 16), word(UnsafeRawBufferPointer(raw), 20))
             let salts = (word(UnsafeRawBufferPointer(raw), 8), word(UnsafeRawBufferPointer(raw), 12))
-            /// The frame with `words` (offset, value) written into it, if it is valid then.
+            /// What the frame with `words` (offset, value) written into it reads as, if it is
+            /// valid then; the frame is left as it was.
             func fitted(_ words: [(Int, UInt32)]) -> (sum: (UInt32, UInt32), isCommit: Bool)? {
                 let before = words.map { (offset, _) in (offset, word(UnsafeRawBufferPointer(raw), offset)) }
                 for (offset, value) in words { setWord(raw, offset, value) }
+                defer { for (offset, value) in before { setWord(raw, offset, value) } }
                 let frame = UnsafeRawBufferPointer(raw)
-                if let sum = validSum(frame, at: 0, header: header, seed: seed) {
-                    return (sum, word(frame, 4) != 0)
-                }
-                for (offset, value) in before { setWord(raw, offset, value) }
-                return nil
+                return validSum(frame, at: 0, header: header, seed: seed).map { ($0, word(frame, 4) != 0) }
             }
             if salts != header.salts {
                 // The salts are not summed: one of them damaged leaves the sum right.
                 guard computed == stored, salts.0 == header.salts.0 || salts.1 == header.salts.1 else {
-                    return nil
+                    return []
                 }
-                return fitted([(8, header.salts.0), (12, header.salts.1)])
+                return fitted([(8, header.salts.0), (12, header.salts.1)]).map { [$0] } ?? []
             }
+            var found: [(sum: (UInt32, UInt32), isCommit: Bool)] = []
             if computed.0 == stored.0 || computed.1 == stored.1 {
-                // One word of the stored checksum damaged.
-                return fitted([(16, computed.0), (20, computed.1)])
+                // One word of the stored checksum damaged; or, when its first words agree, the
+                // frame's last word, whose change changes only the second (until 2026-11 only
+                // the checksum was taken to be damaged, the walk went on from the sum of the
+                // damaged page, which no frame after it chains from, and a flipped bit in the
+                // last four bytes of a page lost every commit after it without a word).
+                if let valid = fitted([(16, computed.0), (20, computed.1)]) { found.append(valid) }
             }
             // Any word that fits makes the frame valid, which is all that tells damage from a
             // frame left unwritten: the chain after it goes on from the frame's stored checksum.
@@ -306,10 +316,11 @@ enum WriteAheadLog {
                     sumWord(UnsafeRawBufferPointer(raw), words[index], bigEndian: header.bigEndianSums)
                     &+ change
                 if let valid = fitted([(words[index], header.bigEndianSums ? value : value.byteSwapped)]) {
-                    return valid
+                    found.append(valid)
+                    break
                 }
             }
-            return nil
+            return found
         }
     }
 
