@@ -46,11 +46,23 @@ package struct CodingKeyTree: @unchecked Sendable {
 
     /// The JSON key of the property `name` here, where `object` is the stored JSON at this
     /// place (an object), read with `decoder`.
+    ///
+    /// A property wrapper's storage (`_title` of `@Trimmed var title`), which stored paths
+    /// name as the diff found it, is encoded under its property's key (`title`): it is looked
+    /// up there when the type encodes a `title` and no `_title`. Until 2026-11 it was not, and
+    /// a history whose versions changed one did not open after an app update that redoes them
+    /// on the stored JSON. With no type known (`keepsake value`, salvage), the JSON alone
+    /// cannot tell it from a property `_title` beside a `title`, left out while `nil`.
     func key(of name: String, in object: CodedNode, decoder: JSONDecoder) -> String {
-        guard let type, let keys = Self.ownKeys(of: type, in: object, decoder: decoder, misses: misses) else {
-            return name
+        guard let type,
+            let recording = Self.ownRecording(of: type, in: object, decoder: decoder, misses: misses)
+        else { return name }
+        if let key = recording.keys[name] { return key }
+        if name.hasPrefix("_"), let cases = recording.caseNames, !cases.contains(name) {
+            let property = String(name.dropFirst())
+            if cases.contains(property) { return recording.keys[property] ?? property }
         }
-        return keys[name] ?? name
+        return name
     }
 
     /// The JSON key of the id of `array`'s elements, this being their place: `"id"` unless the
@@ -99,19 +111,19 @@ package struct CodingKeyTree: @unchecked Sendable {
         return found
     }
 
-    /// `type`'s own keys: known already, or read from `object` decoded as it; `nil` when it does
-    /// not decode, or did not before for `misses`' root.
-    private static func ownKeys(of type: Any.Type, in object: CodedNode, decoder: JSONDecoder, misses: Misses)
-        -> [String: String]?
-    {
+    /// What encoding a value of `type` shows of its keys: known already, or read from `object`
+    /// decoded as it; `nil` when it does not decode, or did not before for `misses`' root.
+    private static func ownRecording(
+        of type: Any.Type, in object: CodedNode, decoder: JSONDecoder, misses: Misses
+    ) -> KeyRecording? {
         let id = ObjectIdentifier(type)
-        if let keys = recordings.withLock({ $0[id]?.keys }) { return keys }
+        if let known = recordings.withLock({ $0[id] }) { return known }
         // Tried once per root: a success is kept for every root, below.
         guard let decodable = type as? any Decodable.Type, misses.types.withLock({ $0.insert(id).inserted })
         else { return nil }
         let json = object.jsonData
-        func read<T: Decodable>(_: T.Type) -> [String: String]? {
-            (try? decoder.decode(T.self, from: json)).map { ownKeys(of: $0) }
+        func read<T: Decodable>(_: T.Type) -> KeyRecording? {
+            (try? decoder.decode(T.self, from: json)).flatMap { recording(of: $0) }
         }
         return read(decodable)
     }
