@@ -52,7 +52,8 @@ package struct CodingKeyTree: @unchecked Sendable {
     /// up there when the type encodes a `title` and no `_title`. Until 2026-11 it was not, and
     /// a history whose versions changed one did not open after an app update that redoes them
     /// on the stored JSON. With no type known (`keepsake value`, salvage), the JSON alone
-    /// cannot tell it from a property `_title` beside a `title`, left out while `nil`.
+    /// cannot tell it from a property `_title` beside a `title`, left out while `nil`: the
+    /// change itself does, where it fits (``StoredForm/revert(_:inverted:)``).
     func key(of name: String, in object: CodedNode, decoder: JSONDecoder) -> String {
         guard let type,
             let recording = Self.ownRecording(of: type, in: object, decoder: decoder, misses: misses)

@@ -139,10 +139,19 @@ package struct StoredForm: Equatable {
         for record in records {
             edits.append(try Edit(record, decoder: decoder, passingOverBytes: shapeOnly))
         }
-        for edit in edits {
-            if let reason = try mismatch(edit, expecting: expected) {
-                throw .wrongVersion(path: edit.path, reason: reason)
+        for index in edits.indices {
+            guard let reason = try mismatch(edits[index], expecting: expected) else { continue }
+            // A property wrapper's storage, `_title`, lies in the JSON under its property's
+            // key, `title`: where no type says so (``CodingKeyTree/key(of:in:decoder:)``), the
+            // change fits there and not under its own name (a property `_title` beside a
+            // `title`, left out while `nil`, fits under its own).
+            if let storage = edits[index].wrappedPropertysEdit,
+                try mismatch(storage, expecting: expected) == nil
+            {
+                edits[index] = storage
+                continue
             }
+            throw .wrongVersion(path: edits[index].path, reason: reason)
         }
         // Applied in place, each edit's previous node kept to put back should a later one
         // fail. The tree is taken out of `root` meanwhile, so that no other reference makes a
@@ -212,6 +221,22 @@ package struct StoredForm: Equatable {
 
         let path: PathDescriptor
         let patch: Patch
+
+        private init(path: PathDescriptor, patch: Patch) { (self.path, self.patch) = (path, patch) }
+
+        /// This edit at its path with each property named `_name` named `name`, as synthesized
+        /// `Codable` keys a property wrapper's storage; `nil` when it names none.
+        var wrappedPropertysEdit: Edit? {
+            var renamed = false
+            let components = path.components.map { component -> PathComponent in
+                guard case .property(let name) = component, name.hasPrefix("_"), name.count > 1 else {
+                    return component
+                }
+                renamed = true
+                return .property(String(name.dropFirst()))
+            }
+            return renamed ? Edit(path: PathDescriptor(components), patch: patch) : nil
+        }
 
         init(_ record: ChangeRecord, decoder: JSONDecoder, passingOverBytes: Bool = false)
             throws(ReversionError)

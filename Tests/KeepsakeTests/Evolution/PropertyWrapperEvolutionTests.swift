@@ -63,7 +63,8 @@ import Testing
 
     /// Until 2026-11 the stored JSON was searched for `_title`, which it does not hold: the
     /// history did not open after the update (not closed), and could not be undone past the
-    /// version the model cannot read (closed). `_memo` is found under its own key.
+    /// version the model cannot read (closed), nor did `keepsake value` read it. `_memo` is
+    /// found under its own key.
     @Test(arguments: [false, true])
     func aWrappedPropertysChangeIsRedoneOnTheStoredJSON(closing: Bool) throws {
         let path = directory.path("doc-\(closing).keepsake")
@@ -92,6 +93,12 @@ import Testing
                 try store.value(ofHistory: "doc", atVersion: index, as: UpdatedDoc.self) == expected[index],
                 "version \(index)")
         }
+        // Without the app's types, the wrapper's changes are found under its property's key,
+        // where they fit and not under `_title`; `_memo`'s under its own, where it fits.
+        let json = try #require(try store.valueJSON(ofHistory: "doc", atVersion: 4))
+        #expect(
+            json.filter { !$0.isWhitespace }
+                == #"{"_memo":"own","memo":"kept","tags":[],"title":"Helloworld"}"#)
         #expect(try store.integrityCheck() == ["ok"])
     }
 }
