@@ -118,13 +118,7 @@ import Testing
             let store = try KeepsakeStore(path: path)
             let history = try store.history("sheet", initialValue: expected[0])
             #expect(history.value == expected[8], "pass \(pass)")
-            for index in stride(from: 7, through: 0, by: -1) {
-                #expect(try history.undo() == expected[index], "pass \(pass), undone to \(index)")
-            }
-            for index in 1...8 {
-                #expect(try history.redo() == expected[index], "pass \(pass), redone to \(index)")
-            }
-            try history.checkInvariants()
+            try ModelEvolutionTests.expectUndoAndRedo(history, through: expected)
             // Read without opening the history, each version through the model.
             for index in 0...8 {
                 #expect(

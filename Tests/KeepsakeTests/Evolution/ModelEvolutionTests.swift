@@ -104,15 +104,15 @@ enum OldApp {
     /// the history (what it lacks filled from `initialValue`), the value, every undo back to the
     /// start and every redo to the end against `expected` (oldest first), and the invariants.
     static func expectHistory<Value: Versionable & Codable & Equatable & SendableMetatype>(
-        at path: String, initialValue: Value, expected: [Value]
+        at path: String, named name: String = "doc", initialValue: Value, expected: [Value]
     ) throws {
         let store = try KeepsakeStore(path: path)
         for (version, value) in expected.enumerated() {
             #expect(
-                try store.value(ofHistory: "doc", atVersion: version, fillingMissingFrom: initialValue)
-                    == value)
+                try store.value(ofHistory: name, atVersion: version, fillingMissingFrom: initialValue)
+                    == value, "version \(version)")
         }
-        let history = try store.history("doc", initialValue: initialValue)
+        let history = try store.history(name, initialValue: initialValue)
         #expect(history.value == expected.last)
         #expect(history.versionCount == expected.count - 1)
         try expectUndoAndRedo(history, through: expected)

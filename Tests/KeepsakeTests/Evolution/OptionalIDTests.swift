@@ -64,23 +64,9 @@ import Testing
             if closing { try history.close() }
         }
         let expected = Self.versions.map(UpdatedTable.init)
-        let newest = expected.count - 1
+        try ModelEvolutionTests.expectHistory(
+            at: path, named: "table", initialValue: expected[0], expected: expected)
         let store = try KeepsakeStore(path: path)
-        let history = try store.history("table", initialValue: expected[0])
-        #expect(history.value == expected[newest])
-        for index in stride(from: newest - 1, through: 0, by: -1) {
-            #expect(try history.undo() == expected[index], "undone to \(index)")
-        }
-        for index in 1...newest {
-            #expect(try history.redo() == expected[index], "redone to \(index)")
-        }
-        try history.checkInvariants()
-        for index in 0...newest {
-            #expect(
-                try store.value(ofHistory: "table", atVersion: index, as: UpdatedTable.self)
-                    == expected[index],
-                "version \(index)")
-        }
         // Without the app's types too.
         let json = try #require(try store.valueJSON(ofHistory: "table", atVersion: 3))
         #expect(json.contains("\"a2\"") && json.contains("\"b2\"") && json.contains("\"c2\""))

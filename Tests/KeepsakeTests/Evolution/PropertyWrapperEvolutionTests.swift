@@ -77,22 +77,8 @@ import Testing
             if closing { try history.close() }
         }
         let expected = Self.versions.map(UpdatedDoc.init)
-        let newest = expected.count - 1
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: expected[0], expected: expected)
         let store = try KeepsakeStore(path: path)
-        let history = try store.history("doc", initialValue: expected[0])
-        #expect(history.value == expected[newest])
-        for index in stride(from: newest - 1, through: 0, by: -1) {
-            #expect(try history.undo() == expected[index], "undone to \(index)")
-        }
-        for index in 1...newest {
-            #expect(try history.redo() == expected[index], "redone to \(index)")
-        }
-        try history.checkInvariants()
-        for index in 0...newest {
-            #expect(
-                try store.value(ofHistory: "doc", atVersion: index, as: UpdatedDoc.self) == expected[index],
-                "version \(index)")
-        }
         // Without the app's types, the wrapper's changes are found under its property's key,
         // where they fit and not under `_title`; `_memo`'s under its own, where it fits.
         let json = try #require(try store.valueJSON(ofHistory: "doc", atVersion: 4))
