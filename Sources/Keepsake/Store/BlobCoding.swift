@@ -45,14 +45,20 @@ final class BlobCoding: @unchecked Sendable {
     }
 
     var decoder: JSONDecoder {
+        Self.decoder { [self] id, codingPath in try load(id, codingPath: codingPath) }
+    }
+
+    /// A records' decoder that reads `Data` as base64, or `{"$blob": id}` as the bytes `blob`
+    /// gives for that id (at that coding path).
+    static func decoder(
+        readingBlobs blob: @escaping @Sendable (Int64, [any CodingKey]) throws -> Data
+    ) -> JSONDecoder {
         let decoder = ChangeRecord.makeDecoder()
-        decoder.dataDecodingStrategy = .custom { [self] decoder in
-            if let container = try? decoder.container(keyedBy: BlobReferenceKey.self) {
-                return try load(
-                    try container.decode(Int64.self, forKey: BlobReferenceKey()),
-                    codingPath: decoder.codingPath)
+        decoder.dataDecodingStrategy = .custom { decoder in
+            guard let container = try? decoder.container(keyedBy: BlobReferenceKey.self) else {
+                return try base64(decoder)
             }
-            return try Self.base64(decoder)
+            return try blob(try container.decode(Int64.self, forKey: BlobReferenceKey()), decoder.codingPath)
         }
         return decoder
     }
@@ -251,21 +257,13 @@ struct DetachedBlobs: Sendable {
     /// Reads `Data` as ``BlobCoding/decoder`` does: base64, or `{"$blob": id}` from the
     /// blobs read.
     var decoder: JSONDecoder {
-        let decoder = ChangeRecord.makeDecoder()
-        decoder.dataDecodingStrategy = .custom { [loaded, failures] decoder in
-            guard let container = try? decoder.container(keyedBy: BlobReferenceKey.self) else {
-                return try BlobCoding.base64(decoder)
-            }
-            let id = try container.decode(Int64.self, forKey: BlobReferenceKey())
+        BlobCoding.decoder { [loaded, failures] id, codingPath in
             guard let data = loaded[id] else {
                 throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: decoder.codingPath, debugDescription: failures[id] ?? "Missing blob \(id)"
-                    ))
+                    .init(codingPath: codingPath, debugDescription: failures[id] ?? "Missing blob \(id)"))
             }
             return data
         }
-        return decoder
     }
 
     /// `json` with every `{"$blob": id}` of a blob read replaced by its bytes in base64, as

@@ -1011,13 +1011,22 @@ package struct StoredForm: Equatable {
 
 extension CodedNode {
     /// See ``StoredForm/integers(under:)``.
+    /// The integer of an object whose one member is `key`: a storage's reference, as
+    /// ``StoredForm/inline(_:_:)`` and ``StoredForm/integers(under:)`` find them.
+    fileprivate func integer(under key: String) -> Int64? {
+        guard case .object(let object) = self, object.count == 1, case .integer(let id)? = object[key] else {
+            return nil
+        }
+        return id
+    }
+
     fileprivate func collectIntegers(under key: String, into found: inout [Int64]) {
+        if let id = integer(under: key) {
+            found.append(id)
+            return
+        }
         switch self {
         case .object(let object):
-            if object.count == 1, case .integer(let id)? = object[key] {
-                found.append(id)
-                return
-            }
             for node in object.values { node.collectIntegers(under: key, into: &found) }
         case .array(let array):
             for node in array { node.collectIntegers(under: key, into: &found) }
@@ -1028,12 +1037,12 @@ extension CodedNode {
 
     /// See ``StoredForm/inline(_:_:)``: in place, a container this tree alone holds not copied.
     fileprivate mutating func inline(_ key: String, _ text: (Int64) throws -> String?) rethrows {
+        if let id = integer(under: key) {
+            if let text = try text(id) { self = .string(text) }
+            return
+        }
         switch self {
         case .object(var object):
-            if object.count == 1, case .integer(let id)? = object[key] {
-                if let text = try text(id) { self = .string(text) }
-                return
-            }
             self = .null
             defer { self = .object(object) }
             var index = object.startIndex
