@@ -261,6 +261,54 @@ import Testing
     }
 
     /// A path that names no place, and a kind the stored form has no meaning for, are refused.
+    /// A sketch stored by its own `encode(to:)`: its title under `"name"`, beside a format
+    /// version no property holds, its draft not at all.
+    struct Sketch: Versionable, Equatable, Codable {
+        var title = ""
+        var draft = ""
+
+        init() {}
+
+        enum Key: String, CodingKey { case name, schemaVersion }
+
+        init(from decoder: any Decoder) throws {
+            title = try decoder.container(keyedBy: Key.self).decode(String.self, forKey: .name)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(title, forKey: .name)
+            try container.encode(1, forKey: .schemaVersion)
+        }
+    }
+
+    /// With the model's type known, `title`'s key is found from its change: the model's value
+    /// decoded from the JSON, changed by it, encodes otherwise under `"name"` alone. The
+    /// draft's change does not apply to that value (it decodes no draft), and is made under
+    /// its name, where an earlier replay left the draft. Without the type, `title` is its own
+    /// key.
+    @Test func aPropertysKeyIsFoundFromItsChangeWhenTheKeysDoNotShowIt() throws {
+        var old = Sketch()
+        old.draft = String(repeating: "a", count: 300)
+        var new = old
+        new.draft += "b"
+        new.title = "Named"
+        let records = try #require(new.reversion(to: old)).records()
+        #expect(records.map(\.path.description) == ["title", "draft"])
+        let a = String(repeating: "a", count: 300)
+        let stored = #"{"draft":"\#(a)","name":"","schemaVersion":1}"#
+        var form = try StoredForm(
+            json: stored, decoder: ChangeRecord.makeDecoder(), keys: CodingKeyTree(for: Sketch.self))
+        try form.revert(records, inverted: true)
+        #expect(form.json == #"{"draft":"\#(a)b","name":"Named","schemaVersion":1}"#)
+        try form.revert(records, inverted: false)
+        #expect(form.json == stored)
+
+        var untyped = try StoredForm(json: stored, decoder: ChangeRecord.makeDecoder())
+        try untyped.revert(records, inverted: true)
+        #expect(untyped.json == #"{"draft":"\#(a)b","name":"","schemaVersion":1,"title":"Named"}"#)
+    }
+
     @Test func unknownPlacesAndKindsAreRefused() throws {
         let json = try Self.json(Document.empty)
         var form = try StoredForm(json: json, decoder: ChangeRecord.makeDecoder())

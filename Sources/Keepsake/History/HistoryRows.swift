@@ -977,11 +977,21 @@ struct HistoryRows {
         _ json: String, redoing versions: [Version], from index: Int, history name: String,
         failure: KeepsakeError, template: () -> Value?
     ) throws -> (value: Value, form: StoredForm?, merged: Bool) {
-        guard
-            let (form, next) = try? storedForm(
+        let form: StoredForm
+        let next: Int
+        do {
+            (form, next) = try storedForm(
                 json, redoing: versions, history: name, keys: CodingKeyTree(for: Value.self),
                 atLeast: index + 1)
-        else { throw failure }
+        } catch KeepsakeError.reversion(let history, let version?, let error)
+            where index < versions.count && version < versions[index].position
+        {
+            // A version today's model reads that does not redo on the JSON: why is the
+            // JSON's to say (a property's key the model does not show, say).
+            throw KeepsakeError.reversion(history: history, version: version, error: error)
+        } catch {
+            throw failure
+        }
         var value: Value
         do {
             value = try decodeStored(form.json, history: name, template: template)

@@ -25,7 +25,9 @@ import Foundation
 /// property is the name of its `CodingKeys` case, as synthesized `Codable` requires). The
 /// model's code only ever sees its own stored data. Where the type cannot be found (an enum's
 /// payload, a collection of the app's own, an existential) or the JSON there does not decode
-/// as it, each property is its own key, as before.
+/// as it, each property is its own key, as before. A type whose own `encode(to:)` keys
+/// properties by cases named otherwise shows no property's key: it is learned from a change of
+/// the property (``learnKey(of:in:from:inverted:decoder:)``).
 package struct CodingKeyTree: @unchecked Sendable {
     // Unchecked because it holds a metatype, which is immutable.
 
@@ -33,7 +35,7 @@ package struct CodingKeyTree: @unchecked Sendable {
     private let type: Any.Type?
     /// The types whose stored JSON did not decode, shared by every place of one root: each is
     /// tried once (a large value's JSON that does not decode is not decoded again for every
-    /// change replayed on it).
+    /// change replayed on it); and the properties found stored under their own names.
     private let misses: Misses
 
     /// A place whose type is not known: every property is its own key.
@@ -43,6 +45,12 @@ package struct CodingKeyTree: @unchecked Sendable {
     package init(for type: any Decodable.Type) { (self.type, misses) = (type, Misses()) }
 
     private init(type: Any.Type?, misses: Misses) { (self.type, self.misses) = (type, misses) }
+
+    /// Whether the model's type here is known: without it, every property is its own key.
+    var knowsType: Bool { type != nil }
+
+    /// The name of the model's type here, as errors show it (`"JSON"` when not known).
+    var typeName: String { type.map { "\($0)" } ?? "JSON" }
 
     /// The JSON key of the property `name` here, where `object` is the stored JSON at this
     /// place (an object), read with `decoder`.
@@ -54,22 +62,88 @@ package struct CodingKeyTree: @unchecked Sendable {
     /// on the stored JSON. With no type known (`keepsake value`, salvage), the JSON alone
     /// cannot tell it from a property `_title` beside a `title`, left out while `nil`: the
     /// change itself does, where it fits (``StoredForm/revert(_:inverted:)``).
-    func key(of name: String, in object: CodedNode, decoder: JSONDecoder) -> String {
+    ///
+    /// A type whose own `encode(to:)` keys a property by a case of another name (`title` under
+    /// `case name`, next to a `schemaVersion` no property has) does not show which key is
+    /// whose: the key is `nil`, and ``learnKey(of:in:from:inverted:decoder:)`` finds it from a
+    /// change of the property.
+    func key(of name: String, in object: CodedNode, decoder: JSONDecoder) -> String? {
         guard let type,
             let recording = Self.ownRecording(of: type, in: object, decoder: decoder, misses: misses)
         else { return name }
         if let key = recording.keys[name] { return key }
-        if name.hasPrefix("_"), let cases = recording.caseNames, !cases.contains(name) {
+        guard let cases = recording.caseNames, !cases.contains(name) else { return name }
+        if name.hasPrefix("_") {
             let property = String(name.dropFirst())
             if cases.contains(property) { return recording.keys[property] ?? property }
         }
-        return name
+        // Every key named after a property is that property's: a property with none is not
+        // encoded (left out of `CodingKeys`), and a change of it fits wherever it is put.
+        guard Self.propertyType(name, of: type) != nil,
+            cases.contains(where: { Self.propertyType($0, of: type) == nil }),
+            !misses.ownNames.withLock({ $0.contains(TypeStep(type: ObjectIdentifier(type), name: name)) })
+        else { return name }
+        return nil
     }
 
     /// The JSON key of the id of `array`'s elements, this being their place: `"id"` unless the
     /// elements' `CodingKeys` say otherwise (read from the first one).
     func idKey(ofElementsIn array: [CodedNode], decoder: JSONDecoder) -> String {
-        array.first.map { key(of: "id", in: $0, decoder: decoder) } ?? "id"
+        array.first.flatMap { key(of: "id", in: $0, decoder: decoder) } ?? "id"
+    }
+
+    /// Finds the JSON key of the property `name` here, which ``key(of:in:decoder:)`` does not
+    /// know, from a change of it: `object`, the stored JSON at this place, is decoded as the
+    /// model's type, `record` (its path from here) is applied to that value, and the one key
+    /// whose value the model then encodes otherwise is the property's (none: it is not encoded,
+    /// and its own name serves, as it does when the decoded value is not at the side the change
+    /// expects). It is kept for the type, and returned; `nil` when the type here is not a
+    /// `Versionable` one, the JSON does not decode as it, the change does not read as the
+    /// type's, or more than one key changed.
+    ///
+    /// - Parameters:
+    ///   - name: The property.
+    ///   - object: The stored JSON at this place.
+    ///   - record: A change at or inside the property, its path starting here.
+    ///   - inverted: Whether it is applied toward its new side, as a redo.
+    ///   - decoder: Reads `object` and the record's patch.
+    func learnKey(
+        of name: String, in object: CodedNode, from record: ChangeRecord, inverted: Bool, decoder: JSONDecoder
+    ) -> String? {
+        guard let type = type as? any (Versionable & Codable).Type else { return nil }
+        func learn<T: Versionable & Codable>(_: T.Type) -> String? {
+            let encoder = ChangeRecord.makeEncoder()
+            guard let before = try? decoder.decode(T.self, from: object.jsonData),
+                let reversion = try? Reversion<T>(
+                    records: [record], resolvingAgainst: before, inverted: inverted, decoder: decoder)
+            else { return nil }
+            let after: T
+            do {
+                after = try reversion.reverted(before)
+            } catch .wrongVersion {
+                // The value the model decodes does not hold the side the change expects: the
+                // model does not encode the property (the default it decodes is not what was
+                // stored), and its change fits under its name, as above; kept for this root
+                // only, as the store could be at fault.
+                misses.ownNames.withLock {
+                    _ = $0.insert(TypeStep(type: ObjectIdentifier(T.self), name: name))
+                }
+                return name
+            } catch {
+                return nil
+            }
+            guard case .object(let old)? = (try? encoder.encode(before)).flatMap(CodedNode.parsing),
+                case .object(let new)? = (try? encoder.encode(after)).flatMap(CodedNode.parsing)
+            else { return nil }
+            let changed = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }
+            // No key changed: the model does not encode the property (a `draft` its
+            // `encode(to:)` leaves out), and its changes fit under its name, which it does
+            // not read either.
+            guard changed.count <= 1, let key = changed.first ?? Optional(name) else { return nil }
+            recordings.withLock { $0[ObjectIdentifier(T.self)]?.keys[name] = key }
+            return key
+        }
+        return learn(type)
     }
 
     /// The place a path component leads to: a property's, or an element's for an index, a
@@ -132,6 +206,9 @@ package struct CodingKeyTree: @unchecked Sendable {
 
 private final class Misses: Sendable {
     let types = Locked<Set<ObjectIdentifier>>([])
+    /// The properties found to be stored under their own names, or not at all, from a change
+    /// the model's value did not fit (``CodingKeyTree/learnKey(of:in:from:inverted:decoder:)``).
+    let ownNames = Locked<Set<TypeStep>>([])
 }
 
 /// A type and one of its properties, as the cache of property types keys them.

@@ -137,6 +137,7 @@ package struct StoredForm: Equatable {
         var edits: [Edit] = []
         edits.reserveCapacity(records.count)
         for record in records {
+            if keys.knowsType { try learnKeys(on: record.path, from: record, inverted: inverted) }
             edits.append(try Edit(record, decoder: decoder, passingOverBytes: shapeOnly))
         }
         for index in edits.indices {
@@ -180,6 +181,44 @@ package struct StoredForm: Equatable {
                 }
             }
             throw error
+        }
+    }
+
+    /// Finds the keys of the properties on `path` that the model's type encodes under keys of
+    /// its own making (``CodingKeyTree/learnKey(of:in:from:inverted:decoder:)``), from
+    /// `record`, the change at `path`.
+    ///
+    /// Without them, such a change was made under the property's name, a key the model does
+    /// not read: until 2026-11, a model whose `encode(to:)` stores `title` under `case name`
+    /// opened after an app update with the title its last checkpoint held, every change of it
+    /// since lost without a word.
+    ///
+    /// - Throws: ``ReversionError/undecodable(path:type:reason:)`` when the key is not found
+    ///   that way, saying how the model can name it.
+    private func learnKeys(on path: PathDescriptor, from record: ChangeRecord, inverted: Bool)
+        throws(ReversionError)
+    {
+        var learned: Set<Int> = []
+        while case .failure(let unplaced) = Self.place(
+            path.components[...], in: root, keys: keys, decoder: decoder, positions: positions),
+            let (offset, object, keys) = unplaced.unknownKey,
+            case .property(let name) = path.components[offset]
+        {
+            let suffix = ChangeRecord(
+                path: PathDescriptor(Array(path.components[offset...])), kind: record.kind,
+                payload: record.payload)
+            // Each step once: a key found is known at that step from then on.
+            guard learned.insert(offset).inserted,
+                keys.learnKey(of: name, in: object, from: suffix, inverted: inverted, decoder: decoder) != nil
+            else {
+                throw .undecodable(
+                    path: path, type: keys.typeName,
+                    reason:
+                        "the model encodes \(PathText.quoted(name)) under a key that is not its name, and "
+                        + "its change does not show which: name that key's case after the property "
+                        + "(case \(name) = \"…\", the key's text kept), and its stored changes are found there"
+                )
+            }
         }
     }
 
@@ -689,7 +728,12 @@ package struct StoredForm: Equatable {
             let step: PathComponent
             switch (node, component) {
             case (.object(let object), .property(let name)):
-                let key = keys.key(of: name, in: node, decoder: decoder)
+                guard let key = keys.key(of: name, in: node, decoder: decoder) else {
+                    return .failure(
+                        Unplaced(
+                            reason: "the model encodes \(PathText.quoted(name)) under a key of its own",
+                            unknownKey: (offset, object: node, keys: keys)))
+                }
                 guard object[key] != nil else {
                     guard offset == path.indices.last else {
                         return .failure(Unplaced(reason: "the object has no \(PathText.quoted(key))"))
@@ -918,6 +962,10 @@ package struct StoredForm: Equatable {
     /// Why a path names no place.
     private struct Unplaced: Error {
         let reason: String
+        /// Where the path names a property whose key the model's type does not show
+        /// (``CodingKeyTree/key(of:in:decoder:)``): the step's offset in the path, the object
+        /// there and the model's keys there.
+        var unknownKey: (offset: Int, object: CodedNode, keys: CodingKeyTree)?
     }
 
     /// What lies at a path, as ``lookup(_:)`` finds it.
