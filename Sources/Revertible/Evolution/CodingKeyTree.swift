@@ -87,9 +87,43 @@ package struct CodingKeyTree: @unchecked Sendable {
     }
 
     /// The JSON key of the id of `array`'s elements, this being their place: `"id"` unless the
-    /// elements' `CodingKeys` say otherwise (read from the first one).
+    /// elements' `CodingKeys` say otherwise (read from the first one), or their own
+    /// `encode(to:)` stores it under a case of another name (``learnIDKey(in:decoder:)``).
     func idKey(ofElementsIn array: [CodedNode], decoder: JSONDecoder) -> String {
-        array.first.flatMap { key(of: "id", in: $0, decoder: decoder) } ?? "id"
+        guard let first = array.first else { return "id" }
+        if let key = key(of: "id", in: first, decoder: decoder) { return key }
+        return learnIDKey(in: array, decoder: decoder) ?? "id"
+    }
+
+    /// Finds the key an element type whose keys do not show it (an `Item` storing its `id`
+    /// under `case ident`) stores its id under: the one key of each of `array`'s first
+    /// elements that holds the id it decodes to, as records encode it. It is kept for the
+    /// type, and returned; `nil` when the elements are not `Identifiable` or do not decode, or
+    /// no one key holds their ids. Until 2026-11 `"id"` was looked up, which such elements
+    /// lack: a change inside one did not redo on the stored JSON, and the history did not open
+    /// after an app update.
+    private func learnIDKey(in array: [CodedNode], decoder: JSONDecoder) -> String? {
+        guard let type = type as? any (Decodable & Identifiable).Type else { return nil }
+        func learn<T: Decodable & Identifiable>(_: T.Type) -> String? {
+            let encoder = ChangeRecord.makeEncoder()
+            var candidates: Set<String>?
+            for element in array.prefix(16) {
+                guard case .object(let members) = element,
+                    let value = try? decoder.decode(T.self, from: element.jsonData),
+                    let id = value.id as? any Encodable,
+                    let encoded = (try? encoder.encode(id)).flatMap(CodedNode.parsing)
+                else { return nil }
+                // A `nil` id is left out of the JSON: it shows no key.
+                if encoded == .null { continue }
+                let holding = Set(members.compactMap { $0.value == encoded ? $0.key : nil })
+                candidates = candidates?.intersection(holding) ?? holding
+                if candidates?.count ?? 0 <= 1 { break }
+            }
+            guard let candidates, candidates.count == 1, let key = candidates.first else { return nil }
+            recordings.withLock { $0[ObjectIdentifier(T.self)]?.keys["id"] = key }
+            return key
+        }
+        return learn(type)
     }
 
     /// Finds the JSON key of the property `name` here, which ``key(of:in:decoder:)`` does not

@@ -184,6 +184,64 @@ import Testing
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
     }
 
+    /// An element storing its id under a key of its own, `ident`.
+    struct Entry: Identifiable, Equatable, Codable {
+        var id: Int
+        var label: String
+
+        init(id: Int, label: String) { (self.id, self.label) = (id, label) }
+
+        enum Key: String, CodingKey { case ident, text }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            id = try container.decode(Int.self, forKey: .ident)
+            label = try container.decode(String.self, forKey: .text)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(id, forKey: .ident)
+            try container.encode(label, forKey: .text)
+        }
+    }
+
+    struct Listing<Tags: Codable & Equatable & Sendable>: Versionable, Equatable, Codable {
+        var entries: [Entry] = []
+        var tags: Tags
+    }
+
+    /// Changes to entries found by id (`entries[id: 2]`) are redone on the stored JSON, where
+    /// the id is under `"ident"`: the key that holds each entry's decoded id. Until 2026-11
+    /// `"id"` was looked up: not closed, the history did not open after the update; closed,
+    /// undo stopped at the tags' version.
+    @Test(arguments: [false, true])
+    func elementsWhoseIDsAreStoredUnderAKeyOfTheirOwnAreFound(closing: Bool) throws {
+        let path = directory.path("listing-\(closing).keepsake")
+        var versions = [Listing<[String]>(tags: [])]
+        do {
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: versions[0])
+            func edit(_ change: (inout Listing<[String]>) -> Void) throws {
+                var listing = try #require(versions.last)
+                change(&listing)
+                try history.append(listing)
+                versions.append(listing)
+            }
+            try edit { $0.entries = (0..<5).map { Entry(id: $0 * 10, label: "entry \($0)") } }
+            try edit { $0.entries[2].label = "changed" }
+            try edit { $0.tags.append("x") }
+            try edit { $0.entries[3].label = "later" }
+            try edit { $0.entries.remove(at: 1) }
+            #expect(
+                try KeepsakeStore(path: path).changes(ofVersion: 2, in: "doc")?.map(\.path.description)
+                    == ["entries[id: 20]"])
+            if closing { try history.close() }
+        }
+        let expected = versions.map { Listing(entries: $0.entries, tags: Set($0.tags)) }
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: expected[0], expected: expected)
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
     /// A model that stores a property under two keys (its text and its first letter): no one
     /// key is the property's, and the open says what to declare instead of storing the change
     /// where the model does not read it.
