@@ -27,7 +27,7 @@ import Foundation
 /// payload, a collection of the app's own, an existential) or the JSON there does not decode
 /// as it, each property is its own key, as before. A type whose own `encode(to:)` keys
 /// properties by cases named otherwise shows no property's key: it is learned from a change of
-/// the property (``learnKey(of:in:from:inverted:decoder:)``).
+/// the property (``learnKeyPath(of:in:from:inverted:decoder:)``).
 package struct CodingKeyTree: @unchecked Sendable {
     // Unchecked because it holds a metatype, which is immutable.
 
@@ -65,24 +65,35 @@ package struct CodingKeyTree: @unchecked Sendable {
     ///
     /// A type whose own `encode(to:)` keys a property by a case of another name (`title` under
     /// `case name`, next to a `schemaVersion` no property has) does not show which key is
-    /// whose: the key is `nil`, and ``learnKey(of:in:from:inverted:decoder:)`` finds it from a
-    /// change of the property.
+    /// whose: the key is `nil`, and ``learnKeyPath(of:in:from:inverted:decoder:)`` finds it
+    /// from a change of the property; ``keyPath(of:in:decoder:)`` gives what it found, which
+    /// may lie in a nested container.
     func key(of name: String, in object: CodedNode, decoder: JSONDecoder) -> String? {
+        guard let path = keyPath(of: name, in: object, decoder: decoder), path.count == 1 else { return nil }
+        return path[0]
+    }
+
+    /// The JSON keys that lead from this place to the property `name`: one key, or more where
+    /// the type's own `encode(to:)` stores it in a nested container (`author` in
+    /// `"meta": {"author": …}`), as learned from a change of it; `nil` where not known (see
+    /// ``key(of:in:decoder:)``).
+    func keyPath(of name: String, in object: CodedNode, decoder: JSONDecoder) -> [String]? {
         guard let type,
             let recording = Self.ownRecording(of: type, in: object, decoder: decoder, misses: misses)
-        else { return name }
-        if let key = recording.keys[name] { return key }
-        guard let cases = recording.caseNames, !cases.contains(name) else { return name }
+        else { return [name] }
+        if let key = recording.keys[name] { return [key] }
+        if let path = recording.paths[name] { return path }
+        guard let cases = recording.caseNames, !cases.contains(name) else { return [name] }
         if name.hasPrefix("_") {
             let property = String(name.dropFirst())
-            if cases.contains(property) { return recording.keys[property] ?? property }
+            if cases.contains(property) { return [recording.keys[property] ?? property] }
         }
         // Every key named after a property is that property's: a property with none is not
         // encoded (left out of `CodingKeys`), and a change of it fits wherever it is put.
         guard Self.propertyType(name, of: type) != nil,
             cases.contains(where: { Self.propertyType($0, of: type) == nil }),
             !misses.ownNames.withLock({ $0.contains(TypeStep(type: ObjectIdentifier(type), name: name)) })
-        else { return name }
+        else { return [name] }
         return nil
     }
 
@@ -126,14 +137,17 @@ package struct CodingKeyTree: @unchecked Sendable {
         return learn(type)
     }
 
-    /// Finds the JSON key of the property `name` here, which ``key(of:in:decoder:)`` does not
-    /// know, from a change of it: `object`, the stored JSON at this place, is decoded as the
-    /// model's type, `record` (its path from here) is applied to that value, and the one key
-    /// whose value the model then encodes otherwise is the property's (none: it is not encoded,
-    /// and its own name serves, as it does when the decoded value is not at the side the change
-    /// expects). It is kept for the type, and returned; `nil` when the type here is not a
-    /// `Versionable` one, the JSON does not decode as it, the change does not read as the
-    /// type's, or more than one key changed.
+    /// Finds the JSON keys of the property `name` here, which ``keyPath(of:in:decoder:)`` does
+    /// not know, from a change of it: `object`, the stored JSON at this place, is decoded as
+    /// the model's type, `record` (its path from here) is applied to that value, and both are
+    /// encoded. The property lies where the two differ in one key, level by level, down to the
+    /// one that holds the property's own JSON (`"name"`, or `"meta"` then `"author"` for a
+    /// nested container). No key differs: the model does not encode the property (a `draft`
+    /// its `encode(to:)` leaves out), and its own name serves, as it does when the decoded
+    /// value is not at the side the change expects. The keys are kept for the type, and
+    /// returned; `nil` when the type here is not a `Versionable` one, the JSON does not decode
+    /// as it, the change does not read as the type's, or no one place holds the property's
+    /// JSON (stored in two places, or transformed: a date stored as its year).
     ///
     /// - Parameters:
     ///   - name: The property.
@@ -141,11 +155,11 @@ package struct CodingKeyTree: @unchecked Sendable {
     ///   - record: A change at or inside the property, its path starting here.
     ///   - inverted: Whether it is applied toward its new side, as a redo.
     ///   - decoder: Reads `object` and the record's patch.
-    func learnKey(
+    func learnKeyPath(
         of name: String, in object: CodedNode, from record: ChangeRecord, inverted: Bool, decoder: JSONDecoder
-    ) -> String? {
+    ) -> [String]? {
         guard let type = type as? any (Versionable & Codable).Type else { return nil }
-        func learn<T: Versionable & Codable>(_: T.Type) -> String? {
+        func learn<T: Versionable & Codable>(_: T.Type) -> [String]? {
             let encoder = ChangeRecord.makeEncoder()
             guard let before = try? decoder.decode(T.self, from: object.jsonData),
                 let reversion = try? Reversion<T>(
@@ -162,20 +176,42 @@ package struct CodingKeyTree: @unchecked Sendable {
                 misses.ownNames.withLock {
                     _ = $0.insert(TypeStep(type: ObjectIdentifier(T.self), name: name))
                 }
-                return name
+                return [name]
             } catch {
                 return nil
             }
-            guard case .object(let old)? = (try? encoder.encode(before)).flatMap(CodedNode.parsing),
-                case .object(let new)? = (try? encoder.encode(after)).flatMap(CodedNode.parsing)
+            guard var old = (try? encoder.encode(before)).flatMap(CodedNode.parsing),
+                var new = (try? encoder.encode(after)).flatMap(CodedNode.parsing)
             else { return nil }
-            let changed = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }
-            // No key changed: the model does not encode the property (a `draft` its
-            // `encode(to:)` leaves out), and its changes fit under its name, which it does
-            // not read either.
-            guard changed.count <= 1, let key = changed.first ?? Optional(name) else { return nil }
-            recordings.withLock { $0[ObjectIdentifier(T.self)]?.keys[name] = key }
-            return key
+            // The property's own JSON in the value changed, as the same encoder writes it.
+            let own = Mirror(reflecting: after).children.first { $0.label == name || $0.label == "_" + name }
+                .flatMap { ($0.value as? any Encodable).flatMap { try? encoder.encode($0) } }
+                .flatMap(CodedNode.parsing)
+            var path: [String] = []
+            while case .object(let oldMembers) = old, case .object(let newMembers) = new {
+                let changed = Set(oldMembers.keys).union(newMembers.keys).filter {
+                    oldMembers[$0] != newMembers[$0]
+                }
+                if changed.isEmpty, path.isEmpty {
+                    // No key changed: not encoded, as above.
+                    recordings.withLock { $0[ObjectIdentifier(T.self)]?.keys[name] = name }
+                    return [name]
+                }
+                guard changed.count == 1, let key = changed.first, let own else { return nil }
+                path.append(key)
+                (old, new) = (oldMembers[key] ?? .null, newMembers[key] ?? .null)
+                guard new != own else {
+                    recordings.withLock { recordings in
+                        if path.count == 1 {
+                            recordings[ObjectIdentifier(T.self)]?.keys[name] = key
+                        } else {
+                            recordings[ObjectIdentifier(T.self)]?.paths[name] = path
+                        }
+                    }
+                    return path
+                }
+            }
+            return nil
         }
         return learn(type)
     }
@@ -241,7 +277,7 @@ package struct CodingKeyTree: @unchecked Sendable {
 private final class Misses: Sendable {
     let types = Locked<Set<ObjectIdentifier>>([])
     /// The properties found to be stored under their own names, or not at all, from a change
-    /// the model's value did not fit (``CodingKeyTree/learnKey(of:in:from:inverted:decoder:)``).
+    /// the model's value did not fit (``CodingKeyTree/learnKeyPath(of:in:from:inverted:decoder:)``).
     let ownNames = Locked<Set<TypeStep>>([])
 }
 
@@ -307,6 +343,8 @@ extension CodingKeyTree {
 /// they differ from their names, and whether it encodes as an object of `CodingKeys` cases.
 private struct KeyRecording {
     var keys: [String: String]
+    /// The keys leading to properties stored in nested containers, as learned from changes.
+    var paths: [String: [String]] = [:]
     /// The case names of the keys, when the type encodes as an object under enum cases only.
     var caseNames: Set<String>?
     /// Whether those cases all name stored properties of the type, once asked.

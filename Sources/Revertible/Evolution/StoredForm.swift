@@ -185,7 +185,7 @@ package struct StoredForm: Equatable {
     }
 
     /// Finds the keys of the properties on `path` that the model's type encodes under keys of
-    /// its own making (``CodingKeyTree/learnKey(of:in:from:inverted:decoder:)``), from
+    /// its own making (``CodingKeyTree/learnKeyPath(of:in:from:inverted:decoder:)``), from
     /// `record`, the change at `path`.
     ///
     /// Without them, such a change was made under the property's name, a key the model does
@@ -209,14 +209,16 @@ package struct StoredForm: Equatable {
                 payload: record.payload)
             // Each step once: a key found is known at that step from then on.
             guard learned.insert(offset).inserted,
-                keys.learnKey(of: name, in: object, from: suffix, inverted: inverted, decoder: decoder) != nil
+                keys.learnKeyPath(of: name, in: object, from: suffix, inverted: inverted, decoder: decoder)
+                    != nil
             else {
                 throw .undecodable(
                     path: path, type: keys.typeName,
                     reason:
-                        "the model encodes \(PathText.quoted(name)) under a key that is not its name, and "
-                        + "its change does not show which: name that key's case after the property "
-                        + "(case \(name) = \"…\", the key's text kept), and its stored changes are found there"
+                        "the model stores \(PathText.quoted(name)) where its change shows no one place for it "
+                        + "(in two places, or transformed): if it stores it as it is under one key, name that "
+                        + "key's case after the property (case \(name) = \"…\", the key's text kept), and its "
+                        + "stored changes are found there"
                 )
             }
         }
@@ -727,12 +729,24 @@ package struct StoredForm: Equatable {
         for (offset, component) in zip(path.indices, path) {
             let step: PathComponent
             switch (node, component) {
-            case (.object(let object), .property(let name)):
-                guard let key = keys.key(of: name, in: node, decoder: decoder) else {
+            case (.object(var object), .property(let name)):
+                guard var keyPath = keys.keyPath(of: name, in: node, decoder: decoder),
+                    let key = keyPath.popLast()
+                else {
                     return .failure(
                         Unplaced(
                             reason: "the model encodes \(PathText.quoted(name)) under a key of its own",
                             unknownKey: (offset, object: node, keys: keys)))
+                }
+                // A nested container's keys (`"meta"` of `"meta": {"author": …}`), then the
+                // property's own.
+                for outer in keyPath {
+                    guard case .object(let inner)? = object[outer] else {
+                        return .failure(Unplaced(reason: "the object has no \(PathText.quoted(outer))"))
+                    }
+                    steps.append(.property(outer))
+                    object = inner
+                    node = .object(inner)
                 }
                 guard object[key] != nil else {
                     guard offset == path.indices.last else {

@@ -184,6 +184,72 @@ import Testing
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
     }
 
+    /// A record whose `encode(to:)` keeps two properties in a nested container:
+    /// `{"meta": {"author": …, "count": …}, "title": …}`.
+    struct Filed<Tags: Codable & Equatable & Sendable>: Versionable, Equatable, Codable {
+        var title = ""
+        var author = ""
+        var count = 0
+        var tags: Tags
+
+        init(tags: Tags) { self.tags = tags }
+
+        enum Key: String, CodingKey { case title, meta, tags }
+        enum MetaKey: String, CodingKey { case author, count }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            title = try container.decode(String.self, forKey: .title)
+            tags = try container.decode(Tags.self, forKey: .tags)
+            let meta = try container.nestedContainer(keyedBy: MetaKey.self, forKey: .meta)
+            author = try meta.decode(String.self, forKey: .author)
+            count = try meta.decode(Int.self, forKey: .count)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(title, forKey: .title)
+            try container.encode(tags, forKey: .tags)
+            var meta = container.nestedContainer(keyedBy: MetaKey.self, forKey: .meta)
+            try meta.encode(author, forKey: .author)
+            try meta.encode(count, forKey: .count)
+        }
+    }
+
+    /// Changes of properties kept in a nested container are redone there, the keys to them
+    /// found from their changes (`"meta"`, then `"author"`). Until 2026-11 they were made under
+    /// `"author"` and `"count"` beside `"meta"`, and the history opened with stale values; with
+    /// the first fix of this month (one key), the open failed on `"meta"`.
+    @Test(arguments: [false, true])
+    func propertiesInANestedContainerAreRedoneThere(closing: Bool) throws {
+        let path = directory.path("filed-\(closing).keepsake")
+        var versions = [Filed<[String]>(tags: [])]
+        do {
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: versions[0])
+            func edit(_ change: (inout Filed<[String]>) -> Void) throws {
+                var filed = try #require(versions.last)
+                change(&filed)
+                try history.append(filed)
+                versions.append(filed)
+            }
+            try edit { $0.author = "Ann" }
+            try edit { $0.count = 3 }
+            try edit { $0.tags.append("x") }
+            try edit {
+                $0.author = "Bob"
+                $0.title = "Filed"
+            }
+            if closing { try history.close() }
+        }
+        let expected = versions.map {
+            var filed = Filed(tags: Set($0.tags))
+            (filed.title, filed.author, filed.count) = ($0.title, $0.author, $0.count)
+            return filed
+        }
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: expected[0], expected: expected)
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
     /// An element storing its id under a key of its own, `ident`.
     struct Entry: Identifiable, Equatable, Codable {
         var id: Int
