@@ -12,6 +12,29 @@ import Testing
 @MainActor @Suite struct HandWrittenKeysEvolutionTests {
     let directory = TemporaryDirectory()
 
+    /// Writes history "doc" at `path` from `initial`, `steps` appending with `edit` (a change
+    /// made to the last version) and reaching the history; closes it when `closing`. Returns
+    /// every version, oldest first.
+    static func write<Value: Versionable & Codable & Equatable & SendableMetatype>(
+        at path: String, from initial: Value, closing: Bool,
+        _ steps: (
+            _ edit: ((inout Value) -> Void) throws -> Void,
+            _ history: VersioningController<Value, Value, KeepsakeError>
+        ) throws -> Void
+    ) throws -> [Value] {
+        var versions = [initial]
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: initial)
+        try steps(
+            { change in
+                var value = versions[versions.count - 1]
+                change(&value)
+                try history.append(value)
+                versions.append(value)
+            }, history)
+        if closing { try history.close() }
+        return versions
+    }
+
     /// Who wrote a document, stored under keys of its own.
     struct Meta: Versionable, Equatable, Codable {
         var author = ""
@@ -153,15 +176,8 @@ import Testing
     @Test(arguments: [false, true])
     func aPropertyTheModelDoesNotStoreKeepsNoHistoryFromOpening(closing: Bool) throws {
         let path = directory.path("sketch-\(closing).keepsake")
-        var versions = [Sketch<[String]>(tags: [])]
-        do {
-            let history = try KeepsakeStore(path: path).history("doc", initialValue: versions[0])
-            func edit(_ change: (inout Sketch<[String]>) -> Void) throws {
-                var sketch = try #require(versions.last)
-                change(&sketch)
-                try history.append(sketch)
-                versions.append(sketch)
-            }
+        let versions = try Self.write(at: path, from: Sketch<[String]>(tags: []), closing: closing) {
+            edit, history in
             try edit { $0.draft = String(repeating: "unsaved ", count: 50) }
             try history.writeCheckpoint()
             try edit {
@@ -169,7 +185,6 @@ import Testing
             }
             try edit { $0.tags.append("x") }
             try edit { $0.title = "Named" }
-            if closing { try history.close() }
         }
         let expected = versions.map {
             var sketch = Sketch(tags: Set($0.tags))
@@ -223,15 +238,8 @@ import Testing
     @Test(arguments: [false, true])
     func propertiesInANestedContainerAreRedoneThere(closing: Bool) throws {
         let path = directory.path("filed-\(closing).keepsake")
-        var versions = [Filed<[String]>(tags: [])]
-        do {
-            let history = try KeepsakeStore(path: path).history("doc", initialValue: versions[0])
-            func edit(_ change: (inout Filed<[String]>) -> Void) throws {
-                var filed = try #require(versions.last)
-                change(&filed)
-                try history.append(filed)
-                versions.append(filed)
-            }
+        let versions = try Self.write(at: path, from: Filed<[String]>(tags: []), closing: closing) {
+            edit, _ in
             try edit { $0.author = "Ann" }
             try edit { $0.count = 3 }
             try edit { $0.tags.append("x") }
@@ -239,7 +247,6 @@ import Testing
                 $0.author = "Bob"
                 $0.title = "Filed"
             }
-            if closing { try history.close() }
         }
         let expected = versions.map {
             var filed = Filed(tags: Set($0.tags))
@@ -284,15 +291,8 @@ import Testing
     @Test(arguments: [false, true])
     func elementsWhoseIDsAreStoredUnderAKeyOfTheirOwnAreFound(closing: Bool) throws {
         let path = directory.path("listing-\(closing).keepsake")
-        var versions = [Listing<[String]>(tags: [])]
-        do {
-            let history = try KeepsakeStore(path: path).history("doc", initialValue: versions[0])
-            func edit(_ change: (inout Listing<[String]>) -> Void) throws {
-                var listing = try #require(versions.last)
-                change(&listing)
-                try history.append(listing)
-                versions.append(listing)
-            }
+        let versions = try Self.write(at: path, from: Listing<[String]>(tags: []), closing: closing) {
+            edit, _ in
             try edit { $0.entries = (0..<5).map { Entry(id: $0 * 10, label: "entry \($0)") } }
             try edit { $0.entries[2].label = "changed" }
             try edit { $0.tags.append("x") }
@@ -301,7 +301,6 @@ import Testing
             #expect(
                 try KeepsakeStore(path: path).changes(ofVersion: 2, in: "doc")?.map(\.path.description)
                     == ["entries[id: 20]"])
-            if closing { try history.close() }
         }
         let expected = versions.map { Listing(entries: $0.entries, tags: Set($0.tags)) }
         try ModelEvolutionTests.expectHistory(at: path, initialValue: expected[0], expected: expected)
