@@ -721,15 +721,44 @@ extension KeepsakeHistoryStorage {
     ///
     /// With `required`, redoing stops where the stored form does not fit a version (the new
     /// model's, after the old model's), once the first `required` are redone.
+    ///
+    /// A checkpoint the versions do not fit is passed over for the one below it: one that
+    /// today's model stored (the first open after an app update stores the value it read) is
+    /// today's encoding, which the old model's versions above it, undone by the old app and
+    /// redone now, may not fit (a `Set` written in its own order, where an old change of an
+    /// array names positions). Until 2026-11 such a redo failed, at random, for good.
     func storedFormValue(
         _ rows: HistoryRows, moving versions: [HistoryRows.Version], undo: Bool, filling template: Value,
         atLeast required: Int? = nil
     ) throws -> (value: Value, checkpointBytes: Int, moved: Int) {
         guard let lowest = versions.map(\.position).min(),
-            let checkpoint = try rows.bestCheckpoint(below: lowest)
+            var checkpoint = try rows.bestCheckpoint(below: lowest)
         else {
             throw KeepsakeError.damaged(history: name, reason: "it has no stored value below its versions")
         }
+        var firstFailure: KeepsakeError?
+        while true {
+            do {
+                return try storedFormValue(
+                    rows, moving: versions, from: checkpoint, below: lowest, undo: undo, filling: template,
+                    atLeast: required)
+            } catch let failure as KeepsakeError {
+                guard case .reversion = failure, checkpoint.position > 0,
+                    let older = try rows.bestCheckpoint(below: checkpoint.position)
+                else { throw firstFailure ?? failure }
+                firstFailure = firstFailure ?? failure
+                checkpoint = older
+            }
+        }
+    }
+
+    /// ``storedFormValue(_:moving:undo:filling:atLeast:)`` from `checkpoint`, the versions
+    /// being moved starting at `lowest`.
+    private func storedFormValue(
+        _ rows: HistoryRows, moving versions: [HistoryRows.Version],
+        from checkpoint: (position: Int, json: String),
+        below lowest: Int, undo: Bool, filling template: Value, atLeast required: Int?
+    ) throws -> (value: Value, checkpointBytes: Int, moved: Int) {
         let below = try rows.appliedVersions(after: checkpoint.position, upTo: lowest - 1)
         let moving = undo ? [] : versions.sorted { $0.position < $1.position }
         let redone = below + moving

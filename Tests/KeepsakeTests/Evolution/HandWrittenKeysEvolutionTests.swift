@@ -1,5 +1,6 @@
 import Foundation
 import KeepsakeTestSupport
+import TestSupport
 import Testing
 
 @testable import Keepsake
@@ -305,6 +306,119 @@ import Testing
         let expected = versions.map { Listing(entries: $0.entries, tags: Set($0.tags)) }
         try ModelEvolutionTests.expectHistory(at: path, initialValue: expected[0], expected: expected)
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
+    /// A form coded by hand every way at once: `title` under `name`, `author` and `count` in
+    /// a nested container under keys of their own, entries whose ids are under `ident`, and
+    /// a format version no property holds.
+    struct Form<Tags: Codable & Equatable & Sendable>: Versionable, Equatable, Codable {
+        var title = ""
+        var author = ""
+        var count = 0
+        var entries: [Entry] = []
+        var tags: Tags
+
+        init(tags: Tags) { self.tags = tags }
+
+        enum Key: String, CodingKey { case name, meta, list, tags, schemaVersion }
+        enum MetaKey: String, CodingKey { case by, n }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            title = try container.decode(String.self, forKey: .name)
+            entries = try container.decode([Entry].self, forKey: .list)
+            tags = try container.decode(Tags.self, forKey: .tags)
+            let meta = try container.nestedContainer(keyedBy: MetaKey.self, forKey: .meta)
+            author = try meta.decode(String.self, forKey: .by)
+            count = try meta.decode(Int.self, forKey: .n)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(title, forKey: .name)
+            try container.encode(entries, forKey: .list)
+            try container.encode(tags, forKey: .tags)
+            try container.encode(3, forKey: .schemaVersion)
+            var meta = container.nestedContainer(keyedBy: MetaKey.self, forKey: .meta)
+            try meta.encode(author, forKey: .by)
+            try meta.encode(count, forKey: .n)
+        }
+
+        /// One random edit of the first release's form; its tags stay distinct, as a set's.
+        static func edit(_ form: inout Form<[String]>, using generator: inout SeededGenerator) {
+            let pick = Int.random(in: 0..<4, using: &generator)
+            switch Int.random(in: 0..<6, using: &generator) {
+            case 0: form.title += ["a", "é", " "][pick % 3]
+            case 1: form.author = ["Ann", "Bob", "", "Cy"][pick]
+            case 2: form.count += pick + 1
+            case 3:
+                let id = 10 * pick
+                if let index = form.entries.firstIndex(where: { $0.id == id }) {
+                    form.entries.remove(at: index)
+                } else {
+                    let offset = Int.random(in: 0...form.entries.count, using: &generator)
+                    form.entries.insert(Entry(id: id, label: "entry \(id)"), at: offset)
+                }
+            case 4 where !form.entries.isEmpty:
+                form.entries[pick % form.entries.count].label += "?"
+            default:
+                let tag = "t\(pick)"
+                if let index = form.tags.firstIndex(of: tag) {
+                    form.tags.remove(at: index)
+                } else {
+                    form.tags.append(tag)
+                }
+            }
+        }
+
+        /// The first release's `form` as the update reads it.
+        static func updated(_ form: Form<[String]>) -> Form<Set<String>> {
+            var updated = Form<Set<String>>(tags: Set(form.tags))
+            (updated.title, updated.author, updated.count, updated.entries) = (
+                form.title, form.author, form.count, form.entries
+            )
+            return updated
+        }
+    }
+
+    /// Random histories of ``Form`` (appends, undos and redos), closed or not, opened after the
+    /// update: every version read by number, the value opened, every undo to the start and
+    /// redo to the end is the first release's, as the update reads it.
+    @Test(arguments: Soak.batches(usually: 2), [false, true])
+    func randomHistoriesOfAFormCodedByHandOpenExactlyAfterTheUpdate(batch: UInt64, closing: Bool) throws {
+        let seed = 0x4A4D_C0DE + batch
+        var generator = SeededGenerator(seed: seed)
+        let walk = AppUpdateWalkTests.walk(from: Form<[String]>(tags: []), steps: 60, using: &generator) {
+            Form<[String]>.edit(&$0, using: &$1)
+        }
+        let path = directory.path("form-\(batch)-\(closing).keepsake")
+        do {
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: walk.values[0])
+            for step in walk.steps {
+                switch step {
+                case .append(let value): try history.append(value)
+                case .undo: _ = try history.undo()
+                case .redo: _ = try history.redo()
+                }
+            }
+            if closing { try history.close() }
+        }
+        let expected = walk.values.map(Form<[String]>.updated)
+        let store = try KeepsakeStore(path: path)
+        for (version, value) in expected.enumerated() {
+            let read = try store.value(ofHistory: "doc", atVersion: version, fillingMissingFrom: expected[0])
+            #expect(read == value, "seed \(seed), version \(version)")
+        }
+        let history = try store.history("doc", initialValue: expected[0])
+        #expect(history.value == expected[walk.current], "seed \(seed)")
+        for version in (0..<walk.current).reversed() {
+            #expect(try history.undo() == expected[version], "seed \(seed), undo to \(version)")
+        }
+        for version in expected.indices.dropFirst() {
+            #expect(try history.redo() == expected[version], "seed \(seed), redo to \(version)")
+        }
+        try history.checkInvariants()
+        #expect(try store.integrityCheck() == ["ok"])
     }
 
     /// A model that stores a property under two keys (its text and its first letter): no one
