@@ -38,8 +38,11 @@ extension KeepsakeStore {
         let form = try read { connection, blobs -> StoredForm? in
             guard let id = try HistoryRows.historyID(named: name, in: connection) else { return nil }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            guard let route = try Self.route(to: version, rows, history: name) else { return nil }
-            var form = try rows.storedForm(route.json, redoing: route.redoing, history: name)
+            guard
+                var form = try Self.alongRoute(
+                    to: version, rows, history: name,
+                    { json, redoing in try rows.storedForm(json, redoing: redoing, history: name) })
+            else { return nil }
             try blobs.inlineBlobs(in: &form)
             return form
         }
@@ -83,12 +86,36 @@ extension KeepsakeStore {
         try read { connection, blobs -> Value? in
             guard let id = try HistoryRows.historyID(named: name, in: connection) else { return nil }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
-            guard let route = try Self.route(to: version, rows, history: name) else { return nil }
             // A change or a checkpoint the model cannot read: the versions redone on the stored
             // JSON.
-            return try rows.replayed(
-                from: route.json, redoing: route.redoing, history: name, template: { template }
-            ).value
+            return try Self.alongRoute(to: version, rows, history: name) { json, redoing in
+                try rows.replayed(from: json, redoing: redoing, history: name, template: { template }).value
+            }
+        }
+    }
+
+    /// `body` given the way to `version` (``route(to:_:history:below:)``): the stored whole
+    /// value to start from and the versions to redo on it; `nil` when the history has no such
+    /// version. Where the versions do not fit that value (a `.reversion` error: a checkpoint
+    /// today's model stored, below versions an old app undid, as undo and opening pass over
+    /// too), `body` is given the way from the checkpoint below it, down to the base value; the
+    /// first error is thrown when none fits.
+    private static func alongRoute<T>(
+        to version: Int?, _ rows: HistoryRows, history name: String,
+        _ body: (_ json: String, _ redoing: [HistoryRows.Version]) throws -> T
+    ) throws -> T? {
+        guard var route = try route(to: version, rows, history: name) else { return nil }
+        var firstFailure: KeepsakeError?
+        while true {
+            do {
+                return try body(route.json, route.redoing)
+            } catch let failure as KeepsakeError {
+                guard case .reversion = failure, route.start > 0,
+                    let older = try Self.route(to: version, rows, history: name, below: route.start)
+                else { throw firstFailure ?? failure }
+                firstFailure = firstFailure ?? failure
+                route = older
+            }
         }
     }
 
@@ -99,9 +126,11 @@ extension KeepsakeStore {
     /// The way is the versions undo would pass from `version` to the base: the applied ones of
     /// every outer scope, then those of its own scope up to it. A checkpoint holds the value
     /// after an applied version, so only one below every undone version on the way is a start.
-    private static func route(to version: Int?, _ rows: HistoryRows, history name: String) throws -> (
-        json: String, redoing: [HistoryRows.Version]
-    )? {
+    /// `start` is the checkpoint's version (0: the base value); with `limit`, only a checkpoint
+    /// below that version is one.
+    private static func route(
+        to version: Int?, _ rows: HistoryRows, history name: String, below limit: Int = .max
+    ) throws -> (json: String, redoing: [HistoryRows.Version], start: Int)? {
         let versions = try rows.connection.query(
             "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? ORDER BY position",
             [.integer(rows.historyID)]
@@ -166,12 +195,12 @@ extension KeepsakeStore {
         ) { Int(try $0.requiredInt64(0)) }
         // The rows' own errors (a checkpoint that does not match its digest, one an index lost)
         // name no history.
-        if let start = checkpoints.first(where: starts.contains),
+        if let start = checkpoints.first(where: { $0 < limit && starts.contains($0) }),
             let json = try naming(name, { try rows.checkpoint(at: start) })
         {
             let redoing = way.filter { $0.version.position > start }.map(\.version)
             try checkConsecutive([start] + redoing.map(\.position), of: versions, history: name)
-            return (json, redoing)
+            return (json, redoing, start)
         }
         guard let base = try naming(name, { try rows.baseCheckpoint() }) else {
             throw KeepsakeError.damaged(history: name, reason: "it has no base value")
@@ -189,7 +218,7 @@ extension KeepsakeStore {
         }
         try checkConsecutive(
             [basePosition].compactMap { $0 } + way.map(\.version.position), of: versions, history: name)
-        return (base, way.map(\.version))
+        return (base, way.map(\.version), 0)
     }
 
     /// Checks that each version redone follows the one before, or the versions between them

@@ -25,7 +25,7 @@ import Testing
     /// stores version 1 in the set's order; redoing version 2 on it found other tags at those
     /// positions: until 2026-11 the redo failed (all but never, for twenty tags, did the order
     /// agree), and kept failing. Now the replay starts from the checkpoint below, which the
-    /// old app wrote.
+    /// old app wrote; so do the next open and a read of the version by number.
     @Test func anOldVersionUndoneBeforeTheUpdateRedoesOnTheOldAppsJSON() throws {
         let path = directory.path("doc.keepsake")
         let tags = (0..<20).map { "tag \($0)" }
@@ -40,15 +40,27 @@ import Testing
         }
         let history = try KeepsakeStore(path: path).history("doc", initialValue: UpdatedDoc())
         #expect(history.value == UpdatedDoc(tags: Set(tags)))
+        // Read by number, as a version browser does, with the model and without it.
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.value(ofHistory: "doc", atVersion: 2) == UpdatedDoc(tags: Set(tags.dropFirst(5))))
+        let json = try #require(try store.valueJSON(ofHistory: "doc", atVersion: 2))
+        #expect(
+            try JSONDecoder().decode(Doc.self, from: Data(json.utf8)) == Doc(tags: Array(tags.dropFirst(5))))
         #expect(try history.redo() == UpdatedDoc(tags: Set(tags.dropFirst(5))))
-        #expect(try history.undo() == UpdatedDoc(tags: Set(tags)))
-        #expect(try history.undo() == UpdatedDoc())
         try history.checkInvariants()
+        // The new app stops without closing: the version it redid lies above the checkpoint
+        // it stored, and the next open passes over that one too (until 2026-11 it did not
+        // open, at random).
         let reopened = try KeepsakeStore(path: path).history("doc", initialValue: UpdatedDoc())
-        #expect(reopened.value == UpdatedDoc())
-        #expect(try reopened.redo() == UpdatedDoc(tags: Set(tags)))
-        #expect(try reopened.redo() == UpdatedDoc(tags: Set(tags.dropFirst(5))))
+        #expect(reopened.value == UpdatedDoc(tags: Set(tags.dropFirst(5))))
+        #expect(try reopened.undo() == UpdatedDoc(tags: Set(tags)))
+        #expect(try reopened.undo() == UpdatedDoc())
         try reopened.checkInvariants()
+        let third = try KeepsakeStore(path: path).history("doc", initialValue: UpdatedDoc())
+        #expect(third.value == UpdatedDoc())
+        #expect(try third.redo() == UpdatedDoc(tags: Set(tags)))
+        #expect(try third.redo() == UpdatedDoc(tags: Set(tags.dropFirst(5))))
+        try third.checkInvariants()
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
     }
 }
