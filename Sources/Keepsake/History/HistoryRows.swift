@@ -863,6 +863,13 @@ struct HistoryRows {
 
     // MARK: Checkpoints
 
+    /// How many checkpoints below the first one a replay the versions do not fit tries, each
+    /// from further down (undo and redo, opening, reading a version by number): enough for the
+    /// ones today's model stored after an app update, below which lie versions the old app had
+    /// undone; a change no checkpoint fits (the model changed in a way not declared) then fails
+    /// in a few replays, not in one per checkpoint of a long history.
+    static let checkpointsPassedOver = 4
+
     /// A stored whole value's JSON (a checkpoint's, or the base value's) as a ``StoredForm``,
     /// with `versions` redone on it in order: the value they reach, without the app's type.
     ///

@@ -737,6 +737,7 @@ extension KeepsakeHistoryStorage {
             throw KeepsakeError.damaged(history: name, reason: "it has no stored value below its versions")
         }
         var firstFailure: KeepsakeError?
+        var passedOver = 0
         while true {
             do {
                 return try storedFormValue(
@@ -744,10 +745,12 @@ extension KeepsakeHistoryStorage {
                     atLeast: required)
             } catch let failure as KeepsakeError {
                 guard case .reversion = failure, checkpoint.position > 0,
+                    passedOver < HistoryRows.checkpointsPassedOver,
                     let older = try rows.bestCheckpoint(below: checkpoint.position)
                 else { throw firstFailure ?? failure }
                 firstFailure = firstFailure ?? failure
                 checkpoint = older
+                passedOver += 1
             }
         }
     }

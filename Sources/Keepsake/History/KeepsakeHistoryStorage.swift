@@ -215,6 +215,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             // `storedFormValue` passes over) is passed over for the one below: until 2026-11
             // such a history did not open, at random.
             var firstFailure: KeepsakeError?
+            var passedOver = 0
             let (value, form, merged) = try { () throws -> (Value, StoredForm?, Bool) in
                 while true {
                     do {
@@ -223,11 +224,13 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                             template: { initialValue() })
                     } catch let failure as KeepsakeError {
                         guard case .reversion = failure, checkpoint.position > 0,
+                            passedOver < HistoryRows.checkpointsPassedOver,
                             let older = try rows.bestCheckpoint(below: checkpoint.position)
                         else { throw firstFailure ?? failure }
                         firstFailure = firstFailure ?? failure
                         checkpoint = older
                         replay = try rows.appliedVersions(after: checkpoint.position)
+                        passedOver += 1
                     }
                 }
             }()

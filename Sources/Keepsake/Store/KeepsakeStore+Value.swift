@@ -106,15 +106,18 @@ extension KeepsakeStore {
     ) throws -> T? {
         guard var route = try route(to: version, rows, history: name) else { return nil }
         var firstFailure: KeepsakeError?
+        var passedOver = 0
         while true {
             do {
                 return try body(route.json, route.redoing)
             } catch let failure as KeepsakeError {
                 guard case .reversion = failure, route.start > 0,
+                    passedOver < HistoryRows.checkpointsPassedOver,
                     let older = try Self.route(to: version, rows, history: name, below: route.start)
                 else { throw firstFailure ?? failure }
                 firstFailure = firstFailure ?? failure
                 route = older
+                passedOver += 1
             }
         }
     }
