@@ -870,6 +870,34 @@ struct HistoryRows {
     /// in a few replays, not in one per checkpoint of a long history.
     static let checkpointsPassedOver = 4
 
+    /// `body` given the newest checkpoint below `position` (of all, when `nil`; the base value
+    /// is at 0), or — where the versions above it do not fit it (`body` throws a `.reversion`:
+    /// one today's model stored after an app update, below versions the old app had undone) —
+    /// each checkpoint below it in turn, at most ``checkpointsPassedOver`` of them; `nil` when
+    /// there is none at all.
+    ///
+    /// - Throws: The first checkpoint's error when none fits; any other error at once.
+    func fromFittingCheckpoint<T>(
+        below position: Int? = nil, _ body: (_ checkpoint: (position: Int, json: String)) throws -> T
+    ) throws -> T? {
+        guard var checkpoint = try bestCheckpoint(below: position) else { return nil }
+        var firstFailure: KeepsakeError?
+        var passedOver = 0
+        while true {
+            do {
+                return try body(checkpoint)
+            } catch let failure as KeepsakeError {
+                guard case .reversion = failure, checkpoint.position > 0,
+                    passedOver < Self.checkpointsPassedOver,
+                    let older = try bestCheckpoint(below: checkpoint.position)
+                else { throw firstFailure ?? failure }
+                firstFailure = firstFailure ?? failure
+                checkpoint = older
+                passedOver += 1
+            }
+        }
+    }
+
     /// A stored whole value's JSON (a checkpoint's, or the base value's) as a ``StoredForm``,
     /// with `versions` redone on it in order: the value they reach, without the app's type.
     ///

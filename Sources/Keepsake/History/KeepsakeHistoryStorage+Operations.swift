@@ -732,27 +732,18 @@ extension KeepsakeHistoryStorage {
         atLeast required: Int? = nil
     ) throws -> (value: Value, checkpointBytes: Int, moved: Int) {
         guard let lowest = versions.map(\.position).min(),
-            var checkpoint = try rows.bestCheckpoint(below: lowest)
+            let reached = try rows.fromFittingCheckpoint(
+                below: lowest,
+                { checkpoint in
+                    try storedFormValue(
+                        rows, moving: versions, from: checkpoint, below: lowest, undo: undo,
+                        filling: template,
+                        atLeast: required)
+                })
         else {
             throw KeepsakeError.damaged(history: name, reason: "it has no stored value below its versions")
         }
-        var firstFailure: KeepsakeError?
-        var passedOver = 0
-        while true {
-            do {
-                return try storedFormValue(
-                    rows, moving: versions, from: checkpoint, below: lowest, undo: undo, filling: template,
-                    atLeast: required)
-            } catch let failure as KeepsakeError {
-                guard case .reversion = failure, checkpoint.position > 0,
-                    passedOver < HistoryRows.checkpointsPassedOver,
-                    let older = try rows.bestCheckpoint(below: checkpoint.position)
-                else { throw firstFailure ?? failure }
-                firstFailure = firstFailure ?? failure
-                checkpoint = older
-                passedOver += 1
-            }
-        }
+        return reached
     }
 
     /// ``storedFormValue(_:moving:undo:filling:atLeast:)`` from `checkpoint`, the versions

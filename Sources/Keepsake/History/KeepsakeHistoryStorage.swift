@@ -201,39 +201,23 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 throw KeepsakeError.damaged(history: name, reason: "its \(field) is \(number), out of range")
             }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: row.id)
-            // Every history is created with its base value: none at all is a damaged file.
-            guard var checkpoint = try rows.bestCheckpoint() else {
-                throw KeepsakeError.damaged(
-                    history: name, reason: "it has no stored value, not even its base value")
-            }
-            var replay = try rows.appliedVersions(after: checkpoint.position)
             // The changes since the checkpoint are replayed on today's model; when it can no
             // longer read one, or the checkpoint (the app changed the model after a run that did
             // not close the history), on the checkpoint's stored form instead, as the old model
             // wrote both. A checkpoint the old versions above it do not fit (one today's model
-            // stored, then the old app's undone versions redone above it, as the storage's
-            // `storedFormValue` passes over) is passed over for the one below: until 2026-11
-            // such a history did not open, at random.
-            var firstFailure: KeepsakeError?
-            var passedOver = 0
-            let (value, form, merged) = try { () throws -> (Value, StoredForm?, Bool) in
-                while true {
-                    do {
-                        return try rows.replayed(
-                            from: checkpoint.json, redoing: replay, history: name,
-                            template: { initialValue() })
-                    } catch let failure as KeepsakeError {
-                        guard case .reversion = failure, checkpoint.position > 0,
-                            passedOver < HistoryRows.checkpointsPassedOver,
-                            let older = try rows.bestCheckpoint(below: checkpoint.position)
-                        else { throw firstFailure ?? failure }
-                        firstFailure = firstFailure ?? failure
-                        checkpoint = older
-                        replay = try rows.appliedVersions(after: checkpoint.position)
-                        passedOver += 1
-                    }
-                }
-            }()
+            // stored, then the old app's undone versions redone above it) is passed over for the
+            // one below: until 2026-11 such a history did not open, at random.
+            let loaded = try rows.fromFittingCheckpoint { checkpoint in
+                let replay = try rows.appliedVersions(after: checkpoint.position)
+                let (value, form, merged) = try rows.replayed(
+                    from: checkpoint.json, redoing: replay, history: name, template: { initialValue() })
+                return (checkpoint, replay, value, form, merged)
+            }
+            // Every history is created with its base value: none at all is a damaged file.
+            guard let (checkpoint, replay, value, form, merged) = loaded else {
+                throw KeepsakeError.damaged(
+                    history: name, reason: "it has no stored value, not even its base value")
+            }
             let level = try rows.scopeCount() - 1
             try rows.checkLoaded(
                 replayed: replay.map(\.position), from: checkpoint.position, level: level,
