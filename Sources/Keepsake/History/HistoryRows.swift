@@ -880,19 +880,34 @@ struct HistoryRows {
     func fromFittingCheckpoint<T>(
         below position: Int? = nil, _ body: (_ checkpoint: (position: Int, json: String)) throws -> T
     ) throws -> T? {
-        guard var checkpoint = try bestCheckpoint(below: position) else { return nil }
+        guard let checkpoint = try bestCheckpoint(below: position) else { return nil }
+        return try Self.passingOverUnfit(
+            from: checkpoint, at: \.position, below: { try bestCheckpoint(below: $0) }, body)
+    }
+
+    /// `body` given `first`, a start at a checkpoint's version (`position` reads it; 0 is the
+    /// base value), or — where `body` throws a `.reversion`, the versions above it not fitting
+    /// it — each start `older` gives below the one before, at most ``checkpointsPassedOver``
+    /// of them: the one way of passing over a checkpoint that undo and redo, opening and the
+    /// reads by number share.
+    ///
+    /// - Throws: The first start's error when none fits; any other error at once.
+    static func passingOverUnfit<Start, T>(
+        from first: Start, at position: (Start) -> Int, below older: (Int) throws -> Start?,
+        _ body: (Start) throws -> T
+    ) throws -> T {
+        var start = first
         var firstFailure: KeepsakeError?
         var passedOver = 0
         while true {
             do {
-                return try body(checkpoint)
+                return try body(start)
             } catch let failure as KeepsakeError {
-                guard case .reversion = failure, checkpoint.position > 0,
-                    passedOver < Self.checkpointsPassedOver,
-                    let older = try bestCheckpoint(below: checkpoint.position)
+                guard case .reversion = failure, position(start) > 0, passedOver < checkpointsPassedOver,
+                    let next = try older(position(start))
                 else { throw firstFailure ?? failure }
                 firstFailure = firstFailure ?? failure
-                checkpoint = older
+                start = next
                 passedOver += 1
             }
         }

@@ -104,22 +104,10 @@ extension KeepsakeStore {
         to version: Int?, _ rows: HistoryRows, history name: String,
         _ body: (_ json: String, _ redoing: [HistoryRows.Version]) throws -> T
     ) throws -> T? {
-        guard var route = try route(to: version, rows, history: name) else { return nil }
-        var firstFailure: KeepsakeError?
-        var passedOver = 0
-        while true {
-            do {
-                return try body(route.json, route.redoing)
-            } catch let failure as KeepsakeError {
-                guard case .reversion = failure, route.start > 0,
-                    passedOver < HistoryRows.checkpointsPassedOver,
-                    let older = try Self.route(to: version, rows, history: name, below: route.start)
-                else { throw firstFailure ?? failure }
-                firstFailure = firstFailure ?? failure
-                route = older
-                passedOver += 1
-            }
-        }
+        guard let route = try route(to: version, rows, history: name) else { return nil }
+        return try HistoryRows.passingOverUnfit(
+            from: route, at: \.start, below: { try Self.route(to: version, rows, history: name, below: $0) },
+            { route in try body(route.json, route.redoing) })
     }
 
     /// The way to `version` of a history (its current version when `nil`): the stored whole

@@ -131,7 +131,7 @@ package struct CodingKeyTree: @unchecked Sendable {
                 if candidates?.count ?? 0 <= 1 { break }
             }
             guard let candidates, candidates.count == 1, let key = candidates.first else { return nil }
-            recordings.withLock { $0[ObjectIdentifier(T.self)]?.keys["id"] = key }
+            Self.keep([key], for: "id", of: T.self)
             return key
         }
         return learn(type)
@@ -194,26 +194,33 @@ package struct CodingKeyTree: @unchecked Sendable {
                 }
                 if changed.isEmpty, path.isEmpty {
                     // No key changed: not encoded, as above.
-                    recordings.withLock { $0[ObjectIdentifier(T.self)]?.keys[name] = name }
+                    Self.keep([name], for: name, of: T.self)
                     return [name]
                 }
                 guard changed.count == 1, let key = changed.first, let own else { return nil }
                 path.append(key)
                 (old, new) = (oldMembers[key] ?? .null, newMembers[key] ?? .null)
                 guard new != own else {
-                    recordings.withLock { recordings in
-                        if path.count == 1 {
-                            recordings[ObjectIdentifier(T.self)]?.keys[name] = key
-                        } else {
-                            recordings[ObjectIdentifier(T.self)]?.paths[name] = path
-                        }
-                    }
+                    Self.keep(path, for: name, of: T.self)
                     return path
                 }
             }
             return nil
         }
         return learn(type)
+    }
+
+    /// Keeps `path`, the keys learned to lead to the property `name` of `type`, with what its
+    /// encoding showed (``keyPath(of:in:decoder:)`` reads them there): one key beside those its
+    /// `CodingKeys` give, more apart.
+    private static func keep(_ path: [String], for name: String, of type: Any.Type) {
+        recordings.withLock { recordings in
+            if path.count == 1 {
+                recordings[ObjectIdentifier(type)]?.keys[name] = path[0]
+            } else {
+                recordings[ObjectIdentifier(type)]?.paths[name] = path
+            }
+        }
     }
 
     /// The place a path component leads to: a property's, or an element's for an index, a

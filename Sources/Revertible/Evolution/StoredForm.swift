@@ -1072,7 +1072,6 @@ package struct StoredForm: Equatable {
 }
 
 extension CodedNode {
-    /// See ``StoredForm/integers(under:)``.
     /// The integer of an object whose one member is `key`: a storage's reference, as
     /// ``StoredForm/inline(_:_:)`` and ``StoredForm/integers(under:)`` find them.
     fileprivate func integer(under key: String) -> Int64? {
@@ -1082,6 +1081,7 @@ extension CodedNode {
         return id
     }
 
+    /// See ``StoredForm/integers(under:)``.
     fileprivate func collectIntegers(under key: String, into found: inout [Int64]) {
         if let id = integer(under: key) {
             found.append(id)
