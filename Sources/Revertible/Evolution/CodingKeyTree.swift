@@ -97,6 +97,25 @@ package struct CodingKeyTree: @unchecked Sendable {
         return nil
     }
 
+    /// The property a stored path's `name` is in today's model: the new name where the type
+    /// declares `name` renamed in its ``Versionable/propertyEvolution``, as the model's own
+    /// replay reads it; otherwise `name`.
+    func currentName(of name: String) -> String {
+        (type as? any Versionable.Type)?.propertyEvolution.currentName(of: name) ?? name
+    }
+
+    /// The name the property `name` had before a rename its type declares, which JSON an
+    /// earlier model wrote holds as its key; `nil` when none is declared.
+    func formerName(of name: String) -> String? {
+        (type as? any Versionable.Type)?.propertyEvolution.storedName(of: name)
+    }
+
+    /// Whether the type declares a conversion of the property `name` from an old type: a value
+    /// stored under its old name is always converted when read.
+    func convertsValues(of name: String) -> Bool {
+        (type as? any Versionable.Type)?.propertyEvolution.conversion(for: name) != nil
+    }
+
     /// The JSON key of the id of `array`'s elements, this being their place: `"id"` unless the
     /// elements' `CodingKeys` say otherwise (read from the first one), or their own
     /// `encode(to:)` stores it under a case of another name (``learnIDKey(in:decoder:)``).

@@ -13,7 +13,8 @@ package import Foundation
 /// and nothing changes unless all of them match.
 ///
 /// A property is found under its JSON key: its own name, or the key the model's `CodingKeys`
-/// give it, as `keys` finds them (see ``CodingKeyTree``).
+/// give it, as `keys` finds them (see ``CodingKeyTree``); a property the model declares renamed
+/// where the merge reads it, under its new key or its old name, whichever the JSON holds.
 package struct StoredForm: Equatable {
     private var root: CodedNode
     /// Where the model's properties lie in the JSON.
@@ -202,8 +203,9 @@ package struct StoredForm: Equatable {
         while case .failure(let unplaced) = Self.place(
             path.components[...], in: root, keys: keys, decoder: decoder, positions: positions),
             let (offset, object, keys) = unplaced.unknownKey,
-            case .property(let name) = path.components[offset]
+            case .property(let stored) = path.components[offset]
         {
+            let name = keys.currentName(of: stored)
             let suffix = ChangeRecord(
                 path: PathDescriptor(Array(path.components[offset...])), kind: record.kind,
                 payload: record.payload)
@@ -728,10 +730,20 @@ package struct StoredForm: Equatable {
         var keys = keys
         for (offset, component) in zip(path.indices, path) {
             let step: PathComponent
+            // The component as today's model names it (a property renamed since, its new name).
+            var property = component
             switch (node, component) {
-            case (.object(var object), .property(let name)):
+            case (.object(var object), .property(let stored)):
+                // A property renamed since is today's, made where the merge reads it: under
+                // its key where the JSON holds that, else under its old name. Until 2026-11 a
+                // change at the old name was made under that name wherever the JSON lacked it:
+                // on JSON today's model wrote (`"name"`), a `"title"` beside it, which the
+                // merge does not read, and the change was lost without a word (redoing a
+                // version the old app had undone, after an update).
+                let name = keys.currentName(of: stored)
+                property = .property(name)
                 guard var keyPath = keys.keyPath(of: name, in: node, decoder: decoder),
-                    let key = keyPath.popLast()
+                    var key = keyPath.popLast()
                 else {
                     return .failure(
                         Unplaced(
@@ -748,11 +760,29 @@ package struct StoredForm: Equatable {
                     object = inner
                     node = .object(inner)
                 }
+                let renamedSince = name != stored
+                if object[key] != nil {
+                    // Today's model wrote it, converted where a conversion is declared: a change
+                    // the old model stored holds the old type's values, which do not fit.
+                    if renamedSince, keys.convertsValues(of: name) {
+                        return .failure(
+                            Unplaced(
+                                reason: "the JSON holds \(PathText.quoted(name)) as today's model writes it, "
+                                    + "converted from the \(PathText.quoted(stored)) the change was made to"))
+                    }
+                } else if let former = renamedSince ? stored : keys.formerName(of: name),
+                    renamedSince || (object[former] != nil && !keys.convertsValues(of: name))
+                {
+                    // The merge reads the old name where the JSON lacks the new key: a change the
+                    // old model stored goes there (converted when read), as does one of today's
+                    // model where the JSON holds it there, unconverted.
+                    key = former
+                }
                 guard object[key] != nil else {
                     guard offset == path.indices.last else {
                         return .failure(Unplaced(reason: "the object has no \(PathText.quoted(key))"))
                     }
-                    return .success((steps + [.property(key)], nil, keys[component]))
+                    return .success((steps + [.property(key)], nil, keys[property]))
                 }
                 step = .property(key)
             case (.object(let object), .key(let json)):
@@ -790,7 +820,7 @@ package struct StoredForm: Equatable {
                 return .failure(Unplaced(reason: "\(component) does not name a place in the stored value"))
             }
             steps.append(step)
-            keys = keys[component]
+            keys = keys[property]
             switch (node, step) {
             case (.object(let object), .property(let key)): node = object[key]!
             case (.array(let array), .index(let index)): node = array[index]

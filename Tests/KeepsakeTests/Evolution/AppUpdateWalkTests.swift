@@ -108,7 +108,17 @@ import Testing
     /// values the history holds after them: every one made, oldest first, and the current one.
     nonisolated static func oldWalk(seed: UInt64) -> (steps: [Step<Doc>], values: [Doc], current: Int) {
         var generator = SeededGenerator(seed: seed)
-        return walk(from: Doc.empty, steps: 80, using: &generator) { DocEdits.edit(&$0, using: &$1) }
+        return walk(from: Doc.empty, steps: 80, using: &generator, edit: oldEdit)
+    }
+
+    /// One random version of the old app: one edit, or two in one version a time in three (a
+    /// form saved whole): a change the new model cannot read then lies beside one it can, and
+    /// undoing or redoing that version makes both on the stored JSON — which may be the one
+    /// today's model wrote, a renamed property under its new key (until 2026-11 a change at
+    /// `title` was made under `"title"` beside `"heading"`, and lost).
+    nonisolated static func oldEdit(_ doc: inout Doc, using generator: inout SeededGenerator) {
+        DocEdits.edit(&doc, using: &generator)
+        if Int.random(in: 0..<3, using: &generator) == 0 { DocEdits.edit(&doc, using: &generator) }
     }
 
     enum Step<Value> {
@@ -293,17 +303,22 @@ import Testing
             "doc", initialValue: New.initial, maximumVersions: limit)
         #expect(history.value == New(old.values[old.current]), "seed \(seed)")
 
-        // The new app's walk goes on from the old one's values, converted: it first undoes a
-        // few of them, so that its first edit discards the stored value the open wrote at the
-        // top; under a limit, an undo or a redo the history no longer holds is left out.
+        // The new app's walk goes on from the old one's values, converted: a time in two it
+        // first redoes the versions the old app had undone, which lie above the value the open
+        // stored in today's encoding; then it undoes a few, so that its first edit discards
+        // that stored value; under a limit, an undo or a redo the history no longer holds is
+        // left out.
         var generator = SeededGenerator(seed: seed)
-        let depth = Int.random(in: 0...min(6, old.current), using: &generator)
+        let redone = Bool.random(using: &generator) ? old.values.count - 1 - old.current : 0
+        let depth = Int.random(in: 0...min(6, old.current + redone), using: &generator)
         let new = Self.walk(
-            from: old.values.map(New.init), current: old.current - depth, steps: 60, using: &generator
+            from: old.values.map(New.init), current: old.current + redone - depth, steps: 60,
+            using: &generator
         ) { $0.edit(using: &$1) }
         var current = old.current
         var values = old.values.map(New.init)
-        for step in Array(repeating: .undo, count: depth) + new.steps {
+        let first = Array(repeating: Step<New>.redo, count: redone) + Array(repeating: .undo, count: depth)
+        for step in first + new.steps {
             switch step {
             case .append(let value):
                 try history.append(value)
@@ -422,7 +437,7 @@ import Testing
                 "doc", initialValue: Doc.empty, maximumVersions: nil)
             for _ in 0..<60 {
                 step(
-                    old, memory, converting: New.init, edit: { DocEdits.edit(&$0, using: &$1) },
+                    old, memory, converting: New.init, edit: AppUpdateWalkTests.oldEdit,
                     using: &generator,
                     seed: seed)
             }
@@ -434,7 +449,7 @@ import Testing
             try memory.pushNewScope()
             for _ in 0..<5 {
                 step(
-                    old, memory, converting: New.init, edit: { DocEdits.edit(&$0, using: &$1) },
+                    old, memory, converting: New.init, edit: AppUpdateWalkTests.oldEdit,
                     using: &generator,
                     seed: seed, operation: 12)
             }

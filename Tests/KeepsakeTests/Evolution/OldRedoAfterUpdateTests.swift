@@ -63,4 +63,112 @@ import Testing
         try third.checkInvariants()
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
     }
+
+    struct Item: Codable, Equatable, Identifiable {
+        var id: Int
+        var text: String
+    }
+
+    struct Note: Versionable, Equatable, Codable {
+        var title = ""
+        var items: [Item] = []
+    }
+
+    /// An item after the update: no longer `Identifiable`.
+    struct UpdatedItem: Codable, Equatable {
+        var id: Int
+        var text: String
+    }
+
+    /// After the update `title` is `name`, and items are told by position.
+    struct UpdatedNote: Versionable, Equatable, Codable {
+        var name = ""
+        var items: [UpdatedItem] = []
+
+        static let propertyEvolution: [PropertyEvolution] = [.renamed("title", to: "name")]
+    }
+
+    /// Version 2 changes the title beside an item, which it names by id (`items[id: 1].text`),
+    /// as today's model cannot read: redoing it after the update makes both on the JSON the
+    /// open stored, where today's model keeps the title as `"name"`. Until 2026-11 the title's
+    /// change was made under `"title"`, beside it, which the model does not read: the redo
+    /// reached the title of version 1, without an error, and so did every later open (found by
+    /// an app written from outside: a `@Versioned` note whose `"!"` never became `"!!"` again).
+    @Test func aRenamedPropertysChangeRedoneOnJSONTodaysModelWroteIsMadeUnderItsNewKey() throws {
+        let path = directory.path("note.keepsake")
+        do {
+            let history = try KeepsakeStore(path: path).history("note", initialValue: Note())
+            try history.append(Note(title: "!", items: [Item(id: 1, text: "one")]))
+            try history.append(Note(title: "!!", items: [Item(id: 1, text: "one, edited")]))
+            try history.undo()
+            let store = try KeepsakeStore(path: path)
+            let records = try #require(try store.changes(ofVersion: 2, in: "note"))
+            #expect(Set(records.map(\.path.description)) == ["title", "items[id: 1].text"])
+        }
+        let (one, edited) = (
+            UpdatedNote(name: "!", items: [UpdatedItem(id: 1, text: "one")]),
+            UpdatedNote(name: "!!", items: [UpdatedItem(id: 1, text: "one, edited")])
+        )
+        let history = try KeepsakeStore(path: path).history("note", initialValue: UpdatedNote())
+        #expect(history.value == one)
+        #expect(try history.redo() == edited)
+        try history.checkInvariants()
+        for closing in [false, true] {
+            let reopened = try KeepsakeStore(path: path).history("note", initialValue: UpdatedNote())
+            #expect(reopened.value == edited)
+            #expect(try reopened.undo() == one)
+            #expect(try reopened.undo() == UpdatedNote())
+            #expect(try reopened.redo() == one)
+            #expect(try reopened.redo() == edited)
+            try reopened.checkInvariants()
+            if closing { try reopened.close() }
+        }
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.value(ofHistory: "note", atVersion: 2) == edited)
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    struct Price: Versionable, Equatable, Codable {
+        var cents = 0
+        var items: [Item] = []
+    }
+
+    /// After the update `cents` is `dollars`, a `Double`, converted; items are told by position.
+    struct UpdatedPrice: Versionable, Equatable, Codable {
+        var dollars = 0.0
+        var items: [UpdatedItem] = []
+
+        static let propertyEvolution: [PropertyEvolution] = [
+            .renamed("cents", to: "dollars"),
+            .converted("dollars", from: Int.self) { Double($0) / 100 },
+        ]
+    }
+
+    /// Version 2 sets `cents` from 0 to 250 beside an item change today's model cannot read.
+    /// The JSON the open stored holds `"dollars": 0`, which the change's old side, `0`, matches:
+    /// made there, it read 250 dollars. A change of a converted property's old name does not
+    /// fit today's JSON: the redo starts from the old app's JSON, where it is converted.
+    @Test func aConvertedPropertysOldChangeIsNeverMadeOnTodaysConvertedValue() throws {
+        let path = directory.path("price.keepsake")
+        do {
+            let history = try KeepsakeStore(path: path).history("price", initialValue: Price())
+            try history.append(Price(cents: 0, items: [Item(id: 1, text: "one")]))
+            try history.append(Price(cents: 250, items: [Item(id: 1, text: "one, edited")]))
+            try history.undo()
+        }
+        let (one, edited) = (
+            UpdatedPrice(dollars: 0, items: [UpdatedItem(id: 1, text: "one")]),
+            UpdatedPrice(dollars: 2.5, items: [UpdatedItem(id: 1, text: "one, edited")])
+        )
+        let history = try KeepsakeStore(path: path).history("price", initialValue: UpdatedPrice())
+        #expect(history.value == one)
+        #expect(try history.redo() == edited)
+        try history.checkInvariants()
+        let reopened = try KeepsakeStore(path: path).history("price", initialValue: UpdatedPrice())
+        #expect(reopened.value == edited)
+        #expect(try reopened.undo() == one)
+        #expect(try reopened.redo() == edited)
+        try reopened.checkInvariants()
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
 }
