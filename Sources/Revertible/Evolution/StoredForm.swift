@@ -153,6 +153,15 @@ package struct StoredForm: Equatable {
                 edits[index] = storage
                 continue
             }
+            // An earlier release's change of a property a later one renamed (the store went
+            // back and forth between them): made under its old name, where the merge reads it
+            // only without the new key, as the earlier release's own checkpoint keeps it.
+            // Before, such a store did not open in the later release; the change is not seen
+            // there, as when the earlier release closed it.
+            if let stored = edits[index].underStoredNames, try mismatch(stored, expecting: expected) == nil {
+                edits[index] = stored
+                continue
+            }
             throw .wrongVersion(path: edits[index].path, reason: reason)
         }
         // Applied in place, each edit's previous node kept to put back should a later one
@@ -264,8 +273,22 @@ package struct StoredForm: Equatable {
 
         let path: PathDescriptor
         let patch: Patch
+        /// Whether a property the model declares renamed is made where the merge reads it
+        /// (``StoredForm/place(_:in:keys:decoder:positions:followingRenames:)``); else under
+        /// the name the path gives it.
+        private(set) var followsRenames = true
 
         private init(path: PathDescriptor, patch: Patch) { (self.path, self.patch) = (path, patch) }
+
+        /// This edit made under the names its path gives, as an earlier release wrote it: one
+        /// that lacks a property a later release renamed reads its default there, and its
+        /// change of it expects that default, not the value the JSON holds under the new key.
+        var underStoredNames: Edit? {
+            guard followsRenames else { return nil }
+            var edit = self
+            edit.followsRenames = false
+            return edit
+        }
 
         /// This edit at its path with each property named `_name` named `name`, as synthesized
         /// `Codable` keys a property wrapper's storage; `nil` when it names none.
@@ -389,7 +412,7 @@ package struct StoredForm: Equatable {
     }
 
     private func mismatch(_ edit: Edit, expecting side: PatchSide) throws(ReversionError) -> String? {
-        let place = try locate(edit.path, in: root)
+        let place = try locate(edit, in: root)
         let node = place.node ?? .null
         switch edit.patch {
         case .replace where shapeOnly:
@@ -505,7 +528,7 @@ package struct StoredForm: Equatable {
         switch edit.patch {
         case .elements, .members, .entries:
             // Only the steps: a second reference to the container would make it a copy.
-            let steps = try locate(edit.path, in: tree).steps
+            let steps = try locate(edit, in: tree).steps
             var moves: Moves?
             let found = try tree.modify(at: steps[...]) { node throws(ReversionError) in
                 moves = try Self.change(&node, by: edit, toward: side)
@@ -520,7 +543,7 @@ package struct StoredForm: Equatable {
         case .replace, .text, .bytes:
             break
         }
-        let (steps, found, _) = try locate(edit.path, in: tree)
+        let (steps, found, _) = try locate(edit, in: tree)
         let node = found ?? .null
         let changed: CodedNode?
         switch edit.patch {
@@ -703,25 +726,28 @@ package struct StoredForm: Equatable {
 
     // MARK: - Places
 
-    /// The steps `path` takes through `tree` — an object's key or an array's position each, as
-    /// ``CodedNode/replace(at:with:)`` takes them — the node there (`nil`: the last step
-    /// names a key its object lacks, as an optional left out of the JSON), and the model's keys
-    /// there.
-    private func locate(_ path: PathDescriptor, in tree: CodedNode) throws(ReversionError)
+    /// The steps `edit`'s path takes through `tree` — an object's key or an array's position
+    /// each, as ``CodedNode/replace(at:with:)`` takes them — the node there (`nil`: the last
+    /// step names a key its object lacks, as an optional left out of the JSON), and the model's
+    /// keys there.
+    private func locate(_ edit: Edit, in tree: CodedNode) throws(ReversionError)
         -> (steps: [PathComponent], node: CodedNode?, keys: CodingKeyTree)
     {
-        switch Self.place(path.components[...], in: tree, keys: keys, decoder: decoder, positions: positions)
+        switch Self.place(
+            edit.path.components[...], in: tree, keys: keys, decoder: decoder, positions: positions,
+            followingRenames: edit.followsRenames)
         {
         case .success(let place): return place
-        case .failure: throw .pathNotFound(path: path, type: "JSON")
+        case .failure: throw .pathNotFound(path: edit.path, type: "JSON")
         }
     }
 
     /// The steps `path` takes through `tree`, the node there (`nil`: absent) and the model's
-    /// keys there, or why it names no place. A property is looked up under its key in `keys`.
+    /// keys there, or why it names no place. A property is looked up under its key in `keys`;
+    /// one the model declares renamed, where the merge reads it unless not `followingRenames`.
     private static func place(
         _ path: ArraySlice<PathComponent>, in tree: CodedNode, keys: CodingKeyTree, decoder: JSONDecoder,
-        positions: ElementPositions? = nil
+        positions: ElementPositions? = nil, followingRenames: Bool = true
     ) -> Result<
         (steps: [PathComponent], node: CodedNode?, keys: CodingKeyTree), Unplaced
     > {
@@ -740,7 +766,7 @@ package struct StoredForm: Equatable {
                 // on JSON today's model wrote (`"name"`), a `"title"` beside it, which the
                 // merge does not read, and the change was lost without a word (redoing a
                 // version the old app had undone, after an update).
-                let name = keys.currentName(of: stored)
+                let name = followingRenames ? keys.currentName(of: stored) : stored
                 property = .property(name)
                 guard var keyPath = keys.keyPath(of: name, in: node, decoder: decoder),
                     var key = keyPath.popLast()
@@ -770,7 +796,7 @@ package struct StoredForm: Equatable {
                                 reason: "the JSON holds \(PathText.quoted(name)) as today's model writes it, "
                                     + "converted from the \(PathText.quoted(stored)) the change was made to"))
                     }
-                } else if let former = renamedSince ? stored : keys.formerName(of: name),
+                } else if followingRenames, let former = renamedSince ? stored : keys.formerName(of: name),
                     renamedSince || (object[former] != nil && !keys.convertsValues(of: name))
                 {
                     // The merge reads the old name where the JSON lacks the new key: a change the

@@ -351,6 +351,57 @@ enum EarlierApp {
     }
 }
 
+/// A later release renamed `title` to `name`; the earlier one, which has only `title`, opens a
+/// store the later one wrote.
+@MainActor @Suite struct EarlierAppAcrossARenameTests {
+    let directory = TemporaryDirectory()
+
+    struct Earlier: Versionable, Equatable, Codable {
+        var title = ""
+        var count = 0
+    }
+
+    struct Later: Versionable, Equatable, Codable {
+        var name = ""
+        var count = 0
+
+        static let propertyEvolution: [PropertyEvolution] = [.renamed("title", to: "name")]
+    }
+
+    /// The earlier release reads `title` from its default (the JSON holds `"name"`), and its
+    /// change of it is kept under `"title"`, which the later release does not read beside its
+    /// own `"name"`: the title it set is not seen there, the rest of its version is. Killed,
+    /// not closed, its change is redone on the later release's JSON: since the later release
+    /// makes a renamed property's change where the merge reads it, its old side (the earlier
+    /// release's default, `""`) met `"X"` there, and the store did not open; it is made under
+    /// the name it was stored under, as when closed.
+    @Test(arguments: [true, false])
+    func theEarlierReleasesVersionsOpenInTheLaterOne(closing: Bool) throws {
+        let path = directory.path("renamed.keepsake")
+        do {
+            let later = try KeepsakeStore(path: path).history("doc", initialValue: Later())
+            try later.append(Later(name: "X", count: 1))
+            try later.close()
+        }
+        do {
+            let earlier = try KeepsakeStore(path: path).history("doc", initialValue: Earlier())
+            #expect(earlier.value == Earlier(title: "", count: 1))
+            try earlier.append(Earlier(title: "Hello", count: 2))
+            if closing { try earlier.close() }
+        }
+        let later = try KeepsakeStore(path: path).history("doc", initialValue: Later())
+        #expect(later.value == Later(name: "X", count: 2))
+        #expect(try later.undo() == Later(name: "X", count: 1))
+        #expect(try later.undo() == Later())
+        #expect(try later.redo() == Later(name: "X", count: 1))
+        #expect(try later.redo() == Later(name: "X", count: 2))
+        try later.checkInvariants()
+        let earlier = try KeepsakeStore(path: path).history("doc", initialValue: Earlier())
+        #expect(earlier.value == Earlier(title: "Hello", count: 2))
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+}
+
 /// The later release's model without `pinned`: removed, undeclared or declared.
 enum Unpinned {
     struct Doc: Versionable, Equatable, Codable {
