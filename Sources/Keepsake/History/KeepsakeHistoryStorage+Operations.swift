@@ -1025,25 +1025,43 @@ extension KeepsakeHistoryStorage {
     /// - Throws: ``KeepsakeError/reversion(history:version:error:)`` for the first version
     ///   that does not apply: ``ReversionError/wrongVersion(path:reason:)`` when `value`
     ///   changes a path it changes. An undone version today's model cannot read (stored before
-    ///   an app update) ends the check of its scope's redo.
+    ///   an app update), or whose change of a property renamed since does not fit (an earlier
+    ///   release's), ends the check of its scope's redo.
     static func base(_ rows: HistoryRows, below value: Value, level: Int, history: String) throws
         -> Value
     {
         var value = value
         for scope in stride(from: level, through: 0, by: -1) {
             var forward = value
-            do {
-                for version in try rows.versions(scope: scope, undone: true, changes: true) {
+            for version in try rows.versions(scope: scope, undone: true, changes: true) {
+                do {
                     try apply(rows, version, to: &forward, inverted: true, history: history)
+                } catch KeepsakeError.reversion(_, _, let error)
+                    where !error.isWrongVersion
+                    || (try? rows.records(of: version))?.contains(where: namesRenamed) == true
+                {
+                    // Redo reads it on the stored form, which the value's change is not made on;
+                    // so does one of a property renamed since that does not fit (an earlier
+                    // release's change of it, from its default: it lacked the property).
+                    break
                 }
-            } catch KeepsakeError.reversion(_, _, let error) where !error.isWrongVersion {
-                // Redo reads it on the stored form, which the value's change is not made on.
             }
             for version in try rows.versions(scope: scope, undone: false, newestFirst: true, changes: true) {
                 try apply(rows, version, to: &value, inverted: false, history: history)
             }
         }
         return value
+    }
+
+    /// Whether `record` changes a property under the name it had before a rename the model
+    /// declares.
+    private static func namesRenamed(_ record: ChangeRecord) -> Bool {
+        var keys = CodingKeyTree(for: Value.self)
+        for component in record.path.components {
+            if case .property(let name) = component, keys.currentName(of: name) != name { return true }
+            keys = keys[component]
+        }
+        return false
     }
 
     /// The stored base value's JSON with the change from `current` to `value` made on it (its

@@ -100,7 +100,7 @@ package struct CodingKeyTree: @unchecked Sendable {
     /// The property a stored path's `name` is in today's model: the new name where the type
     /// declares `name` renamed in its ``Versionable/propertyEvolution``, as the model's own
     /// replay reads it; otherwise `name`.
-    func currentName(of name: String) -> String {
+    package func currentName(of name: String) -> String {
         (type as? any Versionable.Type)?.propertyEvolution.currentName(of: name) ?? name
     }
 
@@ -108,6 +108,16 @@ package struct CodingKeyTree: @unchecked Sendable {
     /// earlier model wrote holds as its key; `nil` when none is declared.
     func formerName(of name: String) -> String? {
         (type as? any Versionable.Type)?.propertyEvolution.storedName(of: name)
+    }
+
+    /// Whether the model reads a value of its own for the property `name` here where the JSON
+    /// lacks its key: the type is known and has no such property (a stored change of one
+    /// removed or renamed since), or has it and it is not optional (its encoding always writes
+    /// it, so JSON lacking it was written without it, and the model read its defaults).
+    func readsOwnValue(whereAbsent name: String) -> Bool {
+        guard let type else { return false }
+        guard let property = Self.propertyType(name, of: type) else { return true }
+        return ContainedTypes.unwrapped(property) == property
     }
 
     /// Whether the type declares a conversion of the property `name` from an old type: a value

@@ -419,8 +419,10 @@ package struct StoredForm: Equatable {
             return nil
         case .replace(let old, let new):
             let expected = (side == .old ? old : new) ?? .null
-            return same(expected, node)
-                ? nil : "expected \(expected.abbreviatedText), found \(node.abbreviatedText)"
+            guard !same(expected, node), place.node != nil || !readsOwnValueWhereAbsent(edit) else {
+                return nil
+            }
+            return "expected \(expected.abbreviatedText), found \(node.abbreviatedText)"
         case .text(let patch):
             guard case .string(let string) = node else {
                 guard node == .null else { return "expected text, found \(node.abbreviatedText)" }
@@ -572,6 +574,26 @@ package struct StoredForm: Equatable {
         }
         positions.replaced(at: steps, from: found, to: changed)
         return .put(steps, found)
+    }
+
+    /// Whether the model reads a value of its own for the property `edit` changes, whose key
+    /// the JSON lacks there: one it does not have (a property removed or renamed since, whose
+    /// stored change this is), or one that is not optional (its own encoding always writes it),
+    /// which it read from its defaults — the JSON was written by a release without it. The
+    /// change's old side is what the model read, which the JSON cannot confirm: a whole value
+    /// replacing it is made all the same. Until 2026-11 it was refused: an earlier release
+    /// (a synced document opened by an older app) that set a property the later one had
+    /// removed stored its own encoding as the checkpoint instead of the stored JSON, and the
+    /// later release's values were lost (a tag's color read its default, at every version). An
+    /// optional's key is missing where it is `nil`: checked as before.
+    private func readsOwnValueWhereAbsent(_ edit: Edit) -> Bool {
+        guard keys.knowsType, case .property(let stored)? = edit.path.components.last,
+            case .success(let parent) = Self.place(
+                edit.path.components.dropLast(), in: root, keys: keys, decoder: decoder, positions: positions,
+                followingRenames: edit.followsRenames)
+        else { return false }
+        return parent.keys.readsOwnValue(
+            whereAbsent: edit.followsRenames ? parent.keys.currentName(of: stored) : stored)
     }
 
     /// Where the JSON holds no value (`null`, or the key missing) for a change of a `String`

@@ -402,6 +402,95 @@ enum EarlierApp {
     }
 }
 
+/// A later release removed `archived` and added `color`; the earlier one, which has only
+/// `archived`, opens a store the later one wrote, and sets it.
+@MainActor @Suite struct EarlierAppSettingARemovedPropertyTests {
+    let directory = TemporaryDirectory()
+
+    struct Earlier: Versionable, Equatable, Codable {
+        var title = ""
+        var archived = false
+    }
+
+    struct Later: Versionable, Equatable, Codable {
+        var title = ""
+        var color = "black"
+    }
+
+    /// The earlier release reads `archived` from its default (the JSON lacks it), so its change
+    /// of it expects `false`, which the stored JSON cannot confirm. Until 2026-11 the change did
+    /// not fit the JSON, and the earlier release's checkpoint (closing the document) was its
+    /// own encoding, without `color`: the later release read `"black"` at every version, its
+    /// `"red"` lost without a word. A whole value replacing what the model read from its
+    /// defaults is made all the same: the checkpoint is the stored JSON, `color` in it.
+    @Test(arguments: [true, false])
+    func theLaterReleasesValuesAreKept(closing: Bool) throws {
+        let path = directory.path("removed.keepsake")
+        do {
+            let later = try KeepsakeStore(path: path).history("doc", initialValue: Later())
+            try later.append(Later(title: "a", color: "red"))
+            try later.close()
+        }
+        do {
+            let earlier = try KeepsakeStore(path: path).history("doc", initialValue: Earlier())
+            #expect(earlier.value == Earlier(title: "a", archived: false))
+            try earlier.append(Earlier(title: "a", archived: true))
+            try earlier.append(Earlier(title: "b", archived: true))
+            if closing { try earlier.close() }
+        }
+        let later = try KeepsakeStore(path: path).history("doc", initialValue: Later())
+        #expect(later.value == Later(title: "b", color: "red"))
+        #expect(try later.undo() == Later(title: "a", color: "red"))
+        #expect(try later.undo() == Later(title: "a", color: "red"))
+        #expect(try later.undo() == Later())
+        try later.checkInvariants()
+        let earlier = try KeepsakeStore(path: path).history("doc", initialValue: Earlier())
+        #expect(earlier.value == Earlier())
+        #expect(try earlier.redo() == Earlier(title: "a", archived: false))
+        #expect(try earlier.redo() == Earlier(title: "a", archived: true))
+        try earlier.checkInvariants()
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
+    struct Counted: Versionable, Equatable, Codable {
+        var cents = 0
+        var count = 0
+    }
+
+    /// `cents` renamed `amount` by the later release, not converted.
+    struct LaterCounted: Versionable, Equatable, Codable {
+        var amount = 0
+        var count = 0
+
+        static let propertyEvolution: [PropertyEvolution] = [.renamed("cents", to: "amount")]
+    }
+
+    /// The same for a number under a rename: until 2026-11, closed, the earlier release's
+    /// encoding (`"cents": 250`, no `"amount"`) was its checkpoint, the later release read 250
+    /// and undid version 1 to 0, not its 3; killed, the store did not open in the later release.
+    @Test(arguments: [true, false])
+    func aRenamedNumberTheEarlierReleaseSetKeepsTheLaterReleasesVersions(closing: Bool) throws {
+        let path = directory.path("renamed-number.keepsake")
+        do {
+            let later = try KeepsakeStore(path: path).history("doc", initialValue: LaterCounted())
+            try later.append(LaterCounted(amount: 3, count: 1))
+            try later.close()
+        }
+        do {
+            let earlier = try KeepsakeStore(path: path).history("doc", initialValue: Counted())
+            #expect(earlier.value == Counted(cents: 0, count: 1))
+            try earlier.append(Counted(cents: 250, count: 2))
+            if closing { try earlier.close() }
+        }
+        let later = try KeepsakeStore(path: path).history("doc", initialValue: LaterCounted())
+        #expect(later.value == LaterCounted(amount: 3, count: 2))
+        #expect(try later.undo() == LaterCounted(amount: 3, count: 1))
+        #expect(try later.undo() == LaterCounted())
+        try later.checkInvariants()
+        #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+}
+
 /// The later release's model without `pinned`: removed, undeclared or declared.
 enum Unpinned {
     struct Doc: Versionable, Equatable, Codable {
