@@ -28,7 +28,7 @@ import Testing
             }
         }
 
-        func apply(to doc: inout EarlierApp.Doc) {
+        func apply(to doc: inout Earlier) {
             switch self {
             case .title(let title): doc.title = title
             case .note(let note): doc.note = note
@@ -38,18 +38,31 @@ import Testing
         }
     }
 
-    /// What the earlier release shows of a later release's value.
-    static func earlier(_ doc: LaterApp.Doc) -> EarlierApp.Doc {
-        EarlierApp.Doc(
-            title: doc.title, note: doc.note, tags: doc.tags.map { EarlierApp.Tag(id: $0.id, name: $0.name) })
+    /// The earlier release's model: it lacks what the later one added, and has an `archived`
+    /// flag the later one removed (undeclared), which the stored JSON lacks until the earlier
+    /// release sets it: it reads its default there.
+    struct Earlier: Versionable, Equatable, Codable {
+        var title = ""
+        var note = ""
+        var tags: [EarlierApp.Tag] = []
+        var archived = false
+    }
+
+    /// What the earlier release shows of a later release's value, `archived` as last set.
+    static func earlier(_ doc: LaterApp.Doc, archived: Bool) -> Earlier {
+        Earlier(
+            title: doc.title, note: doc.note, tags: doc.tags.map { EarlierApp.Tag(id: $0.id, name: $0.name) },
+            archived: archived)
     }
 
     @Test(arguments: Soak.batches(usually: 3))
     func sessionsOfBothReleasesKeepTheLaterOnesValues(batch: UInt64) throws {
         var random = SeededGenerator(seed: 0xA17E_0000 + batch)
         let path = directory.path("alternating-\(batch).keepsake")
-        // The full copies: every version kept, and the current one.
+        // The full copies: every version kept (with the flag only the earlier release reads),
+        // and the current one.
         var versions = [LaterApp.Doc()]
+        var archived = [false]
         var current = 0
         var nextID = 1
         var earlierSessions = 0
@@ -67,10 +80,12 @@ import Testing
         }
 
         /// A new version, unless `doc` changes nothing (the same color again): appending it
-        /// records none.
-        func record(_ doc: LaterApp.Doc) {
-            guard doc != versions[current] else { return }
+        /// records none. The later release's own versions carry the flag as it was.
+        func record(_ doc: LaterApp.Doc, archiving flag: Bool? = nil) {
+            let flag = flag ?? archived[current]
+            guard doc != versions[current] || flag != archived[current] else { return }
             versions = Array(versions[...current]) + [doc]
+            archived = Array(archived[...current]) + [flag]
             current += 1
         }
 
@@ -115,18 +130,31 @@ import Testing
                 if Bool.random(using: &random) { try history.close() }
             } else {
                 earlierSessions += 1
-                let history = try store.history("doc", initialValue: EarlierApp.Doc())
-                #expect(history.value == Self.earlier(versions[current]))
+                let history = try store.history("doc", initialValue: Earlier())
+                #expect(history.value == Self.earlier(versions[current], archived: archived[current]))
                 for _ in 0..<Int.random(in: 1...8, using: &random) {
-                    switch Int.random(in: 0..<5, using: &random) {
+                    switch Int.random(in: 0..<6, using: &random) {
                     case 0 where current > 0:
                         current -= 1
-                        #expect(try history.undo() == Self.earlier(versions[current]))
+                        #expect(
+                            try history.undo() == Self.earlier(versions[current], archived: archived[current])
+                        )
                     case 1 where current < versions.count - 1:
                         current += 1
-                        #expect(try history.redo() == Self.earlier(versions[current]))
+                        #expect(
+                            try history.redo() == Self.earlier(versions[current], archived: archived[current])
+                        )
                     case 2:
                         try history.writeCheckpoint()
+                    case 3:
+                        // A property the later release removed: until 2026-11 its change did
+                        // not fit the stored JSON, which lacks it, and a checkpoint the earlier
+                        // release stored then was its own encoding, the later release's values
+                        // lost.
+                        var shown = history.value
+                        shown.archived.toggle()
+                        record(versions[current], archiving: shown.archived)
+                        try history.append(shown)
                     default:
                         var doc = versions[current]
                         let edit = sharedEdit(of: doc)
