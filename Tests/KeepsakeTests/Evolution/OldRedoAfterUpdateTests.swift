@@ -172,3 +172,66 @@ import Testing
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
     }
 }
+
+/// How a replay passes over checkpoints its versions do not fit
+/// (``HistoryRows/passingOverUnfit(from:at:below:_:)``): each one below in turn, at most
+/// ``HistoryRows/checkpointsPassedOver`` of them, the first one's error when none fits.
+@Suite struct CheckpointPassingOverTests {
+    /// A replay from a start, failing as `fits` says: a `.reversion` naming the start's version.
+    struct Replay {
+        var fits: (Int) -> Bool
+        var tried: [Int] = []
+
+        mutating func run(from first: Int, spacing: Int = 2) throws -> Int {
+            let fits = self.fits
+            var tried: [Int] = []
+            defer { self.tried += tried }
+            return try HistoryRows.passingOverUnfit(
+                from: first, at: { $0 }, below: { $0 >= spacing ? $0 - spacing : nil },
+                { start in
+                    tried.append(start)
+                    guard fits(start) else {
+                        throw KeepsakeError.reversion(
+                            history: "doc", version: start, error: .wrongVersion(path: [], reason: "unfit"))
+                    }
+                    return start
+                })
+        }
+    }
+
+    @Test func noFittingCheckpointTriesTheFirstAndFourBelowItAndSaysWhyTheFirstFailed() {
+        var replay = Replay(fits: { _ in false })
+        #expect(HistoryRows.checkpointsPassedOver == 4)
+        #expect {
+            try replay.run(from: 20)
+        } throws: { error in
+            guard case KeepsakeError.reversion(_, let version, _) = error else { return false }
+            return version == 20
+        }
+        #expect(replay.tried == [20, 18, 16, 14, 12])
+    }
+
+    @Test func theFirstCheckpointBelowThatFitsIsTheStart() throws {
+        var replay = Replay(fits: { $0 <= 16 })
+        #expect(try replay.run(from: 20) == 16)
+        #expect(replay.tried == [20, 18, 16])
+    }
+
+    /// The base value (version 0) has nothing below it; an error other than a `.reversion`
+    /// (a damaged row) is thrown at once.
+    @Test func theBaseValueAndOtherErrorsEndTheSearch() {
+        var replay = Replay(fits: { _ in false })
+        #expect(throws: KeepsakeError.self) { try replay.run(from: 2) }
+        #expect(replay.tried == [2, 0])
+        var damaged: [Int] = []
+        #expect(throws: KeepsakeError.self) {
+            try HistoryRows.passingOverUnfit(
+                from: 20, at: { $0 }, below: { $0 - 2 },
+                { (start: Int) -> Int in
+                    damaged.append(start)
+                    throw KeepsakeError.damaged(history: "doc", reason: "a row does not match its digest")
+                })
+        }
+        #expect(damaged == [20])
+    }
+}
