@@ -154,10 +154,11 @@ package struct StoredForm: Equatable {
                 continue
             }
             // An earlier release's change of a property a later one renamed (the store went
-            // back and forth between them): made under its old name, where the merge reads it
-            // only without the new key, as the earlier release's own checkpoint keeps it.
-            // Before, such a store did not open in the later release; the change is not seen
-            // there, as when the earlier release closed it.
+            // back and forth between them) expects the earlier release's default, not the value
+            // under the new key: made there, it does not fit, and the store would not open in
+            // the later release. It is made under its old name, where the merge reads it only
+            // without the new key, as the earlier release's own checkpoint keeps it: the later
+            // release does not see it, as when the earlier release closed the document.
             if let stored = edits[index].underStoredNames, try mismatch(stored, expecting: expected) == nil {
                 edits[index] = stored
                 continue
