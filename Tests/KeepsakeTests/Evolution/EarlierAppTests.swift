@@ -351,6 +351,28 @@ enum EarlierApp {
     }
 }
 
+/// A store the later release writes at `path` (`later`, then `written`, closed), which the
+/// earlier release then opens — reading `reads` — and appends `edits` to, closing it or, as a
+/// killed app, not.
+@MainActor
+func writeLaterThenEarlier<
+    Later: Versionable & Equatable & Codable & SendableMetatype,
+    Earlier: Versionable & Equatable & Codable & SendableMetatype
+>(
+    at path: String, later initial: Later, writes written: Later, earlier start: Earlier, reads: Earlier,
+    appends edits: [Earlier], closing: Bool
+) throws {
+    do {
+        let later = try KeepsakeStore(path: path).history("doc", initialValue: initial)
+        try later.append(written)
+        try later.close()
+    }
+    let earlier = try KeepsakeStore(path: path).history("doc", initialValue: start)
+    #expect(earlier.value == reads)
+    for edit in edits { try earlier.append(edit) }
+    if closing { try earlier.close() }
+}
+
 /// A later release renamed `title` to `name`; the earlier one, which has only `title`, opens a
 /// store the later one wrote.
 @MainActor @Suite struct EarlierAppAcrossARenameTests {
@@ -371,24 +393,17 @@ enum EarlierApp {
     /// The earlier release reads `title` from its default (the JSON holds `"name"`), and its
     /// change of it is kept under `"title"`, which the later release does not read beside its
     /// own `"name"`: the title it set is not seen there, the rest of its version is. Killed,
-    /// not closed, its change is redone on the later release's JSON: since the later release
-    /// makes a renamed property's change where the merge reads it, its old side (the earlier
-    /// release's default, `""`) met `"X"` there, and the store did not open; it is made under
-    /// the name it was stored under, as when closed.
+    /// not closed, its change is redone on the later release's JSON: made where the merge reads
+    /// a renamed property, its old side (the earlier release's default, `""`) would not fit the
+    /// `"X"` there, and the store would not open; it is made under the name it was stored
+    /// under, as when closed.
     @Test(arguments: [true, false])
     func theEarlierReleasesVersionsOpenInTheLaterOne(closing: Bool) throws {
         let path = directory.path("renamed.keepsake")
-        do {
-            let later = try KeepsakeStore(path: path).history("doc", initialValue: Later())
-            try later.append(Later(name: "X", count: 1))
-            try later.close()
-        }
-        do {
-            let earlier = try KeepsakeStore(path: path).history("doc", initialValue: Earlier())
-            #expect(earlier.value == Earlier(title: "", count: 1))
-            try earlier.append(Earlier(title: "Hello", count: 2))
-            if closing { try earlier.close() }
-        }
+        try writeLaterThenEarlier(
+            at: path, later: Later(), writes: Later(name: "X", count: 1), earlier: Earlier(),
+            reads: Earlier(title: "", count: 1), appends: [Earlier(title: "Hello", count: 2)],
+            closing: closing)
         let later = try KeepsakeStore(path: path).history("doc", initialValue: Later())
         #expect(later.value == Later(name: "X", count: 2))
         #expect(try later.undo() == Later(name: "X", count: 1))
@@ -426,18 +441,11 @@ enum EarlierApp {
     @Test(arguments: [true, false])
     func theLaterReleasesValuesAreKept(closing: Bool) throws {
         let path = directory.path("removed.keepsake")
-        do {
-            let later = try KeepsakeStore(path: path).history("doc", initialValue: Later())
-            try later.append(Later(title: "a", color: "red"))
-            try later.close()
-        }
-        do {
-            let earlier = try KeepsakeStore(path: path).history("doc", initialValue: Earlier())
-            #expect(earlier.value == Earlier(title: "a", archived: false))
-            try earlier.append(Earlier(title: "a", archived: true))
-            try earlier.append(Earlier(title: "b", archived: true))
-            if closing { try earlier.close() }
-        }
+        try writeLaterThenEarlier(
+            at: path, later: Later(), writes: Later(title: "a", color: "red"), earlier: Earlier(),
+            reads: Earlier(title: "a", archived: false),
+            appends: [Earlier(title: "a", archived: true), Earlier(title: "b", archived: true)],
+            closing: closing)
         let later = try KeepsakeStore(path: path).history("doc", initialValue: Later())
         #expect(later.value == Later(title: "b", color: "red"))
         #expect(try later.undo() == Later(title: "a", color: "red"))
@@ -471,17 +479,9 @@ enum EarlierApp {
     @Test(arguments: [true, false])
     func aRenamedNumberTheEarlierReleaseSetKeepsTheLaterReleasesVersions(closing: Bool) throws {
         let path = directory.path("renamed-number.keepsake")
-        do {
-            let later = try KeepsakeStore(path: path).history("doc", initialValue: LaterCounted())
-            try later.append(LaterCounted(amount: 3, count: 1))
-            try later.close()
-        }
-        do {
-            let earlier = try KeepsakeStore(path: path).history("doc", initialValue: Counted())
-            #expect(earlier.value == Counted(cents: 0, count: 1))
-            try earlier.append(Counted(cents: 250, count: 2))
-            if closing { try earlier.close() }
-        }
+        try writeLaterThenEarlier(
+            at: path, later: LaterCounted(), writes: LaterCounted(amount: 3, count: 1), earlier: Counted(),
+            reads: Counted(cents: 0, count: 1), appends: [Counted(cents: 250, count: 2)], closing: closing)
         let later = try KeepsakeStore(path: path).history("doc", initialValue: LaterCounted())
         #expect(later.value == LaterCounted(amount: 3, count: 2))
         #expect(try later.undo() == LaterCounted(amount: 3, count: 1))
