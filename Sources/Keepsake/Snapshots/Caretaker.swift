@@ -85,7 +85,10 @@ public struct Caretaker: Sendable {
     ///   - value: The value.
     ///   - name: The snapshot's name, unique per type (and scope).
     ///   - replacingExisting: Overwrite a snapshot of the same name; by default saving refuses,
-    ///     so that nothing is lost by accident.
+    ///     so that nothing is lost by accident. What the replaced snapshot holds that `Value`
+    ///     does not read — a property a later release of the app added, saved by this earlier
+    ///     one — is kept for that release to restore; an optional set to `nil` is read, and
+    ///     stays `nil`.
     /// - Throws: ``KeepsakeError/snapshotExists(namespace:name:)``, or another ``KeepsakeError``.
     public func save<Value: Encodable>(_ value: Value, as name: String, replacingExisting: Bool = false)
         throws(KeepsakeError)

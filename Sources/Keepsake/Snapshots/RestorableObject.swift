@@ -32,7 +32,9 @@ extension RestorableObject {
     public static var propertyEvolution: [PropertyEvolution] { [] }
 
     /// Saves the marked properties and references under `key`, replacing an earlier snapshot
-    /// with that key.
+    /// with that key. Its properties this class lacks — a later release's, taken again by this
+    /// earlier one — are kept for that release to restore, unless ``propertyEvolution``
+    /// declares them renamed or removed.
     ///
     /// - Parameters:
     ///   - key: The snapshot's key.
@@ -320,11 +322,14 @@ extension Caretaker {
         let namespaces = self.namespaces(for: Value.self)
         let namespace = namespaces[0]
         try store.write { connection, blobs in
-            let rows = try properties(blobs.encoder)
-            if let (existing, _, _) = try Self.id(connection, namespaces, name) {
+            var rows = try properties(blobs.encoder)
+            if let (existing, stored, storedName) = try Self.id(connection, namespaces, name) {
                 guard replacingExisting else {
                     throw KeepsakeError.snapshotExists(namespace: namespace, name: name)
                 }
+                rows = Self.keepingUnread(
+                    of: Value.self, in: rows,
+                    replacing: (existing, namespace: stored, name: storedName), connection, blobs)
                 try connection.execute("DELETE FROM snapshot WHERE id = ?", [.integer(existing)])
             }
             try Self.insertSnapshot(
@@ -332,6 +337,65 @@ extension Caretaker {
                 valueType: Self.stableName(of: Value.self),
                 properties: rows.map { ($0.0.description, $0.1) }, in: connection, blobs: blobs)
         }
+    }
+
+    /// `rows`, a snapshot of `Value` about to replace snapshot `existing`, with what that one
+    /// holds and `Value` does not read: a property a later release of the app added, which an
+    /// earlier release replacing the snapshot would otherwise drop, and the later release
+    /// would restore its default. Histories keep such values the same way
+    /// (``HistoryRows/checkpointJSON(of:position:history:unread:)``).
+    ///
+    /// For a `Decodable` value, the places of the replaced snapshot's JSON the new one lacks
+    /// and that decoding it as a `Value` does not read
+    /// (``StoredForm/membersKeepingUnread(of:as:template:)``): in its properties, and in
+    /// array elements paired by id. For a ``RestorableObject``, which saves every property
+    /// (`nil` too), the properties the class lacks, but for those its
+    /// ``RestorableObject/propertyEvolution`` declares renamed or removed. A replaced snapshot
+    /// that cannot be read (damaged) keeps nothing: replacing it is how an app repairs it.
+    static func keepingUnread<Value>(
+        of _: Value.Type, in rows: [(PathDescriptor, String)],
+        replacing existing: (id: Int64, namespace: String, name: String), _ connection: SQLiteConnection,
+        _ blobs: BlobCoding
+    ) -> [(PathDescriptor, String)] {
+        let stored = try? connection.query(
+            "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property WHERE snapshot_id = ?",
+            [.integer(existing.id)]
+        ) {
+            (
+                try PathDescriptor(parsing: $0.text(0) ?? ""),
+                try Self.checkedJSON($0, blobs, namespace: existing.namespace, name: existing.name)
+            )
+        }
+        guard let saved = SnapshotCoding.members(of: rows),
+            let replaced = stored.flatMap(SnapshotCoding.members)
+        else { return rows }
+        let savedJSON = Dictionary(saved, uniquingKeysWith: { first, _ in first })
+        // A property saved as it was holds nothing more than the new snapshot.
+        let changed = replaced.filter { savedJSON[$0.key] != $0.json }
+        let changedKeys = Set(changed.map { $0.key })
+        guard !changed.isEmpty else { return rows }
+        let kept: [(key: String, json: String)]
+        if let restorable = Value.self as? any RestorableObject.Type {
+            let evolution = restorable.propertyEvolution
+            let gone = Set(evolution.removedKeys + evolution.formerNames)
+            kept = changed.filter { savedJSON[$0.key] == nil && !gone.contains($0.key) }
+        } else if let decodable = Value.self as? any Decodable.Type,
+            let earlier = try? StoredForm(json: SnapshotCoding.object(changed), decoder: blobs.decoder),
+            let now = try? StoredForm(
+                json: SnapshotCoding.object(saved.filter { changedKeys.contains($0.key) }))
+        {
+            kept = now.membersKeepingUnread(
+                of: earlier, as: decodable,
+                template: { FoundationJSON.object(Data(SnapshotCoding.object(saved).utf8)) })
+        } else {
+            return rows
+        }
+        guard !kept.isEmpty else { return rows }
+        let keptJSON = Dictionary(kept, uniquingKeysWith: { first, _ in first })
+        return rows.map { row in
+            guard let key = row.0.propertyName, let json = keptJSON[key] else { return row }
+            return (row.0, json)
+        } + kept.filter { savedJSON[$0.key] == nil }.map { ([.property($0.key)], $0.json) }
     }
 
     /// Inserts a snapshot's row and one row per property (`path` as stored, its JSON), each

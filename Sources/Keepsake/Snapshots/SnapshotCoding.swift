@@ -35,20 +35,16 @@ enum SnapshotCoding {
         if rows.count == 1, rows[0].path.isEmpty {
             json = rows[0].json
         } else {
-            var object = "{"
-            for (offset, row) in rows.enumerated() {
-                guard let path = try? PathDescriptor(parsing: row.path),
-                    case .property(let key)? = path.components.first,
-                    path.components.count == 1
-                else {
+            var members: [(key: String, json: String)] = []
+            for row in rows {
+                guard let path = try? PathDescriptor(parsing: row.path), let key = path.propertyName else {
                     throw KeepsakeError.undecodableSnapshot(
                         name: name, path: [],
                         reason: "the stored path \(row.path.debugDescription) is not a property")
                 }
-                if offset > 0 { object += "," }
-                object += DirectJSON.quoted(key) + ":" + row.json
+                members.append((key, row.json))
             }
-            json = object + "}"
+            json = object(members)
         }
         do {
             return try EvolvingDecoding.decode(
@@ -60,6 +56,27 @@ enum SnapshotCoding {
         } catch {
             throw KeepsakeError.undecodableSnapshot(name: name, path: [], reason: "\(error)")
         }
+    }
+
+    /// The JSON object of `members`, each key with its JSON, in this order.
+    static func object(_ members: some Sequence<(key: String, json: String)>) -> String {
+        var object = "{"
+        for (offset, member) in members.enumerated() {
+            if offset > 0 { object += "," }
+            object += DirectJSON.quoted(member.key) + ":" + member.json
+        }
+        return object + "}"
+    }
+
+    /// Each row's property and JSON, or `nil` when a row's path is not one property (a value
+    /// saved whole, at the root path).
+    static func members(of rows: [(PathDescriptor, String)]) -> [(key: String, json: String)]? {
+        var members: [(key: String, json: String)] = []
+        for (path, json) in rows {
+            guard let key = path.propertyName else { return nil }
+            members.append((key, json))
+        }
+        return members
     }
 
     private static func context(_ error: DecodingError) -> DecodingError.Context? {
@@ -187,5 +204,13 @@ enum JSONMembers {
                 decoding: UnsafeBufferPointer(rebasing: literal.dropFirst().dropLast()), as: UTF8.self)
         }
         return try? JSONDecoder().decode(String.self, from: Data(literal))
+    }
+}
+
+extension PathDescriptor {
+    /// The property this path is, when it is one top-level property: a snapshot row's.
+    var propertyName: String? {
+        guard components.count == 1, case .property(let key) = components[0] else { return nil }
+        return key
     }
 }

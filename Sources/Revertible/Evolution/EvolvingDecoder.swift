@@ -93,6 +93,16 @@ extension EvolvingDecoding {
     package static func decodeNotingUnread<T: Decodable>(
         _ type: T.Type, from stored: Any, template: Any?, decoder: JSONDecoder
     ) throws -> (value: T, unread: [String]) {
+        let (value, places) = try decodeNotingUnreadPlaces(
+            T.self, from: stored, template: template, decoder: decoder)
+        return (value, places.map(ReadPlaces.text))
+    }
+
+    /// ``decodeNotingUnread(_:from:template:decoder:)`` with each place not read as its steps:
+    /// an object's key, or an array's index written `[0]`.
+    static func decodeNotingUnreadPlaces<T: Decodable>(
+        _ type: T.Type, from stored: Any, template: Any?, decoder: JSONDecoder
+    ) throws -> (value: T, unread: [[String]]) {
         let notes = MergeNotes()
         let reads = ReadPlaces()
         notes.reads = reads
@@ -101,7 +111,7 @@ extension EvolvingDecoding {
                 node: stored, template: template, codingPath: [], base: decoder, notes: notes, place: []
             ).decode(T.self)
         }
-        var unread: [String] = []
+        var unread: [[String]] = []
         reads.collectUnread(in: stored, at: [], into: &unread)
         return (value, unread)
     }
@@ -120,13 +130,13 @@ private final class ReadPlaces {
     func note(_ component: String, at place: [String]) { read[place, default: []].insert(component) }
     func noteWhole(_ place: [String]) { whole.insert(place) }
 
-    func collectUnread(in node: Any, at place: [String], into unread: inout [String]) {
+    func collectUnread(in node: Any, at place: [String], into unread: inout [[String]]) {
         guard !whole.contains(place) else { return }
         let seen = read[place] ?? []
         if let object = node as? [String: Any] {
             for key in object.keys.sorted() where !isNull(object[key]!) {
                 guard seen.contains(key) else {
-                    unread.append(Self.text(place + [key]))
+                    unread.append(place + [key])
                     continue
                 }
                 collectUnread(in: object[key]!, at: place + [key], into: &unread)
@@ -135,7 +145,7 @@ private final class ReadPlaces {
             for (index, element) in array.enumerated() where !isNull(element) {
                 let component = "[\(index)]"
                 guard seen.contains(component) else {
-                    unread.append(Self.text(place + [component]))
+                    unread.append(place + [component])
                     continue
                 }
                 collectUnread(in: element, at: place + [component], into: &unread)

@@ -117,6 +117,14 @@ extension Array where Element == PropertyEvolution {
         return nil
     }
 
+    /// The names stored data used for properties renamed since.
+    package var formerNames: [String] {
+        compactMap { evolution in
+            if case .renamed(let old, _) = evolution.kind { return old }
+            return nil
+        }
+    }
+
     /// The stored keys of the properties declared removed.
     package var removedKeys: [String] {
         compactMap { evolution in

@@ -16,12 +16,12 @@ package import Foundation
 /// give it, as `keys` finds them (see ``CodingKeyTree``); a property the model declares renamed
 /// where the merge reads it, under its new key or its old name, whichever the JSON holds.
 package struct StoredForm: Equatable {
-    private var root: CodedNode
+    private(set) var root: CodedNode
     /// Where the model's properties lie in the JSON.
     private let keys: CodingKeyTree
     /// Reads `Data` and the range patches of `String` and `Data` values, as the records' writer
     /// encoded them.
-    private let decoder: JSONDecoder
+    let decoder: JSONDecoder
     /// Where elements were found by id, so that replaying a thousand changes inside one large
     /// array does not search it a thousand times.
     private let positions = ElementPositions()

@@ -1,0 +1,103 @@
+import Foundation
+
+extension StoredForm {
+    /// The top-level members of this tree — a value's JSON as today's model `T` writes it, an
+    /// object — that gain what `earlier`, JSON stored for the same value before, holds and `T`
+    /// does not read: a property a later release of the app added, stored again by an earlier
+    /// one, which would otherwise be gone. Each is returned with its JSON, the members it
+    /// gained added; members that gain nothing are not returned.
+    ///
+    /// What is kept is a member `earlier` holds (other than `null`) where this tree's object
+    /// lacks it, found in objects and in array elements paired by their `"id"` (elements
+    /// without one, or with an id two elements share, are not looked into: nothing says which
+    /// element is which), and only where decoding `earlier` as a `T` does not read it
+    /// (``EvolvingDecoding/decodeNotingUnread(_:from:template:decoder:)``): an optional set to
+    /// `nil` since, which synthesized `Codable` leaves out, is read, and stays `nil`; so is a
+    /// property declared ``PropertyEvolution/removed(_:)``.
+    ///
+    /// - Parameters:
+    ///   - earlier: The JSON stored before; its members that equal this tree's may be left out.
+    ///   - template: The whole value's JSON as the model writes it, parsed
+    ///     (``FoundationJSON``), filling what `earlier` lacks for the decode; asked only when
+    ///     `earlier` holds a member this tree lacks.
+    /// - Returns: `[]` when `earlier` holds nothing `T` does not read, or does not decode as a
+    ///   `T`.
+    /// - Complexity: One walk of the two trees; a decode of `earlier` only when it holds a
+    ///   member this tree lacks.
+    package func membersKeepingUnread<T: Decodable>(
+        of earlier: StoredForm, as _: T.Type, template: () -> Any?
+    ) -> [(key: String, json: String)] {
+        var absent: [Absent] = []
+        Self.collectAbsent(earlier.root, in: root, place: [], steps: [], into: &absent)
+        guard !absent.isEmpty,
+            let read = try? EvolvingDecoding.decodeNotingUnreadPlaces(
+                T.self, from: earlier.root.foundationObject, template: template(), decoder: earlier.decoder)
+        else { return [] }
+        let unread = Set(read.unread)
+        var tree = root
+        var gained: Set<String> = []
+        for member in absent where unread.contains(member.place) {
+            guard tree.replace(at: member.steps[...], with: member.node),
+                case .property(let key)? = member.steps.first
+            else { continue }
+            gained.insert(key)
+        }
+        guard case .object(let members) = tree else { return [] }
+        return gained.sorted().compactMap { key in members[key].map { (key, $0.jsonText) } }
+    }
+
+    /// A member one tree holds and the other lacks: its place in the first as a decode's
+    /// unread places name it (keys, and indices written `[0]`), the steps to it in the
+    /// second, and its JSON.
+    private struct Absent {
+        let place: [String]
+        let steps: [PathComponent]
+        let node: CodedNode
+    }
+
+    /// Collects the members of `earlier`, other than `null`, that `now` lacks, looking into
+    /// the members both hold and into the array elements both hold under one `"id"`.
+    private static func collectAbsent(
+        _ earlier: CodedNode, in now: CodedNode, place: [String], steps: [PathComponent],
+        into absent: inout [Absent]
+    ) {
+        switch (earlier, now) {
+        case (.object(let earlier), .object(let now)):
+            for (key, node) in earlier where node != .null {
+                let (place, steps) = (place + [key], steps + [PathComponent.property(key)])
+                if let counterpart = now[key] {
+                    collectAbsent(node, in: counterpart, place: place, steps: steps, into: &absent)
+                } else {
+                    absent.append(Absent(place: place, steps: steps, node: node))
+                }
+            }
+        case (.array(let earlier), .array(let now)):
+            let positions = uniquePositions(byID: now)
+            for (id, position) in uniquePositions(byID: earlier) {
+                guard let counterpart = positions[id] else { continue }
+                collectAbsent(
+                    earlier[position], in: now[counterpart], place: place + ["[\(position)]"],
+                    steps: steps + [.index(counterpart)], into: &absent)
+            }
+        default:
+            break
+        }
+    }
+
+    /// The position of each element of `array` by its `"id"` member (a number, text or
+    /// flag), for ids only one element has.
+    private static func uniquePositions(byID array: [CodedNode]) -> [CodedNode: Int] {
+        var positions: [CodedNode: Int?] = [:]
+        for (position, element) in array.enumerated() {
+            guard case .object(let members) = element, let id = members["id"] else { continue }
+            switch id {
+            case .bool, .integer, .double, .numeral, .string:
+                // A second element with this id: neither is paired.
+                positions.updateValue(positions.keys.contains(id) ? nil : position, forKey: id)
+            case .null, .array, .object:
+                continue
+            }
+        }
+        return positions.compactMapValues { $0 }
+    }
+}

@@ -1,0 +1,275 @@
+import Foundation
+import KeepsakeTestSupport
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// An earlier release of an app that saves a snapshot again over one a later release saved
+/// (the same store on an older device, or after a downgrade) keeps what the later release
+/// added, which it does not know: the later release restores its own values there, not its
+/// defaults. Until 2026-11 the replaced snapshot's rows were deleted whole, and the later
+/// release found no `color`: restoring threw, and filling it gave the app's default.
+///
+/// The earlier release's types are in `SnapshotsEarlierRelease.swift`: private there as the
+/// later release's are private here, both are named `KeepsakeTests.(private).Note`
+/// (``Caretaker/stableName(of:)``) and share one namespace, as one app's type does across
+/// releases.
+@Suite struct SnapshotsAcrossReleasesTests {
+    let directory = TemporaryDirectory()
+    var path: String { directory.path("notes.keepsake") }
+
+    static let attachment = Data((0..<2_000).map { UInt8($0 % 251) })
+
+    /// The note the later release saves: every property the earlier one lacks set.
+    fileprivate static let saved = Note(
+        title: "Trip", subtitle: "packing", color: "red", attachment: attachment,
+        meta: .init(author: "Ann", words: 12),
+        items: [
+            .init(id: 1, text: "one", done: true), .init(id: 2, text: "two", done: false),
+            .init(id: 3, text: "three", done: true),
+        ])
+
+    /// Appends `suffix` to the title and the author, reverses the items, deletes item 2 and
+    /// appends `suffix` to the first item's text.
+    static func edit(appending suffix: String) -> SnapshotsEarlierRelease.Edit {
+        { title, author, items in
+            title += suffix
+            author += suffix
+            items.reverse()
+            items.removeAll { $0.id == 2 }
+            if !items.isEmpty { items[0].text += suffix }
+        }
+    }
+
+    @Test func anEarlierReleaseReplacingASnapshotKeepsWhatTheLaterOneAdded() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(Self.saved, as: "s")
+
+        try SnapshotsEarlierRelease.edit("s", in: caretaker, Self.edit(appending: "!"))
+
+        var expected = Self.saved
+        expected.title = "Trip!"
+        expected.meta.author = "Ann!"
+        expected.items = [
+            .init(id: 3, text: "three!", done: true), .init(id: 1, text: "one", done: true),
+        ]
+        #expect(try caretaker.restore("s", as: Note.self) == expected)
+        // The kept attachment is a reference to its blob, which compacting keeps.
+        try caretaker.store.compact()
+        let reopened = Caretaker(store: try KeepsakeStore(path: path))
+        #expect(try reopened.restore("s", as: Note.self) == expected)
+        #expect(try reopened.store.verify().isOK)
+    }
+
+    @Test func whatTheLaterReleaseSavesAgainIsItsOwn() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(Self.saved, as: "s")
+        try SnapshotsEarlierRelease.edit("s", in: caretaker, Self.edit(appending: "!"))
+        var note = try #require(try caretaker.restore("s", as: Note.self))
+        note.color = "blue"
+        note.subtitle = nil
+        note.items[0].done = false
+        try caretaker.save(note, as: "s", replacingExisting: true)
+        try SnapshotsEarlierRelease.edit("s", in: caretaker, Self.edit(appending: "?"))
+
+        note.title = "Trip!?"
+        note.meta.author = "Ann!?"
+        note.items = [.init(id: 1, text: "one?", done: true), .init(id: 3, text: "three!", done: false)]
+        #expect(try caretaker.restore("s", as: Note.self) == note)
+        #expect(try caretaker.store.verify().isOK)
+    }
+
+    /// The two releases restore, edit and save one snapshot in turn at random: each restores
+    /// exactly what a reference holding the later release's whole note says — the earlier
+    /// release's edits made on it, every value the later one added kept (`done` by item id).
+    @Test(arguments: Soak.batches(usually: 3))
+    func releasesSavingInTurnKeepEachOthersValues(batch: UInt64) throws {
+        var random = SeededGenerator(seed: batch)
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        var reference = Self.saved
+        var nextID = 4
+        try caretaker.save(reference, as: "s")
+        for step in 0..<40 {
+            if Bool.random(using: &random) {
+                var note = try #require(try caretaker.restore("s", as: Note.self))
+                #expect(note == reference, "batch \(batch), step \(step)")
+                note.color = ["red", "green", "blue"].randomElement(using: &random)!
+                note.subtitle = Bool.random(using: &random) ? nil : "sub \(step)"
+                note.meta.words = Int.random(in: 0..<100, using: &random)
+                if !note.items.isEmpty {
+                    note.items[Int.random(in: note.items.indices, using: &random)].done.toggle()
+                }
+                if Bool.random(using: &random) {
+                    note.items.insert(
+                        .init(id: nextID, text: "item \(nextID)", done: Bool.random(using: &random)),
+                        at: Int.random(in: 0...note.items.count, using: &random))
+                    nextID += 1
+                }
+                try caretaker.save(note, as: "s", replacingExisting: true)
+                reference = note
+            } else {
+                // The choices are drawn first: the same edit is made on the reference.
+                let (rotation, removal, renamed) = (
+                    Int.random(in: 0..<8, using: &random), Int.random(in: 0..<4, using: &random),
+                    Int.random(in: 0..<4, using: &random)
+                )
+                let edit: SnapshotsEarlierRelease.Edit = { title, author, items in
+                    title = "title \(step)"
+                    if removal == 0 { author += "." }
+                    guard !items.isEmpty else { return }
+                    items = Array(items[(rotation % items.count)...] + items[..<(rotation % items.count)])
+                    items[renamed % items.count].text += " \(step)"
+                    if removal == 1 { items.remove(at: renamed % items.count) }
+                }
+                try SnapshotsEarlierRelease.edit("s", in: caretaker, edit)
+                var items = reference.items.map { (id: $0.id, text: $0.text) }
+                edit(&reference.title, &reference.meta.author, &items)
+                let done = Dictionary(uniqueKeysWithValues: reference.items.map { ($0.id, $0.done) })
+                reference.items = items.map { Note.Item(id: $0.id, text: $0.text, done: done[$0.id]!) }
+            }
+        }
+        #expect(try caretaker.restore("s", as: Note.self) == reference)
+        #expect(try caretaker.store.verify().isOK)
+    }
+
+    /// An optional set to `nil` is left out of the JSON, as a property the type lacks is: the
+    /// model reads it, so it is not kept — under its own key or one its `CodingKeys` give.
+    @Test func anOptionalSetToNilStaysNil() throws {
+        struct Card: Codable, Equatable {
+            var title: String
+            var subtitle: String?
+            var note: String?
+
+            enum CodingKeys: String, CodingKey {
+                case title, subtitle
+                case note = "n"
+            }
+        }
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(Card(title: "a", subtitle: "b", note: "c"), as: "card")
+        try caretaker.save(Card(title: "a2", subtitle: nil, note: nil), as: "card", replacingExisting: true)
+
+        #expect(try caretaker.restore("card", as: Card.self) == Card(title: "a2", subtitle: nil, note: nil))
+        #expect(try caretaker.properties(of: Card.self, named: "card")?.names == ["title"])
+        #expect(try caretaker.store.verify().isOK)
+    }
+
+    struct WithLegacy: Codable {
+        var title: String
+        var legacy: Int
+    }
+
+    /// Today's type, whose snapshots `WithLegacy` saved; `declaresRemoval` declares `legacy`
+    /// gone for good.
+    struct WithoutLegacy: Versionable, Codable, SnapshotTypeEvolution {
+        var title: String
+        static let formerTypeNames = [Caretaker.stableName(of: WithLegacy.self)]
+        nonisolated(unsafe) static var declaresRemoval = false
+        static var propertyEvolution: [PropertyEvolution] { declaresRemoval ? [.removed("legacy")] : [] }
+    }
+
+    @Test(.serialized, arguments: [false, true])
+    func aPropertyDeclaredRemovedIsLetGo(declared: Bool) throws {
+        WithoutLegacy.declaresRemoval = declared
+        defer { WithoutLegacy.declaresRemoval = false }
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(WithLegacy(title: "a", legacy: 7), as: "s")
+        try caretaker.save(WithoutLegacy(title: "b"), as: "s", replacingExisting: true)
+
+        let properties = try #require(try caretaker.properties(of: WithoutLegacy.self, named: "s"))
+        #expect(properties.names == (declared ? ["title"] : ["legacy", "title"]))
+        #expect(try caretaker.restore("s", as: WithoutLegacy.self)?.title == "b")
+    }
+
+    @Test func aRestorableObjectKeepsThePropertiesAnEarlierReleaseLacks() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        let favorites = Favorites()
+        favorites.rank3 = "Cherry"
+        try favorites.takeSnapshot(withKey: "k", in: caretaker)
+
+        try SnapshotsEarlierRelease.editFavorites("k", rank1: "Kiwi", in: caretaker)
+
+        let restored = Favorites()
+        restored.rank3 = "Plum"
+        try restored.restore(withKey: "k", from: caretaker)
+        #expect([restored.rank1, restored.rank2, restored.rank3] == ["Kiwi", "Banana", "Cherry"])
+        #expect(try caretaker.store.verify().isOK)
+    }
+
+    /// A class that renamed `rank2` to `second` and removed `rank9`, whose snapshots
+    /// `Favorites` took.
+    final class RenamedFavorites: RestorableObject, SnapshotTypeEvolution {
+        @Restorable var rank1 = "Apple"
+        @Restorable var second = "Banana"
+        static let formerTypeNames = [Caretaker.stableName(of: Favorites.self)]
+        static let propertyEvolution: [PropertyEvolution] = [
+            .renamed("rank2", to: "second"), .removed("rank3"),
+        ]
+    }
+
+    @Test func aRestorableObjectLetsItsRenamedAndRemovedPropertiesGo() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        let favorites = Favorites()
+        favorites.rank2 = "Fig"
+        try favorites.takeSnapshot(withKey: "k", in: caretaker)
+
+        let renamed = RenamedFavorites()
+        try renamed.restore(withKey: "k", from: caretaker)
+        #expect([renamed.rank1, renamed.second] == ["Apple", "Fig"])
+        try renamed.takeSnapshot(withKey: "k", in: caretaker)
+
+        #expect(try renamed.properties(withKey: "k", from: caretaker).names == ["rank1", "second"])
+    }
+
+    /// A replaced snapshot that no longer reads keeps nothing, and replacing it still works:
+    /// that is how an app repairs one.
+    @Test func aDamagedSnapshotIsReplacedWhole() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(Self.saved, as: "s")
+        let file = try SQLiteConnection(path: path)
+        try file.execute("UPDATE snapshot_property SET value = '\"green\"' WHERE path = 'color'")
+
+        // The earlier release cannot restore it either: it saves a new note over it.
+        try SnapshotsEarlierRelease.saveNote(titled: "New", as: "s", in: caretaker)
+
+        #expect(
+            throws: KeepsakeError.undecodableSnapshot(
+                name: "s", path: [.property("color")],
+                reason: """
+                    no value for "color"; if "color" was added since the snapshot was saved, restore it with \
+                    fillingMissingFrom: a value of today's type to take it from (or conform the type that \
+                    declares it to DecodingDefaults, or make it optional)
+                    """)
+        ) { try caretaker.restore("s", as: Note.self) }
+        #expect(try caretaker.store.verify().isOK)
+    }
+}
+
+/// The note as the later release has it.
+private struct Note: Codable, Equatable {
+    struct Meta: Codable, Equatable {
+        var author: String
+        var words: Int
+    }
+
+    struct Item: Codable, Equatable, Identifiable {
+        var id: Int
+        var text: String
+        var done: Bool
+    }
+
+    var title: String
+    var subtitle: String?
+    var color: String
+    var attachment: Data
+    var meta: Meta
+    var items: [Item]
+}
+
+/// The favorites as the later release has them.
+private final class Favorites: RestorableObject {
+    @Restorable var rank1 = "Apple"
+    @Restorable var rank2 = "Banana"
+    @Restorable var rank3 = "Cherry"
+}

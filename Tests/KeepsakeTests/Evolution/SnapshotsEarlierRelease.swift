@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+// The earlier release of the app in SnapshotsAcrossReleasesTests: its `Note` and `Favorites`
+// are private to this file, as the later release's are to that one, so both are named
+// `KeepsakeTests.(private).Note` (``Caretaker/stableName(of:)``) and share a namespace, as
+// one type of one app does across releases.
+
+/// The earlier release: restores a snapshot, edits it and saves it again over itself.
+enum SnapshotsEarlierRelease {
+    /// An edit of the note's title, author, and items (each an id and a text) as the earlier
+    /// release has them. It may reorder and delete items, not insert them.
+    typealias Edit = (_ title: inout String, _ author: inout String, _ items: inout [(id: Int, text: String)])
+        ->
+        Void
+
+    /// Restores snapshot `name`, makes `edit`, and saves it again under `name`.
+    static func edit(_ name: String, in caretaker: Caretaker, _ edit: Edit) throws {
+        var note = try #require(try caretaker.restore(name, as: Note.self))
+        var items = note.items.map { (id: $0.id, text: $0.text) }
+        edit(&note.title, &note.meta.author, &items)
+        note.items = items.map { Note.Item(id: $0.id, text: $0.text) }
+        try caretaker.save(note, as: name, replacingExisting: true)
+    }
+
+    /// Saves a note titled `title`, by no one and without items, under `name`, replacing the
+    /// snapshot there without reading it.
+    static func saveNote(titled title: String, as name: String, in caretaker: Caretaker) throws {
+        try caretaker.save(
+            Note(title: title, meta: .init(author: ""), items: []), as: name, replacingExisting: true)
+    }
+
+    /// Restores the favorites in snapshot `key`, changes the first rank and takes the
+    /// snapshot again.
+    static func editFavorites(_ key: String, rank1: String, in caretaker: Caretaker) throws {
+        let favorites = Favorites()
+        try favorites.restore(withKey: key, from: caretaker)
+        favorites.rank1 = rank1
+        try favorites.takeSnapshot(withKey: key, in: caretaker)
+    }
+}
+
+/// The note as the earlier release has it: no color, no item flags, no meta's `words`.
+private struct Note: Codable {
+    struct Meta: Codable {
+        var author: String
+    }
+
+    struct Item: Codable, Identifiable {
+        var id: Int
+        var text: String
+    }
+
+    var title: String
+    var meta: Meta
+    var items: [Item]
+}
+
+/// The favorites as the earlier release has them: no `rank3`.
+private final class Favorites: RestorableObject {
+    @Restorable var rank1 = "Apple"
+    @Restorable var rank2 = "Banana"
+}
