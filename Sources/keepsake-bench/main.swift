@@ -618,10 +618,30 @@ func child(_ arguments: [String]) throws {
     try caretaker.save(changed, as: "one-property-changed")
     // Everything the second snapshot added: its rows and any new blob.
     let added = Int(try contentBytes() - before)
+    // An autosave: one snapshot saved again over itself, an item changed each time, which
+    // compares the changed rows with the replaced ones (what an earlier release would lose).
+    var edited = document
+    try caretaker.save(edited, as: "autosave")
+    let saveNew = {
+        counter += 1
+        try caretaker.save(edited, as: "s\(counter)")
+    }
+    let saveAgain = {
+        counter += 1
+        edited.items[counter % edited.items.count].title = "Edited \(counter)"
+        try caretaker.save(edited, as: "autosave", replacingExisting: true)
+    }
+    let (fresh, replace) = try Measure.paired(runs: heavyRuns, baseline: saveNew, saveAgain)
     record(scenario, "baseline: JSONEncoder().encode of the document", encode)
     record(scenario, "save", save)
     ratio(scenario, "save ÷ JSONEncoder encode", save.p50.seconds / encode.p50.seconds, atMost: 2)
     record(scenario, "restore", restore)
+    record(scenario, "baseline: a new snapshot, in turns with the next", fresh)
+    record(scenario, "save again over itself, one item changed", replace)
+    ratio(
+        scenario, "save again over itself ÷ a new snapshot, in turns",
+        replace.p50.seconds / fresh.p50.seconds,
+        atMost: 1.5)
     record(
         scenario, "second snapshot, one property changed: bytes added", Double(added), "bytes",
         target: "< 1 KiB", met: added < 1024)

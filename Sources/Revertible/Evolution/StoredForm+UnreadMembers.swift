@@ -27,8 +27,8 @@ extension StoredForm {
     package func membersKeepingUnread<T: Decodable>(
         of earlier: StoredForm, as _: T.Type, template: () -> Any?
     ) -> [(key: String, json: String)] {
-        var absent: [Absent] = []
-        Self.collectAbsent(earlier.root, in: root, place: [], steps: [], into: &absent)
+        var (absent, place, steps): ([Absent], [String], [PathComponent]) = ([], [], [])
+        Self.collectAbsent(earlier.root, in: root, place: &place, steps: &steps, into: &absent)
         guard !absent.isEmpty,
             let read = try? EvolvingDecoding.decodeNotingUnreadPlaces(
                 T.self, from: earlier.root.foundationObject, template: template(), decoder: earlier.decoder)
@@ -56,28 +56,35 @@ extension StoredForm {
     }
 
     /// Collects the members of `earlier`, other than `null`, that `now` lacks, looking into
-    /// the members both hold and into the array elements both hold under one `"id"`.
+    /// the members both hold and into the array elements both hold under one `"id"`; `place`
+    /// and `steps` lead to both (copied only for a member found).
     private static func collectAbsent(
-        _ earlier: CodedNode, in now: CodedNode, place: [String], steps: [PathComponent],
+        _ earlier: CodedNode, in now: CodedNode, place: inout [String], steps: inout [PathComponent],
         into absent: inout [Absent]
     ) {
         switch (earlier, now) {
         case (.object(let earlier), .object(let now)):
             for (key, node) in earlier where node != .null {
-                let (place, steps) = (place + [key], steps + [PathComponent.property(key)])
+                place.append(key)
+                steps.append(.property(key))
                 if let counterpart = now[key] {
-                    collectAbsent(node, in: counterpart, place: place, steps: steps, into: &absent)
+                    collectAbsent(node, in: counterpart, place: &place, steps: &steps, into: &absent)
                 } else {
                     absent.append(Absent(place: place, steps: steps, node: node))
                 }
+                place.removeLast()
+                steps.removeLast()
             }
         case (.array(let earlier), .array(let now)):
             let positions = uniquePositions(byID: now)
             for (id, position) in uniquePositions(byID: earlier) {
                 guard let counterpart = positions[id] else { continue }
+                place.append("[\(position)]")
+                steps.append(.index(counterpart))
                 collectAbsent(
-                    earlier[position], in: now[counterpart], place: place + ["[\(position)]"],
-                    steps: steps + [.index(counterpart)], into: &absent)
+                    earlier[position], in: now[counterpart], place: &place, steps: &steps, into: &absent)
+                place.removeLast()
+                steps.removeLast()
             }
         default:
             break

@@ -133,6 +133,23 @@ import Testing
         #expect(try caretaker.store.verify().isOK)
     }
 
+    /// A replaced snapshot is read through its model only when its keys' places are not all
+    /// among the new one's: array elements are taken as one, and text in values is no key.
+    @Test func keyPlacesTakeAnArraysElementsAsOneAndSkipText() throws {
+        var places = KeyPlaces()
+        let read = [
+            #"{"items":[{"id":1,"done":true},{"id":2}],"t":"{\"x\":[1]}"}"#,
+            #"{"items":[{"id":2},{"done":false,"id":3}]}"#, #"{"items":[{"id":1}],"done":true}"#,
+            #"{"a":[1,2"#,
+        ].map { places.places(in: $0, under: "p") }
+        let (earlier, fewer, other) = (try #require(read[0]), try #require(read[1]), try #require(read[2]))
+        #expect(earlier.count == 4)  // items, items[].id, items[].done, t
+        #expect(fewer.count == 3)
+        #expect(fewer.isSubset(of: earlier))
+        #expect(!other.isSubset(of: earlier))  // "done" outside the items
+        #expect(read[3] == nil)
+    }
+
     /// An optional set to `nil` is left out of the JSON, as a property the type lacks is: the
     /// model reads it, so it is not kept — under its own key or one its `CodingKeys` give.
     @Test func anOptionalSetToNilStaysNil() throws {
@@ -182,22 +199,27 @@ import Testing
         #expect(try caretaker.restore("s", as: WithoutLegacy.self)?.title == "b")
     }
 
-    @Test func aRestorableObjectKeepsThePropertiesAnEarlierReleaseLacks() throws {
+    /// A property the earlier release's class lacks (`rank3`), and a member its property's
+    /// type lacks (`settings.size`).
+    @Test func aRestorableObjectKeepsWhatAnEarlierReleaseLacks() throws {
         let caretaker = Caretaker(store: try KeepsakeStore(path: path))
         let favorites = Favorites()
-        favorites.rank3 = "Cherry"
+        favorites.rank3 = "Fig"
+        favorites.settings.size = 16
         try favorites.takeSnapshot(withKey: "k", in: caretaker)
 
-        try SnapshotsEarlierRelease.editFavorites("k", rank1: "Kiwi", in: caretaker)
+        try SnapshotsEarlierRelease.editFavorites("k", rank1: "Kiwi", theme: "dark", in: caretaker)
 
         let restored = Favorites()
         restored.rank3 = "Plum"
+        restored.settings.size = 10
         try restored.restore(withKey: "k", from: caretaker)
-        #expect([restored.rank1, restored.rank2, restored.rank3] == ["Kiwi", "Banana", "Cherry"])
+        #expect([restored.rank1, restored.rank2, restored.rank3] == ["Kiwi", "Banana", "Fig"])
+        #expect(restored.settings == .init(theme: "dark", size: 16))
         #expect(try caretaker.store.verify().isOK)
     }
 
-    /// A class that renamed `rank2` to `second` and removed `rank9`, whose snapshots
+    /// A class that renamed `rank2` to `second` and removed `rank3`, whose snapshots
     /// `Favorites` took.
     final class RenamedFavorites: RestorableObject, SnapshotTypeEvolution {
         @Restorable var rank1 = "Apple"
@@ -219,7 +241,9 @@ import Testing
         #expect([renamed.rank1, renamed.second] == ["Apple", "Fig"])
         try renamed.takeSnapshot(withKey: "k", in: caretaker)
 
-        #expect(try renamed.properties(withKey: "k", from: caretaker).names == ["rank1", "second"])
+        // `settings`, which it lacks and does not declare removed, is kept.
+        #expect(
+            try renamed.properties(withKey: "k", from: caretaker).names == ["rank1", "second", "settings"])
     }
 
     /// A replaced snapshot that no longer reads keeps nothing, and replacing it still works:
@@ -269,7 +293,13 @@ private struct Note: Codable, Equatable {
 
 /// The favorites as the later release has them.
 private final class Favorites: RestorableObject {
+    struct Settings: Codable, Equatable {
+        var theme = "light"
+        var size = 12
+    }
+
     @Restorable var rank1 = "Apple"
     @Restorable var rank2 = "Banana"
     @Restorable var rank3 = "Cherry"
+    @Restorable var settings = Settings()
 }

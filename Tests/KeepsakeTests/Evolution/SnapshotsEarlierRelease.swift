@@ -32,12 +32,13 @@ enum SnapshotsEarlierRelease {
             Note(title: title, meta: .init(author: ""), items: []), as: name, replacingExisting: true)
     }
 
-    /// Restores the favorites in snapshot `key`, changes the first rank and takes the
-    /// snapshot again.
-    static func editFavorites(_ key: String, rank1: String, in caretaker: Caretaker) throws {
+    /// Restores the favorites in snapshot `key`, changes the first rank and the theme, and
+    /// takes the snapshot again.
+    static func editFavorites(_ key: String, rank1: String, theme: String, in caretaker: Caretaker) throws {
         let favorites = Favorites()
         try favorites.restore(withKey: key, from: caretaker)
         favorites.rank1 = rank1
+        favorites.settings.theme = theme
         try favorites.takeSnapshot(withKey: key, in: caretaker)
     }
 }
@@ -58,8 +59,13 @@ private struct Note: Codable {
     var items: [Item]
 }
 
-/// The favorites as the earlier release has them: no `rank3`.
+/// The favorites as the earlier release has them: no `rank3`, and settings without a `size`.
 private final class Favorites: RestorableObject {
+    struct Settings: Codable {
+        var theme = "light"
+    }
+
     @Restorable var rank1 = "Apple"
     @Restorable var rank2 = "Banana"
+    @Restorable var settings = Settings()
 }
