@@ -159,7 +159,7 @@ enum JSONMembers {
     }
 
     /// The index after the string starting at `start` (a quote), or `nil` when it does not end.
-    fileprivate static func stringEnd(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int? {
+    static func stringEnd(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int? {
         var index = start + 1
         while index < bytes.count {
             switch bytes[index] {
@@ -204,112 +204,6 @@ enum JSONMembers {
                 decoding: UnsafeBufferPointer(rebasing: literal.dropFirst().dropLast()), as: UTF8.self)
         }
         return try? JSONDecoder().decode(String.self, from: Data(literal))
-    }
-}
-
-/// The places of the keys of JSON objects, elements of an array taken as one (`items[].done`),
-/// each given a number, the same in every text read by one `KeyPlaces`: a text whose places are
-/// all among another's holds no key the other's writer does not write somewhere alike.
-struct KeyPlaces {
-    /// A key's place: the place of its object, and the key as written (escapes kept), by its
-    /// length and 64-bit FNV-1a hash (no text is made for each of a large array's keys; two
-    /// property names of one type alike in both are not a concern); or an array's elements
-    /// (`key` `nil`).
-    private struct Step: Hashable {
-        let parent: Int
-        let key: (length: Int, hash: UInt64)?
-
-        static func == (a: Step, b: Step) -> Bool {
-            a.parent == b.parent && a.key?.length == b.key?.length && a.key?.hash == b.key?.hash
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(parent)
-            hasher.combine(key?.length ?? -1)
-            hasher.combine(key?.hash ?? 0)
-        }
-
-        init(parent: Int, key: String) {
-            self.parent = parent
-            var key = key
-            self.key = key.withUTF8 { (length: $0.count, hash: Self.hash($0)) }
-        }
-
-        init(parent: Int, bytes: UnsafeBufferPointer<UInt8>?) {
-            self.parent = parent
-            key = bytes.map { (length: $0.count, hash: Self.hash($0)) }
-        }
-
-        private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            return hash
-        }
-    }
-
-    private var numbers: [Step: Int] = [:]
-
-    /// The place of `step`, numbered the first time it is seen.
-    private mutating func number(_ step: Step) -> Int {
-        if let number = numbers[step] { return number }
-        let number = numbers.count
-        numbers[step] = number
-        return number
-    }
-
-    /// The places of the keys in `json`, a top-level property's value, `root` being its name;
-    /// `nil` when it is not JSON this reads (a container left open).
-    mutating func places(in json: String, under root: String) -> Set<Int>? {
-        var json = json
-        let rootPlace = number(Step(parent: -1, key: root))
-        return json.withUTF8 { bytes in places(in: bytes, rootPlace: rootPlace) }
-    }
-
-    private mutating func places(in bytes: UnsafeBufferPointer<UInt8>, rootPlace: Int) -> Set<Int>? {
-        var places: Set<Int> = []
-        // Each container open: whether it is an object, and its place.
-        var open: [(object: Bool, place: Int)] = []
-        // The place of the value about to begin, and whether a key comes first.
-        var next = rootPlace
-        var keyFirst = false
-        var index = 0
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "{"):
-                open.append((true, next))
-                keyFirst = true
-            case UInt8(ascii: "["):
-                open.append((false, next))
-                next = number(Step(parent: next, bytes: nil))
-                keyFirst = false
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                guard open.popLast() != nil else { return nil }
-                keyFirst = false
-            case UInt8(ascii: ","):
-                guard let container = open.last else { return nil }
-                if container.object {
-                    keyFirst = true
-                } else {
-                    next = number(Step(parent: container.place, bytes: nil))
-                }
-            case UInt8(ascii: "\""):
-                guard let end = JSONMembers.stringEnd(bytes, index) else { return nil }
-                if keyFirst, let container = open.last, container.object {
-                    next = number(
-                        Step(
-                            parent: container.place,
-                            bytes: UnsafeBufferPointer(rebasing: bytes[index + 1..<end - 1])))
-                    places.insert(next)
-                    keyFirst = false
-                }
-                index = end
-                continue
-            default:
-                break
-            }
-            index += 1
-        }
-        return open.isEmpty ? places : nil
     }
 }
 
