@@ -781,7 +781,7 @@ func child(_ arguments: [String]) throws {
     // above the document (500,000 items). Then the same store is opened by a model that cannot
     // replay those versions (an app update), which replays them on the stored JSON: before its
     // memory was given back, the process stayed at 1.5 GB (500,000 items).
-    let items = quick ? 30_000 : 200_000
+    let items = quick ? 3_000 : 200_000
     let scenario =
         "9 resident memory, \(items.formatted()) items: at rest and at the peak, above the document"
     func measure(_ kind: String) throws -> (rest: Double, peak: Double) {

@@ -80,6 +80,21 @@ import Testing
         #expect(try caretaker.store.verify().isOK)
     }
 
+    /// A value saved whole, as one row (an array of items), keeps what its elements hold.
+    @Test func aValueSavedWholeKeepsWhatItHolds() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(Self.saved.items, as: "items")
+
+        try SnapshotsEarlierRelease.editItems("items", in: caretaker)
+
+        #expect(
+            try caretaker.restore("items", as: [Note.Item].self) == [
+                .init(id: 3, text: "three!", done: true), .init(id: 2, text: "two", done: false),
+                .init(id: 1, text: "one", done: true),
+            ])
+        #expect(try caretaker.store.verify().isOK)
+    }
+
     /// The two releases restore, edit and save one snapshot in turn at random: each restores
     /// exactly what a reference holding the later release's whole note says — the earlier
     /// release's edits made on it, every value the later one added kept (`done` by item id).

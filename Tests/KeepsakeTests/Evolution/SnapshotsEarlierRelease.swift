@@ -25,6 +25,15 @@ enum SnapshotsEarlierRelease {
         try caretaker.save(note, as: name, replacingExisting: true)
     }
 
+    /// Restores the items saved whole as snapshot `name`, reverses them, appends `!` to the
+    /// first one's text, and saves them again under `name`.
+    static func editItems(_ name: String, in caretaker: Caretaker) throws {
+        var items = try #require(try caretaker.restore(name, as: [Note.Item].self))
+        items.reverse()
+        if !items.isEmpty { items[0].text += "!" }
+        try caretaker.save(items, as: name, replacingExisting: true)
+    }
+
     /// Saves a note titled `title`, by no one and without items, under `name`, replacing the
     /// snapshot there without reading it.
     static func saveNote(titled title: String, as name: String, in caretaker: Caretaker) throws {
