@@ -64,7 +64,7 @@ package enum StableDigest {
     }
 
     @inline(__always) private static func rotl(_ x: UInt64, _ r: UInt64) -> UInt64 {
-        (x << r) | (x >> (64 - r))
+        (x &<< r) | (x &>> (64 &- r))
     }
 
     @inline(__always) private static func round(_ acc: UInt64, _ input: UInt64) -> UInt64 {
