@@ -114,6 +114,8 @@ import Testing
                 note.meta.words = Int.random(in: 0..<100, using: &random)
                 if !note.items.isEmpty {
                     note.items[Int.random(in: note.items.indices, using: &random)].done.toggle()
+                    note.items[Int.random(in: note.items.indices, using: &random)].note =
+                        Bool.random(using: &random) ? nil : "later \(step)"
                 }
                 if Bool.random(using: &random) {
                     note.items.insert(
@@ -135,13 +137,17 @@ import Testing
                     guard !items.isEmpty else { return }
                     items = Array(items[(rotation % items.count)...] + items[..<(rotation % items.count)])
                     items[renamed % items.count].text += " \(step)"
+                    // A note set to `nil` is left out of the JSON: it must stay `nil`.
+                    items[rotation % items.count].note = removal == 2 ? nil : "note \(step)"
                     if removal == 1 { items.remove(at: renamed % items.count) }
                 }
                 try SnapshotsEarlierRelease.edit("s", in: caretaker, edit)
-                var items = reference.items.map { (id: $0.id, text: $0.text) }
+                var items = reference.items.map { (id: $0.id, text: $0.text, note: $0.note) }
                 edit(&reference.title, &reference.meta.author, &items)
                 let done = Dictionary(uniqueKeysWithValues: reference.items.map { ($0.id, $0.done) })
-                reference.items = items.map { Note.Item(id: $0.id, text: $0.text, done: done[$0.id]!) }
+                reference.items = items.map {
+                    Note.Item(id: $0.id, text: $0.text, done: done[$0.id]!, note: $0.note)
+                }
             }
         }
         #expect(try caretaker.restore("s", as: Note.self) == reference)
@@ -296,6 +302,7 @@ private struct Note: Codable, Equatable {
         var id: Int
         var text: String
         var done: Bool
+        var note: String? = nil
     }
 
     var title: String

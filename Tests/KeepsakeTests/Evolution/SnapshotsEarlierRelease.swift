@@ -10,18 +10,20 @@ import Testing
 
 /// The earlier release: restores a snapshot, edits it and saves it again over itself.
 enum SnapshotsEarlierRelease {
-    /// An edit of the note's title, author, and items (each an id and a text) as the earlier
-    /// release has them. It may reorder and delete items, not insert them.
-    typealias Edit = (_ title: inout String, _ author: inout String, _ items: inout [(id: Int, text: String)])
+    /// An edit of the note's title, author, and items (each an id, a text and an optional
+    /// note) as the earlier release has them. It may reorder and delete items, not insert them.
+    typealias Edit = (
+        _ title: inout String, _ author: inout String, _ items: inout [(id: Int, text: String, note: String?)]
+    )
         ->
         Void
 
     /// Restores snapshot `name`, makes `edit`, and saves it again under `name`.
     static func edit(_ name: String, in caretaker: Caretaker, _ edit: Edit) throws {
         var note = try #require(try caretaker.restore(name, as: Note.self))
-        var items = note.items.map { (id: $0.id, text: $0.text) }
+        var items = note.items.map { (id: $0.id, text: $0.text, note: $0.note) }
         edit(&note.title, &note.meta.author, &items)
-        note.items = items.map { Note.Item(id: $0.id, text: $0.text) }
+        note.items = items.map { Note.Item(id: $0.id, text: $0.text, note: $0.note) }
         try caretaker.save(note, as: name, replacingExisting: true)
     }
 
@@ -61,6 +63,7 @@ private struct Note: Codable {
     struct Item: Codable, Identifiable {
         var id: Int
         var text: String
+        var note: String?
     }
 
     var title: String
