@@ -46,19 +46,18 @@ extension Caretaker {
             let replaced = stored.flatMap(SnapshotCoding.members)
         else { return rows }
         let savedJSON = Dictionary(saved, uniquingKeysWith: { first, _ in first })
-        // A property saved as it was holds nothing more than the new snapshot.
-        let changed = replaced.filter { savedJSON[$0.key] != $0.json }
-        let changedKeys = Set(changed.map { $0.key })
-        guard
-            changed.contains(where: {
-                places.mayHoldUnread($0.json, beside: savedJSON[$0.key], under: $0.key)
-            })
-        else { return rows }
+        // Only the replaced properties that may hold what the new ones lack are read: one saved
+        // as it was, or whose keys' places are all among the new one's, holds nothing more.
+        let candidates = replaced.filter {
+            places.mayHoldUnread($0.json, beside: savedJSON[$0.key], under: $0.key)
+        }
+        guard !candidates.isEmpty else { return rows }
+        let candidateKeys = Set(candidates.map { $0.key })
         let kept: [(key: String, json: String)]
         if let restorable = Value.self as? any RestorableObject.Type {
             let evolution = restorable.propertyEvolution
             let gone = Set(evolution.removedKeys + evolution.formerNames)
-            kept = changed.compactMap { member in
+            kept = candidates.compactMap { member in
                 guard let json = savedJSON[member.key] else {
                     return gone.contains(member.key) ? nil : member
                 }
@@ -66,14 +65,10 @@ extension Caretaker {
                     Self.keepingUnread(of: $0, in: json, replacing: member.json, blobs)
                 }.map { (member.key, $0) }
             }
-        } else if let decodable = Value.self as? any Decodable.Type,
-            let earlier = try? StoredForm(json: SnapshotCoding.object(changed), decoder: blobs.decoder),
-            let now = try? StoredForm(
-                json: SnapshotCoding.object(saved.filter { changedKeys.contains($0.key) }))
-        {
-            kept = now.membersKeepingUnread(
-                of: earlier, as: decodable,
-                template: { FoundationJSON.object(Data(SnapshotCoding.object(saved).utf8)) })
+        } else if let decodable = Value.self as? any Decodable.Type {
+            kept = Self.membersKeepingUnread(
+                as: decodable, now: SnapshotCoding.object(saved.filter { candidateKeys.contains($0.key) }),
+                earlier: SnapshotCoding.object(candidates), template: { SnapshotCoding.object(saved) }, blobs)
         } else {
             return rows
         }
@@ -97,16 +92,26 @@ extension Caretaker {
         of type: any Decodable.Type, in json: String, replacing replaced: String, _ blobs: BlobCoding
     ) -> String? {
         func keeping<T: Decodable>(_: T.Type) -> String? {
-            let (now, earlier) = ("{\"value\":\(json)}", "{\"value\":\(replaced)}")
-            guard let nowForm = try? StoredForm(json: now),
-                let earlierForm = try? StoredForm(json: earlier, decoder: blobs.decoder)
-            else { return nil }
-            return nowForm.membersKeepingUnread(
-                of: earlierForm, as: PropertyValue<T>.self,
-                template: { FoundationJSON.object(Data(now.utf8)) }
+            let now = "{\"value\":\(json)}"
+            return membersKeepingUnread(
+                as: PropertyValue<T>.self, now: now, earlier: "{\"value\":\(replaced)}", template: { now },
+                blobs
             ).first?.json
         }
         return keeping(type)
+    }
+
+    /// The members of `now`, a JSON object, that gain what `earlier` holds and `T` does not
+    /// read (``StoredForm/membersKeepingUnread(of:as:template:)``), `template` being the whole
+    /// value's JSON; `[]` when either is not JSON.
+    private static func membersKeepingUnread<T: Decodable>(
+        as _: T.Type, now: String, earlier: String, template: () -> String, _ blobs: BlobCoding
+    ) -> [(key: String, json: String)] {
+        guard let nowForm = try? StoredForm(json: now),
+            let earlierForm = try? StoredForm(json: earlier, decoder: blobs.decoder)
+        else { return [] }
+        return nowForm.membersKeepingUnread(
+            of: earlierForm, as: T.self, template: { FoundationJSON.object(Data(template().utf8)) })
     }
 
     /// A property's value as the one member of an object, which
