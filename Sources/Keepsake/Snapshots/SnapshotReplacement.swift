@@ -13,7 +13,7 @@ extension Caretaker {
     ///
     /// For a `Decodable` value, the places of the replaced snapshot's JSON the new one lacks
     /// and that decoding it as a `Value` does not read
-    /// (``StoredForm/membersKeepingUnread(of:as:template:)``): in its properties, and in
+    /// (``StoredForm/membersKeepingUnread(of:as:)``): in its properties, and in
     /// array elements paired by id. For a ``RestorableObject``, which saves every property
     /// (`nil` too), the properties the class lacks, but for those its
     /// ``RestorableObject/propertyEvolution`` declares renamed or removed, and inside each
@@ -52,7 +52,6 @@ extension Caretaker {
             places.mayHoldUnread($0.json, beside: savedJSON[$0.key], under: $0.key)
         }
         guard !candidates.isEmpty else { return rows }
-        let candidateKeys = Set(candidates.map { $0.key })
         let kept: [(key: String, json: String)]
         if let restorable = Value.self as? any RestorableObject.Type {
             let evolution = restorable.propertyEvolution
@@ -67,8 +66,8 @@ extension Caretaker {
             }
         } else if let decodable = Value.self as? any Decodable.Type {
             kept = Self.membersKeepingUnread(
-                as: decodable, now: SnapshotCoding.object(saved.filter { candidateKeys.contains($0.key) }),
-                earlier: SnapshotCoding.object(candidates), template: { SnapshotCoding.object(saved) }, blobs)
+                as: decodable, now: SnapshotCoding.object(saved), earlier: SnapshotCoding.object(candidates),
+                blobs)
         } else {
             return rows
         }
@@ -92,30 +91,29 @@ extension Caretaker {
         of type: any Decodable.Type, in json: String, replacing replaced: String, _ blobs: BlobCoding
     ) -> String? {
         func keeping<T: Decodable>(_: T.Type) -> String? {
-            let now = "{\"value\":\(json)}"
-            return membersKeepingUnread(
-                as: PropertyValue<T>.self, now: now, earlier: "{\"value\":\(replaced)}", template: { now },
+            membersKeepingUnread(
+                as: PropertyValue<T>.self, now: "{\"value\":\(json)}", earlier: "{\"value\":\(replaced)}",
                 blobs
             ).first?.json
         }
         return keeping(type)
     }
 
-    /// The members of `now`, a JSON object, that gain what `earlier` holds and `T` does not
-    /// read (``StoredForm/membersKeepingUnread(of:as:template:)``), `template` being the whole
-    /// value's JSON; `[]` when either is not JSON.
+    /// The members of `now`, a whole value's JSON (an object), that gain what `earlier` holds
+    /// and `T` does not read (``StoredForm/membersKeepingUnread(of:as:)``), `[]` when either
+    /// is not JSON: `now` whole, which fills what `earlier` lacks for the decode, and shows
+    /// `T`'s keys.
     private static func membersKeepingUnread<T: Decodable>(
-        as _: T.Type, now: String, earlier: String, template: () -> String, _ blobs: BlobCoding
+        as _: T.Type, now: String, earlier: String, _ blobs: BlobCoding
     ) -> [(key: String, json: String)] {
-        guard let nowForm = try? StoredForm(json: now),
+        guard let nowForm = try? StoredForm(json: now, decoder: blobs.decoder),
             let earlierForm = try? StoredForm(json: earlier, decoder: blobs.decoder)
         else { return [] }
-        return nowForm.membersKeepingUnread(
-            of: earlierForm, as: T.self, template: { FoundationJSON.object(Data(template().utf8)) })
+        return nowForm.membersKeepingUnread(of: earlierForm, as: T.self)
     }
 
     /// A property's value as the one member of an object, which
-    /// ``StoredForm/membersKeepingUnread(of:as:template:)`` reads.
+    /// ``StoredForm/membersKeepingUnread(of:as:)`` reads.
     private struct PropertyValue<T: Decodable>: Decodable {
         let value: T
     }

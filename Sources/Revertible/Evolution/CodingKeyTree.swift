@@ -126,6 +126,17 @@ package struct CodingKeyTree: @unchecked Sendable {
         (type as? any Versionable.Type)?.propertyEvolution.conversion(for: name) != nil
     }
 
+    /// The place of the member stored under the JSON key `key` here, `object` being the stored
+    /// JSON at this place: the property whose key it is (its own name, or the one its type's
+    /// `CodingKeys` give), or where none is known, the property named `key`.
+    func member(underKey key: String, in object: CodedNode, decoder: JSONDecoder) -> CodingKeyTree {
+        guard let type,
+            let recording = Self.ownRecording(of: type, in: object, decoder: decoder, misses: misses),
+            let name = recording.keys.first(where: { $0.value == key })?.key
+        else { return self[.property(key)] }
+        return self[.property(name)]
+    }
+
     /// The JSON key of the id of `array`'s elements, this being their place: `"id"` unless the
     /// elements' `CodingKeys` say otherwise (read from the first one), or their own
     /// `encode(to:)` stores it under a case of another name (``learnIDKey(in:decoder:)``).

@@ -1,37 +1,40 @@
 import Foundation
 
 extension StoredForm {
-    /// The top-level members of this tree — a value's JSON as today's model `T` writes it, an
-    /// object — that gain what `earlier`, JSON stored for the same value before, holds and `T`
-    /// does not read: a property a later release of the app added, stored again by an earlier
-    /// one, which would otherwise be gone. Each is returned with its JSON, the members it
-    /// gained added; members that gain nothing are not returned.
+    /// The top-level members of this tree — a whole value's JSON as today's model `T` writes
+    /// it, an object — that gain what `earlier`, JSON stored for the same value before, holds
+    /// and `T` does not read: a property a later release of the app added, stored again by an
+    /// earlier one, which would otherwise be gone. Each is returned with its JSON, the members
+    /// it gained added; members that gain nothing are not returned.
     ///
     /// What is kept is a member `earlier` holds (other than `null`) where this tree's object
-    /// lacks it, found in objects and in array elements paired by their `"id"` (elements
-    /// without one, or with an id two elements share, are not looked into: nothing says which
-    /// element is which), and only where decoding `earlier` as a `T` does not read it
-    /// (``EvolvingDecoding/decodeNotingUnread(_:from:template:decoder:)``): an optional set to
-    /// `nil` since, which synthesized `Codable` leaves out, is read, and stays `nil`; so is a
-    /// property declared ``PropertyEvolution/removed(_:)``.
+    /// lacks it, found in objects and in array elements paired by their id, under the key
+    /// their type stores it (`"id"`, or the one its `CodingKeys` or its own `encode(to:)`
+    /// give: ``CodingKeyTree/idKey(ofElementsIn:decoder:)``; elements without one, or with an
+    /// id two elements share, are not looked into: nothing says which element is which); and
+    /// only where decoding `earlier` as a `T` does not read it
+    /// (``EvolvingDecoding/decodeNotingUnread(_:from:template:decoder:)``, this tree filling
+    /// what `earlier` lacks): an optional set to `nil` since, which synthesized `Codable`
+    /// leaves out, is read, and stays `nil`; so is a property declared
+    /// ``PropertyEvolution/removed(_:)``.
     ///
-    /// - Parameters:
-    ///   - earlier: The JSON stored before; its members that equal this tree's may be left out.
-    ///   - template: The whole value's JSON as the model writes it, parsed
-    ///     (``FoundationJSON``), filling what `earlier` lacks for the decode; asked only when
-    ///     `earlier` holds a member this tree lacks.
+    /// - Parameter earlier: The JSON stored before; its members that equal this tree's may be
+    ///   left out.
     /// - Returns: `[]` when `earlier` holds nothing `T` does not read, or does not decode as a
     ///   `T`.
     /// - Complexity: One walk of the two trees; a decode of `earlier` only when it holds a
     ///   member this tree lacks.
     package func membersKeepingUnread<T: Decodable>(
-        of earlier: StoredForm, as _: T.Type, template: () -> Any?
+        of earlier: StoredForm, as _: T.Type
     ) -> [(key: String, json: String)] {
         var (absent, place, steps): ([Absent], [String], [PathComponent]) = ([], [], [])
-        Self.collectAbsent(earlier.root, in: root, place: &place, steps: &steps, into: &absent)
+        Self.collectAbsent(
+            earlier.root, in: root, keys: CodingKeyTree(for: T.self), decoder: decoder, place: &place,
+            steps: &steps, into: &absent)
         guard !absent.isEmpty,
             let read = try? EvolvingDecoding.decodeNotingUnreadPlaces(
-                T.self, from: earlier.root.foundationObject, template: template(), decoder: earlier.decoder)
+                T.self, from: earlier.root.foundationObject, template: root.foundationObject,
+                decoder: earlier.decoder)
         else { return [] }
         let unread = Set(read.unread)
         var tree = root
@@ -56,19 +59,23 @@ extension StoredForm {
     }
 
     /// Collects the members of `earlier`, other than `null`, that `now` lacks, looking into
-    /// the members both hold and into the array elements both hold under one `"id"`; `place`
-    /// and `steps` lead to both (copied only for a member found).
+    /// the members both hold and into the array elements both hold under one id; `keys` is
+    /// the model's type at this place (which says the key elements store their id under),
+    /// `decoder` reads `now` as it; `place` and `steps` lead to both (copied only for a member
+    /// found).
     private static func collectAbsent(
-        _ earlier: CodedNode, in now: CodedNode, place: inout [String], steps: inout [PathComponent],
-        into absent: inout [Absent]
+        _ earlier: CodedNode, in now: CodedNode, keys: CodingKeyTree, decoder: JSONDecoder,
+        place: inout [String], steps: inout [PathComponent], into absent: inout [Absent]
     ) {
         switch (earlier, now) {
-        case (.object(let earlier), .object(let now)):
+        case (.object(let earlier), .object(let nowMembers)):
             for (key, node) in earlier where node != .null {
                 place.append(key)
                 steps.append(.property(key))
-                if let counterpart = now[key] {
-                    collectAbsent(node, in: counterpart, place: &place, steps: &steps, into: &absent)
+                if let counterpart = nowMembers[key] {
+                    collectAbsent(
+                        node, in: counterpart, keys: keys.member(underKey: key, in: now, decoder: decoder),
+                        decoder: decoder, place: &place, steps: &steps, into: &absent)
                 } else {
                     absent.append(Absent(place: place, steps: steps, node: node))
                 }
@@ -76,13 +83,17 @@ extension StoredForm {
                 steps.removeLast()
             }
         case (.array(let earlier), .array(let now)):
-            let positions = uniquePositions(byID: now)
-            for (id, position) in uniquePositions(byID: earlier) {
+            let elementKeys = keys[.index(0)]
+            let idKey = elementKeys.idKey(ofElementsIn: now, decoder: decoder)
+            let positions = uniquePositions(byID: now, idKey: idKey)
+            for (id, position) in uniquePositions(byID: earlier, idKey: idKey) {
                 guard let counterpart = positions[id] else { continue }
                 place.append("[\(position)]")
                 steps.append(.index(counterpart))
                 collectAbsent(
-                    earlier[position], in: now[counterpart], place: &place, steps: &steps, into: &absent)
+                    earlier[position], in: now[counterpart], keys: elementKeys, decoder: decoder,
+                    place: &place,
+                    steps: &steps, into: &absent)
                 place.removeLast()
                 steps.removeLast()
             }
@@ -91,12 +102,12 @@ extension StoredForm {
         }
     }
 
-    /// The position of each element of `array` by its `"id"` member (a number, text or
-    /// flag), for ids only one element has.
-    private static func uniquePositions(byID array: [CodedNode]) -> [CodedNode: Int] {
+    /// The position of each element of `array` by its id, its member `idKey` (a number, text
+    /// or flag), for ids only one element has.
+    private static func uniquePositions(byID array: [CodedNode], idKey: String) -> [CodedNode: Int] {
         var positions: [CodedNode: Int?] = [:]
         for (position, element) in array.enumerated() {
-            guard case .object(let members) = element, let id = members["id"] else { continue }
+            guard case .object(let members) = element, let id = members[idKey] else { continue }
             switch id {
             case .bool, .integer, .double, .numeral, .string:
                 // A second element with this id: neither is paired.

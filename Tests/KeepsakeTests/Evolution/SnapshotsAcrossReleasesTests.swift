@@ -95,6 +95,46 @@ import Testing
         #expect(try caretaker.store.verify().isOK)
     }
 
+    /// Elements are paired by their id wherever their type stores it: under a key its
+    /// `CodingKeys` give (`"isbn"`), or one its own `encode(to:)` names otherwise (`"ident"`),
+    /// in an array stored under a key of its own (`"music"`).
+    /// Until 2026-11 only `"id"` was looked up, and every book's `read` and track's `plays`
+    /// were lost when the earlier release saved the shelf (or books saved whole) again.
+    @Test func elementsArePairedByTheKeyTheirIDIsStoredUnder() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(
+            Shelf(
+                books: [
+                    .init(id: "b1", title: "Emma", read: true),
+                    .init(id: "b2", title: "Ulysses", read: false),
+                    .init(id: "b3", title: "Dubliners", read: true),
+                ],
+                tracks: [.init(id: 7, title: "Intro", plays: 3), .init(id: 8, title: "Outro", plays: 9)]),
+            as: "shelf")
+
+        try SnapshotsEarlierRelease.editShelf("shelf", in: caretaker)
+
+        #expect(
+            try caretaker.restore("shelf", as: Shelf.self)
+                == Shelf(
+                    books: [
+                        .init(id: "b3", title: "Dubliners!", read: true),
+                        .init(id: "b1", title: "Emma", read: true),
+                    ],
+                    tracks: [.init(id: 8, title: "Outro!", plays: 9), .init(id: 7, title: "Intro", plays: 3)])
+        )
+
+        try caretaker.save(
+            [Shelf.Book(id: "b4", title: "Persuasion", read: true), .init(id: "b5", title: "", read: false)],
+            as: "books")
+        try SnapshotsEarlierRelease.editBooks("books", in: caretaker)
+        #expect(
+            try caretaker.restore("books", as: [Shelf.Book].self) == [
+                .init(id: "b5", title: "", read: false), .init(id: "b4", title: "Persuasion", read: true),
+            ])
+        #expect(try caretaker.store.verify().isOK)
+    }
+
     /// The two releases restore, edit and save one snapshot in turn at random: each restores
     /// exactly what a reference holding the later release's whole note says — the earlier
     /// release's edits made on it, every value the later one added kept (`done` by item id).
@@ -311,6 +351,53 @@ private struct Note: Codable, Equatable {
     var attachment: Data
     var meta: Meta
     var items: [Item]
+}
+
+/// A shelf as the later release has it: books with a `read` flag, tracks with `plays`.
+private struct Shelf: Codable, Equatable {
+    struct Book: Codable, Equatable, Identifiable {
+        var id: String
+        var title: String
+        var read: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case id = "isbn"
+            case title, read
+        }
+    }
+
+    var books: [Book]
+    var tracks: [Track]
+
+    enum CodingKeys: String, CodingKey {
+        case books
+        case tracks = "music"
+    }
+}
+
+/// A track coded by hand, its id under a key of another name.
+private struct Track: Codable, Equatable, Identifiable {
+    var id: Int
+    var title: String
+    var plays: Int
+
+    private enum Keys: String, CodingKey { case ident, title, plays }
+
+    init(id: Int, title: String, plays: Int) { (self.id, self.title, self.plays) = (id, title, plays) }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        id = try container.decode(Int.self, forKey: .ident)
+        title = try container.decode(String.self, forKey: .title)
+        plays = try container.decode(Int.self, forKey: .plays)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(id, forKey: .ident)
+        try container.encode(title, forKey: .title)
+        try container.encode(plays, forKey: .plays)
+    }
 }
 
 /// The favorites as the later release has them.

@@ -36,6 +36,27 @@ enum SnapshotsEarlierRelease {
         try caretaker.save(items, as: name, replacingExisting: true)
     }
 
+    /// Restores the shelf in snapshot `name`, reverses its books and tracks, deletes book
+    /// `"b2"`, appends `!` to the first book's and track's titles, and saves it again under
+    /// `name`.
+    static func editShelf(_ name: String, in caretaker: Caretaker) throws {
+        var shelf = try #require(try caretaker.restore(name, as: Shelf.self))
+        shelf.books.reverse()
+        shelf.books.removeAll { $0.id == "b2" }
+        shelf.books[0].title += "!"
+        shelf.tracks.reverse()
+        shelf.tracks[0].title += "!"
+        try caretaker.save(shelf, as: name, replacingExisting: true)
+    }
+
+    /// Restores the books saved whole as snapshot `name`, reverses them, and saves them again
+    /// under `name`.
+    static func editBooks(_ name: String, in caretaker: Caretaker) throws {
+        var books = try #require(try caretaker.restore(name, as: [Shelf.Book].self))
+        books.reverse()
+        try caretaker.save(books, as: name, replacingExisting: true)
+    }
+
     /// Saves a note titled `title`, by no one and without items, under `name`, replacing the
     /// snapshot there without reading it.
     static func saveNote(titled title: String, as name: String, in caretaker: Caretaker) throws {
@@ -69,6 +90,47 @@ private struct Note: Codable {
     var title: String
     var meta: Meta
     var items: [Item]
+}
+
+/// The shelf as the earlier release has it: no book's `read`, no track's `plays`.
+private struct Shelf: Codable {
+    struct Book: Codable, Identifiable {
+        var id: String
+        var title: String
+
+        enum CodingKeys: String, CodingKey {
+            case id = "isbn"
+            case title
+        }
+    }
+
+    var books: [Book]
+    var tracks: [Track]
+
+    enum CodingKeys: String, CodingKey {
+        case books
+        case tracks = "music"
+    }
+}
+
+/// A track coded by hand, its id under a key of another name.
+private struct Track: Codable, Identifiable {
+    var id: Int
+    var title: String
+
+    private enum Keys: String, CodingKey { case ident, title }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        id = try container.decode(Int.self, forKey: .ident)
+        title = try container.decode(String.self, forKey: .title)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(id, forKey: .ident)
+        try container.encode(title, forKey: .title)
+    }
 }
 
 /// The favorites as the earlier release has them: no `rank3`, and settings without a `size`.
