@@ -10,9 +10,9 @@ extension StoredForm {
     /// What is kept is a member `earlier` holds (other than `null`) where this tree's object
     /// lacks it, found in objects and in array elements paired by their id, under the key
     /// their type stores it (`"id"`, or the one its `CodingKeys` or its own `encode(to:)`
-    /// give: ``CodingKeyTree/idKey(ofElementsIn:decoder:)``; elements without one, or with an
-    /// id two elements share, are not looked into: nothing says which element is which); and
-    /// only where decoding `earlier` as a `T` does not read it
+    /// give: ``CodingKeyTree/idKey(ofElementsIn:decoder:)``), or, for elements without ids, by
+    /// what they hold (an element the earlier release left as it was; elements sharing an id,
+    /// or alike, are not looked into: nothing says which is which); and only where decoding `earlier` as a `T` does not read it
     /// (``EvolvingDecoding/decodeNotingUnread(_:from:template:decoder:)``, this tree filling
     /// what `earlier` lacks): an optional set to `nil` since, which synthesized `Codable`
     /// leaves out, is read, and stays `nil`; so is a property declared
@@ -59,7 +59,7 @@ extension StoredForm {
     }
 
     /// Collects the members of `earlier`, other than `null`, that `now` lacks, looking into
-    /// the members both hold and into the array elements both hold under one id; `keys` is
+    /// the members both hold and into the array elements paired (``pairs(_:_:idKey:)``); `keys` is
     /// the model's type at this place (which says the key elements store their id under),
     /// `decoder` reads `now` as it; `place` and `steps` lead to both (copied only for a member
     /// found).
@@ -84,10 +84,9 @@ extension StoredForm {
             }
         case (.array(let earlier), .array(let now)):
             let elementKeys = keys[.index(0)]
-            let idKey = elementKeys.idKey(ofElementsIn: now, decoder: decoder)
-            let positions = uniquePositions(byID: now, idKey: idKey)
-            for (id, position) in uniquePositions(byID: earlier, idKey: idKey) {
-                guard let counterpart = positions[id] else { continue }
+            for (position, counterpart) in pairs(
+                earlier, now, idKey: elementKeys.idKey(ofElementsIn: now, decoder: decoder))
+            {
                 place.append("[\(position)]")
                 steps.append(.index(counterpart))
                 collectAbsent(
@@ -102,19 +101,49 @@ extension StoredForm {
         }
     }
 
-    /// The position of each element of `array` by its id, its member `idKey` (a number, text
-    /// or flag), for ids only one element has.
-    private static func uniquePositions(byID array: [CodedNode], idKey: String) -> [CodedNode: Int] {
+    /// The elements of `earlier` paired with their counterparts in `now`, by position in
+    /// each: by their id, the member `idKey`, where the elements have ids; otherwise, where
+    /// they are objects, by what they hold — an element of `earlier` equal to one of `now` in
+    /// every member but those no element of `now` holds (what the model does not write, or
+    /// only `nil`s of). Elements sharing an id, or alike so, are not paired: nothing says
+    /// which is which. An element the earlier release edited is not paired by what it holds.
+    private static func pairs(_ earlier: [CodedNode], _ now: [CodedNode], idKey: String) -> [(Int, Int)] {
+        let nowByID = uniquePositions(of: now) { Self.id(of: $0, idKey: idKey) }
+        if !nowByID.isEmpty {
+            return uniquePositions(of: earlier) { Self.id(of: $0, idKey: idKey) }.compactMap { id, position in
+                nowByID[id].map { (position, $0) }
+            }
+        }
+        var written: Set<String> = []
+        for case .object(let members) in now { written.formUnion(members.keys) }
+        guard !written.isEmpty else { return [] }
+        let nowByContent = uniquePositions(of: now) { $0 }
+        return uniquePositions(of: earlier) { element in
+            guard case .object(let members) = element else { return nil }
+            return .object(members.filter { written.contains($0.key) })
+        }.compactMap { content, position in nowByContent[content].map { (position, $0) } }
+    }
+
+    /// The id of `element`, its member `idKey`, when that is a number, text or flag.
+    private static func id(of element: CodedNode, idKey: String) -> CodedNode? {
+        guard case .object(let members) = element, let id = members[idKey] else { return nil }
+        switch id {
+        case .bool, .integer, .double, .numeral, .string: return id
+        case .null, .array, .object: return nil
+        }
+    }
+
+    /// The position of each element of `array` by `key`, for the keys only one element has
+    /// (`nil` for none).
+    private static func uniquePositions(of array: [CodedNode], by key: (CodedNode) -> CodedNode?)
+        -> [CodedNode:
+        Int]
+    {
         var positions: [CodedNode: Int?] = [:]
         for (position, element) in array.enumerated() {
-            guard case .object(let members) = element, let id = members[idKey] else { continue }
-            switch id {
-            case .bool, .integer, .double, .numeral, .string:
-                // A second element with this id: neither is paired.
-                positions.updateValue(positions.keys.contains(id) ? nil : position, forKey: id)
-            case .null, .array, .object:
-                continue
-            }
+            guard let key = key(element) else { continue }
+            // A second element with this key: neither is paired.
+            positions.updateValue(positions.keys.contains(key) ? nil : position, forKey: key)
         }
         return positions.compactMapValues { $0 }
     }

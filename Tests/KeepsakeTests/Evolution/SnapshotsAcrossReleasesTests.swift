@@ -135,6 +135,34 @@ import Testing
         #expect(try caretaker.store.verify().isOK)
     }
 
+    /// Elements without ids are paired by what they hold: a stroke the earlier release left as
+    /// it was keeps its `width`. One it edited, one it added, and two alike but for their
+    /// widths (nothing says which is which) read the element type's defaults. Until 2026-11
+    /// every stroke's width was lost.
+    @Test func elementsWithoutIDsArePairedByWhatTheyHold() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(
+            Drawing(strokes: [
+                .init(points: [1, 2], color: "black", width: 3), .init(points: [3], color: "blue", width: 5),
+                .init(points: [4], color: "black", width: 2), .init(points: [4], color: "black", width: 7),
+                .init(points: [5, 6], color: "blue", width: 4),
+            ]), as: "drawing")
+
+        try SnapshotsEarlierRelease.editDrawing("drawing", in: caretaker)
+
+        #expect(
+            try caretaker.restore("drawing", as: Drawing.self)
+                == Drawing(strokes: [
+                    .init(points: [5, 6], color: "blue", width: 4),
+                    .init(points: [4], color: "black", width: 1),
+                    .init(points: [4], color: "black", width: 1),
+                    .init(points: [3], color: "green", width: 1),
+                    .init(points: [1, 2], color: "black", width: 3),
+                    .init(points: [9], color: "red", width: 1),
+                ]))
+        #expect(try caretaker.store.verify().isOK)
+    }
+
     /// The two releases restore, edit and save one snapshot in turn at random: each restores
     /// exactly what a reference holding the later release's whole note says — the earlier
     /// release's edits made on it, every value the later one added kept (`done` by item id).
@@ -373,6 +401,19 @@ private struct Shelf: Codable, Equatable {
         case books
         case tracks = "music"
     }
+}
+
+/// A drawing as the later release has it: its strokes, which have no id, have a `width`.
+private struct Drawing: Codable, Equatable {
+    struct Stroke: Codable, Equatable, DecodingDefaults {
+        var points: [Int]
+        var color: String
+        var width: Double
+
+        static var decodingDefaults: Stroke { Stroke(points: [], color: "black", width: 1) }
+    }
+
+    var strokes: [Stroke]
 }
 
 /// A track coded by hand, its id under a key of another name.

@@ -57,6 +57,18 @@ enum SnapshotsEarlierRelease {
         try caretaker.save(books, as: name, replacingExisting: true)
     }
 
+    /// Restores the drawing in snapshot `name`, reverses its strokes, makes the blue one of
+    /// one point green, adds a red one, and saves it again under `name`.
+    static func editDrawing(_ name: String, in caretaker: Caretaker) throws {
+        var drawing = try #require(try caretaker.restore(name, as: Drawing.self))
+        drawing.strokes.reverse()
+        for index in drawing.strokes.indices where drawing.strokes[index].points == [3] {
+            drawing.strokes[index].color = "green"
+        }
+        drawing.strokes.append(.init(points: [9], color: "red"))
+        try caretaker.save(drawing, as: name, replacingExisting: true)
+    }
+
     /// Saves a note titled `title`, by no one and without items, under `name`, replacing the
     /// snapshot there without reading it.
     static func saveNote(titled title: String, as name: String, in caretaker: Caretaker) throws {
@@ -111,6 +123,16 @@ private struct Shelf: Codable {
         case books
         case tracks = "music"
     }
+}
+
+/// The drawing as the earlier release has it: strokes without a `width`.
+private struct Drawing: Codable {
+    struct Stroke: Codable {
+        var points: [Int]
+        var color: String
+    }
+
+    var strokes: [Stroke]
 }
 
 /// A track coded by hand, its id under a key of another name.
