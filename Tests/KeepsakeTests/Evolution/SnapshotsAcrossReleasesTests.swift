@@ -163,6 +163,69 @@ import Testing
         #expect(try caretaker.store.verify().isOK)
     }
 
+    /// The two releases edit a drawing in turn at random, its strokes often alike: each
+    /// restores exactly what a reference says — a stroke keeps its width where it is the one
+    /// stroke of its points and color both in the snapshot the earlier release replaced and in
+    /// what it saved, the element type's default width elsewhere. Never another stroke's width.
+    @Test(arguments: Soak.batches(usually: 3))
+    func strokesWithoutIDsKeepTheirOwnWidthsOrTheDefault(batch: UInt64) throws {
+        var random = SeededGenerator(seed: batch)
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        func stroke() -> Drawing.Stroke {
+            Drawing.Stroke(
+                points: [Int.random(in: 0..<3, using: &random)],
+                color: ["red", "blue"].randomElement(using: &random)!,
+                width: Double(Int.random(in: 2..<50, using: &random)))
+        }
+        var reference = Drawing(strokes: (0..<6).map { _ in stroke() })
+        try caretaker.save(reference, as: "d")
+        for step in 0..<30 {
+            if Bool.random(using: &random) {
+                var drawing = try #require(try caretaker.restore("d", as: Drawing.self))
+                #expect(drawing == reference, "batch \(batch), step \(step)")
+                for index in drawing.strokes.indices where Bool.random(using: &random) {
+                    drawing.strokes[index].width = Double(Int.random(in: 2..<50, using: &random))
+                }
+                if Bool.random(using: &random) { drawing.strokes.append(stroke()) }
+                try caretaker.save(drawing, as: "d", replacingExisting: true)
+                reference = drawing
+            } else {
+                // The choices are drawn first: the same edit is made on the reference.
+                let (operation, index, point) = (
+                    Int.random(in: 0..<5, using: &random), Int.random(in: 0..<100, using: &random),
+                    Int.random(in: 0..<3, using: &random)
+                )
+                let edit = { (strokes: inout [(points: [Int], color: String)]) in
+                    guard !strokes.isEmpty else { return strokes.append((points: [point], color: "red")) }
+                    let index = index % strokes.count
+                    switch operation {
+                    case 0: strokes.reverse()
+                    case 1: strokes.remove(at: index)
+                    case 2: strokes[index].color = strokes[index].color == "red" ? "blue" : "red"
+                    case 3: strokes.insert(strokes[index], at: index)
+                    default: strokes.append((points: [point], color: "blue"))
+                    }
+                }
+                try SnapshotsEarlierRelease.editDrawing("d", in: caretaker, edit)
+                let replaced = reference.strokes
+                var strokes = replaced.map { (points: $0.points, color: $0.color) }
+                edit(&strokes)
+                func alike(_ a: (points: [Int], color: String), _ b: (points: [Int], color: String)) -> Bool {
+                    a.points == b.points && a.color == b.color
+                }
+                reference.strokes = strokes.map { stroke in
+                    let before = replaced.filter { alike((points: $0.points, color: $0.color), stroke) }
+                    let width =
+                        before.count == 1 && strokes.count(where: { alike($0, stroke) }) == 1
+                        ? before[0].width : 1
+                    return Drawing.Stroke(points: stroke.points, color: stroke.color, width: width)
+                }
+            }
+        }
+        #expect(try caretaker.restore("d", as: Drawing.self) == reference, "batch \(batch)")
+        #expect(try caretaker.store.verify().isOK)
+    }
+
     /// The two releases restore, edit and save one snapshot in turn at random: each restores
     /// exactly what a reference holding the later release's whole note says — the earlier
     /// release's edits made on it, every value the later one added kept (`done` by item id).

@@ -60,12 +60,22 @@ enum SnapshotsEarlierRelease {
     /// Restores the drawing in snapshot `name`, reverses its strokes, makes the blue one of
     /// one point green, adds a red one, and saves it again under `name`.
     static func editDrawing(_ name: String, in caretaker: Caretaker) throws {
-        var drawing = try #require(try caretaker.restore(name, as: Drawing.self))
-        drawing.strokes.reverse()
-        for index in drawing.strokes.indices where drawing.strokes[index].points == [3] {
-            drawing.strokes[index].color = "green"
+        try editDrawing(name, in: caretaker) { strokes in
+            strokes.reverse()
+            for index in strokes.indices where strokes[index].points == [3] { strokes[index].color = "green" }
+            strokes.append((points: [9], color: "red"))
         }
-        drawing.strokes.append(.init(points: [9], color: "red"))
+    }
+
+    /// Restores the drawing in snapshot `name`, makes `edit` on its strokes (points and a
+    /// color each, as the earlier release has them), and saves it again under `name`.
+    static func editDrawing(
+        _ name: String, in caretaker: Caretaker, _ edit: (inout [(points: [Int], color: String)]) -> Void
+    ) throws {
+        var drawing = try #require(try caretaker.restore(name, as: Drawing.self))
+        var strokes = drawing.strokes.map { (points: $0.points, color: $0.color) }
+        edit(&strokes)
+        drawing.strokes = strokes.map { Drawing.Stroke(points: $0.points, color: $0.color) }
         try caretaker.save(drawing, as: name, replacingExisting: true)
     }
 
