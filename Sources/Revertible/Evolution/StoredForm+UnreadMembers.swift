@@ -10,9 +10,10 @@ extension StoredForm {
     /// What is kept is a member `earlier` holds (other than `null`) where this tree's object
     /// lacks it, found in objects and in array elements paired by their id, under the key
     /// their type stores it (`"id"`, or the one its `CodingKeys` or its own `encode(to:)`
-    /// give: ``CodingKeyTree/idKey(ofElementsIn:decoder:)``), or, for elements without ids, by
-    /// what they hold (an element the earlier release left as it was; elements sharing an id,
-    /// or alike, are not looked into: nothing says which is which); and only where decoding `earlier` as a `T` does not read it
+    /// give: ``CodingKeyTree/idKey(ofElementsIn:decoder:)``), or, for elements without ids,
+    /// by what they hold (an element the earlier release left as it was; elements sharing an
+    /// id, or alike, are not looked into: nothing says which is which); and only where
+    /// decoding `earlier` as a `T` does not read it
     /// (``EvolvingDecoding/decodeNotingUnread(_:from:template:decoder:)``, this tree filling
     /// what `earlier` lacks): an optional set to `nil` since, which synthesized `Codable`
     /// leaves out, is read, and stays `nil`; so is a property declared
@@ -59,10 +60,10 @@ extension StoredForm {
     }
 
     /// Collects the members of `earlier`, other than `null`, that `now` lacks, looking into
-    /// the members both hold and into the array elements paired (``pairs(_:_:idKey:)``); `keys` is
-    /// the model's type at this place (which says the key elements store their id under),
-    /// `decoder` reads `now` as it; `place` and `steps` lead to both (copied only for a member
-    /// found).
+    /// the members both hold and into the array elements paired (``pairs(_:_:idKey:)``);
+    /// `keys` is the model's type at this place (which says the key elements store their id
+    /// under), `decoder` reads `now` as it; `place` and `steps` lead to both (copied only for
+    /// a member found).
     private static func collectAbsent(
         _ earlier: CodedNode, in now: CodedNode, keys: CodingKeyTree, decoder: JSONDecoder,
         place: inout [String], steps: inout [PathComponent], into absent: inout [Absent]
@@ -108,37 +109,31 @@ extension StoredForm {
     /// only `nil`s of). Elements sharing an id, or alike so, are not paired: nothing says
     /// which is which. An element the earlier release edited is not paired by what it holds.
     private static func pairs(_ earlier: [CodedNode], _ now: [CodedNode], idKey: String) -> [(Int, Int)] {
-        let nowByID = uniquePositions(of: now) { Self.id(of: $0, idKey: idKey) }
-        if !nowByID.isEmpty {
-            return uniquePositions(of: earlier) { Self.id(of: $0, idKey: idKey) }.compactMap { id, position in
-                nowByID[id].map { (position, $0) }
+        var pairing = ElementPairing { id(of: $0, key: idKey) }
+        var counterparts = pairing.unique(in: now)
+        if counterparts.isEmpty {
+            var written: Set<String> = []
+            for case .object(let members) in now { written.formUnion(members.keys) }
+            guard !written.isEmpty else { return [] }
+            pairing = ElementPairing { element in
+                guard case .object(let members) = element else { return nil }
+                return .object(members.filter { written.contains($0.key) })
             }
+            counterparts = pairing.unique(in: now)
         }
-        var written: Set<String> = []
-        for case .object(let members) in now { written.formUnion(members.keys) }
-        guard !written.isEmpty else { return [] }
-        let nowByContent = uniquePositions(of: now) { $0 }
-        return uniquePositions(of: earlier) { element in
-            guard case .object(let members) = element else { return nil }
-            return .object(members.filter { written.contains($0.key) })
-        }.compactMap { content, position in nowByContent[content].map { (position, $0) } }
-    }
-
-    /// The id of `element`, its member `idKey`, when that is a number, text or flag.
-    private static func id(of element: CodedNode, idKey: String) -> CodedNode? {
-        guard case .object(let members) = element, let id = members[idKey] else { return nil }
-        switch id {
-        case .bool, .integer, .double, .numeral, .string: return id
-        case .null, .array, .object: return nil
+        return pairing.unique(in: earlier).compactMap { key, position in
+            counterparts[key].map { (position, $0) }
         }
     }
+}
 
-    /// The position of each element of `array` by `key`, for the keys only one element has
-    /// (`nil` for none).
-    private static func uniquePositions(of array: [CodedNode], by key: (CodedNode) -> CodedNode?)
-        -> [CodedNode:
-        Int]
-    {
+/// What pairs an array's elements in two versions of it: a key each element may have.
+private struct ElementPairing {
+    let key: (CodedNode) -> CodedNode?
+
+    /// The position of each element of `array` by its key, for the keys only one element
+    /// has.
+    func unique(in array: [CodedNode]) -> [CodedNode: Int] {
         var positions: [CodedNode: Int?] = [:]
         for (position, element) in array.enumerated() {
             guard let key = key(element) else { continue }

@@ -1131,7 +1131,7 @@ package struct StoredForm: Equatable {
 
     /// An element's id, under `key`, when it is an object with one; with `absentAsNull`, an
     /// object without one has the id `null` (an optional id that is `nil`, left out).
-    private static func id(of element: CodedNode, key: String, absentAsNull: Bool = false) -> CodedNode? {
+    static func id(of element: CodedNode, key: String, absentAsNull: Bool = false) -> CodedNode? {
         guard case .object(let object) = element else { return nil }
         return object[key] ?? (absentAsNull ? .null : nil)
     }
