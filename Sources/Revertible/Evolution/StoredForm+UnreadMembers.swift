@@ -11,8 +11,9 @@ extension StoredForm {
     /// lacks it, found in objects and in array elements paired by their id, under the key
     /// their type stores it (`"id"`, or the one its `CodingKeys` or its own `encode(to:)`
     /// give: ``CodingKeyTree/idKey(ofElementsIn:decoder:)``), or, for elements without ids,
-    /// by what they hold (an element the earlier release left as it was; elements sharing an
-    /// id, or alike, are not looked into: nothing says which is which); and only where
+    /// by what they hold at every depth (an element the earlier release left as it was, whose
+    /// arrays then pair by position; elements sharing an id, or alike, are not looked into:
+    /// nothing says which is which); and only where
     /// decoding `earlier` as a `T` does not read it
     /// (``EvolvingDecoding/decodeNotingUnread(_:from:template:decoder:)``, this tree filling
     /// what `earlier` lacks): an optional set to `nil` since, which synthesized `Codable`
@@ -28,10 +29,9 @@ extension StoredForm {
     package func membersKeepingUnread<T: Decodable>(
         of earlier: StoredForm, as _: T.Type
     ) -> [(key: String, json: String)] {
-        var (absent, place, steps): ([Absent], [String], [PathComponent]) = ([], [], [])
-        Self.collectAbsent(
-            earlier.root, in: root, keys: CodingKeyTree(for: T.self), decoder: decoder, place: &place,
-            steps: &steps, into: &absent)
+        var collector = AbsentMembers(decoder: decoder)
+        collector.collect(earlier.root, in: root, keys: CodingKeyTree(for: T.self), aligned: false)
+        let absent = collector.found
         guard !absent.isEmpty,
             let read = try? EvolvingDecoding.decodeNotingUnreadPlaces(
                 T.self, from: earlier.root.foundationObject, template: root.foundationObject,
@@ -50,50 +50,62 @@ extension StoredForm {
         return gained.sorted().compactMap { key in members[key].map { (key, $0.jsonText) } }
     }
 
-    /// A member one tree holds and the other lacks: its place in the first as a decode's
-    /// unread places name it (keys, and indices written `[0]`), the steps to it in the
-    /// second, and its JSON.
-    private struct Absent {
-        let place: [String]
-        let steps: [PathComponent]
-        let node: CodedNode
-    }
+}
 
-    /// Collects the members of `earlier`, other than `null`, that `now` lacks, looking into
-    /// the members both hold and into the array elements paired (``pairs(_:_:idKey:)``);
-    /// `keys` is the model's type at this place (which says the key elements store their id
-    /// under), `decoder` reads `now` as it; `place` and `steps` lead to both (copied only for
-    /// a member found).
-    private static func collectAbsent(
-        _ earlier: CodedNode, in now: CodedNode, keys: CodingKeyTree, decoder: JSONDecoder,
-        place: inout [String], steps: inout [PathComponent], into absent: inout [Absent]
-    ) {
+/// A member one tree holds and the other lacks: its place in the first as a decode's unread
+/// places name it (keys, and indices written `[0]`), the steps to it in the second, and its
+/// JSON.
+private struct Absent {
+    let place: [String]
+    let steps: [PathComponent]
+    let node: CodedNode
+}
+
+/// Collects the members of one tree, `earlier`, other than `null`, that another, `now`,
+/// lacks, looking into the members both hold and into the array elements paired.
+private struct AbsentMembers {
+    /// Reads `now`, where the model's keys are read from it.
+    let decoder: JSONDecoder
+    private(set) var found: [Absent] = []
+    /// The place in `earlier`, and the steps in `now`, of the trees being walked.
+    private var place: [String] = []
+    private var steps: [PathComponent] = []
+
+    init(decoder: JSONDecoder) { self.decoder = decoder }
+
+    /// Walks `earlier` beside `now`, `keys` being the model's type there (which says the key
+    /// elements store their id under); `aligned` when the two are one element paired by what
+    /// it holds, whose arrays pair by position.
+    mutating func collect(_ earlier: CodedNode, in now: CodedNode, keys: CodingKeyTree, aligned: Bool) {
         switch (earlier, now) {
-        case (.object(let earlier), .object(let nowMembers)):
-            for (key, node) in earlier where node != .null {
+        case (.object(let earlierMembers), .object(let nowMembers)):
+            for (key, node) in earlierMembers where node != .null {
                 place.append(key)
                 steps.append(.property(key))
                 if let counterpart = nowMembers[key] {
-                    collectAbsent(
+                    collect(
                         node, in: counterpart, keys: keys.member(underKey: key, in: now, decoder: decoder),
-                        decoder: decoder, place: &place, steps: &steps, into: &absent)
+                        aligned: aligned)
                 } else {
-                    absent.append(Absent(place: place, steps: steps, node: node))
+                    found.append(Absent(place: place, steps: steps, node: node))
                 }
                 place.removeLast()
                 steps.removeLast()
             }
-        case (.array(let earlier), .array(let now)):
+        case (.array(let earlierElements), .array(let nowElements)):
             let elementKeys = keys[.index(0)]
-            for (position, counterpart) in pairs(
-                earlier, now, idKey: elementKeys.idKey(ofElementsIn: now, decoder: decoder))
-            {
+            let (pairs, byContent) =
+                aligned
+                ? (zip(earlierElements.indices, nowElements.indices).map { ($0, $1) }, true)
+                : Self.pairs(
+                    earlierElements, nowElements,
+                    idKey: elementKeys.idKey(ofElementsIn: nowElements, decoder: decoder))
+            for (position, counterpart) in pairs {
                 place.append("[\(position)]")
                 steps.append(.index(counterpart))
-                collectAbsent(
-                    earlier[position], in: now[counterpart], keys: elementKeys, decoder: decoder,
-                    place: &place,
-                    steps: &steps, into: &absent)
+                collect(
+                    earlierElements[position], in: nowElements[counterpart], keys: elementKeys,
+                    aligned: byContent)
                 place.removeLast()
                 steps.removeLast()
             }
@@ -103,26 +115,83 @@ extension StoredForm {
     }
 
     /// The elements of `earlier` paired with their counterparts in `now`, by position in
-    /// each: by their id, the member `idKey`, where the elements have ids; otherwise, where
-    /// they are objects, by what they hold — an element of `earlier` equal to one of `now` in
-    /// every member but those no element of `now` holds (what the model does not write, or
-    /// only `nil`s of). Elements sharing an id, or alike so, are not paired: nothing says
-    /// which is which. An element the earlier release edited is not paired by what it holds.
-    private static func pairs(_ earlier: [CodedNode], _ now: [CodedNode], idKey: String) -> [(Int, Int)] {
-        var pairing = ElementPairing { id(of: $0, key: idKey) }
+    /// each, and whether they were paired by what they hold: by their id, the member `idKey`,
+    /// where the elements have ids; otherwise by what they hold — an element of `earlier`
+    /// equal to one of `now` in every member, at every depth, but those no element of `now`
+    /// holds there (what the model does not write, or only `nil`s of): what the two hold is
+    /// then one tree, and arrays inside them pair by position. Elements sharing an id, or
+    /// alike so, are not paired: nothing says which is which. An element the earlier release
+    /// edited is not paired by what it holds.
+    private static func pairs(_ earlier: [CodedNode], _ now: [CodedNode], idKey: String) -> (
+        [(Int, Int)], byContent: Bool
+    ) {
+        var pairing = ElementPairing { StoredForm.id(of: $0, key: idKey) }
         var counterparts = pairing.unique(in: now)
-        if counterparts.isEmpty {
-            var written: Set<String> = []
-            for case .object(let members) in now { written.formUnion(members.keys) }
-            guard !written.isEmpty else { return [] }
-            pairing = ElementPairing { element in
-                guard case .object(let members) = element else { return nil }
-                return .object(members.filter { written.contains($0.key) })
-            }
+        let byContent = counterparts.isEmpty
+        if byContent {
+            let written = WrittenKeys(now)
+            pairing = ElementPairing { written.projection(of: $0) }
             counterparts = pairing.unique(in: now)
         }
-        return pairing.unique(in: earlier).compactMap { key, position in
+        let pairs = pairing.unique(in: earlier).compactMap { key, position in
             counterparts[key].map { (position, $0) }
+        }
+        return (pairs, byContent)
+    }
+}
+
+/// The keys the elements of an array hold, at every depth: an object's keys by place, the
+/// elements of an array inside taken as one.
+private final class WrittenKeys {
+    private var keys: Set<String> = []
+    private var members: [String: WrittenKeys] = [:]
+    private var elements: WrittenKeys?
+
+    /// The keys of `elements`' objects.
+    init(_ elements: [CodedNode]) {
+        for element in elements { note(element) }
+    }
+
+    private init() {}
+
+    private func note(_ node: CodedNode) {
+        switch node {
+        case .object(let object):
+            for (key, value) in object {
+                keys.insert(key)
+                let child = members[key] ?? WrittenKeys()
+                members[key] = child
+                child.note(value)
+            }
+        case .array(let array):
+            let child = elements ?? WrittenKeys()
+            elements = child
+            for element in array { child.note(element) }
+        case .null, .bool, .integer, .double, .numeral, .string:
+            break
+        }
+    }
+
+    /// `node` with only the keys these hold, at every depth; `nil` for an element that is not
+    /// an object, or when none of the elements is.
+    func projection(of node: CodedNode) -> CodedNode? {
+        guard case .object = node, !keys.isEmpty else { return nil }
+        return projected(node)
+    }
+
+    private func projected(_ node: CodedNode) -> CodedNode {
+        switch node {
+        case .object(let object):
+            var kept: [String: CodedNode] = [:]
+            for (key, value) in object where keys.contains(key) {
+                kept[key] = members[key]?.projected(value) ?? value
+            }
+            return .object(kept)
+        case .array(let array):
+            guard let elements else { return node }
+            return .array(array.map { elements.projected($0) })
+        case .null, .bool, .integer, .double, .numeral, .string:
+            return node
         }
     }
 }

@@ -163,6 +163,48 @@ import Testing
         #expect(try caretaker.store.verify().isOK)
     }
 
+    /// Elements without ids are paired by what they hold at every depth: a line the earlier
+    /// release left as it was keeps its style's `dash` and each point's `pressure`, its points
+    /// paired by position (two alike, pressed differently, keep their own). One it edited, or
+    /// added, reads the defaults. Until 2026-11 only the elements' own members were compared,
+    /// and a line holding anything the later release added deeper paired with none.
+    @Test func elementsWithoutIDsArePairedByWhatTheyHoldAtEveryDepth() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        typealias Line = Sketch.Line
+        try caretaker.save(
+            Sketch(lines: [
+                Line(
+                    points: [
+                        .init(x: 0, y: 0, pressure: 0.25), .init(x: 1, y: 1, pressure: 0.75),
+                        .init(x: 0, y: 0, pressure: 1),
+                    ],
+                    style: .init(color: "black", dash: true)),
+                Line(points: [.init(x: 2, y: 2, pressure: 0.125)], style: .init(color: "blue", dash: false)),
+                Line(points: [.init(x: 5, y: 5, pressure: 0.875)], style: .init(color: "red", dash: true)),
+            ]), as: "sketch")
+
+        try SnapshotsEarlierRelease.editSketch("sketch", in: caretaker)
+
+        #expect(
+            try caretaker.restore("sketch", as: Sketch.self)
+                == Sketch(lines: [
+                    Line(
+                        points: [.init(x: 5, y: 5, pressure: 0.5)], style: .init(color: "green", dash: false)),
+                    Line(
+                        points: [.init(x: 2, y: 2, pressure: 0.125)], style: .init(color: "blue", dash: false)
+                    ),
+                    Line(
+                        points: [
+                            .init(x: 0, y: 0, pressure: 0.25), .init(x: 1, y: 1, pressure: 0.75),
+                            .init(x: 0, y: 0, pressure: 1),
+                        ],
+                        style: .init(color: "black", dash: true)),
+                    Line(
+                        points: [.init(x: 9, y: 9, pressure: 0.5)], style: .init(color: "gray", dash: false)),
+                ]))
+        #expect(try caretaker.store.verify().isOK)
+    }
+
     /// The two releases edit a drawing in turn at random, its strokes often alike: each
     /// restores exactly what a reference says — a stroke keeps its width where it is the one
     /// stroke of its points and color both in the snapshot the earlier release replaced and in
@@ -477,6 +519,32 @@ private struct Drawing: Codable, Equatable {
     }
 
     var strokes: [Stroke]
+}
+
+/// A sketch as the later release has it: its lines' points have a `pressure`, their styles a
+/// `dash`.
+private struct Sketch: Codable, Equatable {
+    struct Point: Codable, Equatable, DecodingDefaults {
+        var x: Int
+        var y: Int
+        var pressure: Double
+
+        static var decodingDefaults: Point { Point(x: 0, y: 0, pressure: 0.5) }
+    }
+
+    struct Style: Codable, Equatable, DecodingDefaults {
+        var color: String
+        var dash: Bool
+
+        static var decodingDefaults: Style { Style(color: "black", dash: false) }
+    }
+
+    struct Line: Codable, Equatable {
+        var points: [Point]
+        var style: Style
+    }
+
+    var lines: [Line]
 }
 
 /// A track coded by hand, its id under a key of another name.

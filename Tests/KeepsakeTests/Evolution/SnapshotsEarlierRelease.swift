@@ -79,6 +79,16 @@ enum SnapshotsEarlierRelease {
         try caretaker.save(drawing, as: name, replacingExisting: true)
     }
 
+    /// Restores the sketch in snapshot `name`, reverses its lines, makes the first one green,
+    /// adds a gray one, and saves it again under `name`.
+    static func editSketch(_ name: String, in caretaker: Caretaker) throws {
+        var sketch = try #require(try caretaker.restore(name, as: Sketch.self))
+        sketch.lines.reverse()
+        sketch.lines[0].style.color = "green"
+        sketch.lines.append(.init(points: [.init(x: 9, y: 9)], style: .init(color: "gray")))
+        try caretaker.save(sketch, as: name, replacingExisting: true)
+    }
+
     /// Saves a note titled `title`, by no one and without items, under `name`, replacing the
     /// snapshot there without reading it.
     static func saveNote(titled title: String, as name: String, in caretaker: Caretaker) throws {
@@ -143,6 +153,26 @@ private struct Drawing: Codable {
     }
 
     var strokes: [Stroke]
+}
+
+/// The sketch as the earlier release has it: points without a `pressure`, styles without a
+/// `dash`.
+private struct Sketch: Codable {
+    struct Point: Codable {
+        var x: Int
+        var y: Int
+    }
+
+    struct Style: Codable {
+        var color: String
+    }
+
+    struct Line: Codable {
+        var points: [Point]
+        var style: Style
+    }
+
+    var lines: [Line]
 }
 
 /// A track coded by hand, its id under a key of another name.
