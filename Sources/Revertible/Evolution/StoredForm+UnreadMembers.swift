@@ -129,9 +129,10 @@ private struct AbsentMembers {
         var counterparts = pairing.unique(in: now)
         let byContent = counterparts.isEmpty
         if byContent {
+            // The new elements are their own projections: they hold only what they write.
+            counterparts = ElementPairing { if case .object = $0 { $0 } else { nil } }.unique(in: now)
             let written = WrittenKeys(now)
             pairing = ElementPairing { written.projection(of: $0) }
-            counterparts = pairing.unique(in: now)
         }
         let pairs = pairing.unique(in: earlier).compactMap { key, position in
             counterparts[key].map { (position, $0) }
