@@ -130,7 +130,7 @@ private struct AbsentMembers {
         let byContent = counterparts.isEmpty
         if byContent {
             // The new elements are their own projections: they hold only what they write.
-            counterparts = ElementPairing { if case .object = $0 { $0 } else { nil } }.unique(in: now)
+            counterparts = ElementPairing { WrittenKeys.isContainer($0) ? $0 : nil }.unique(in: now)
             let written = WrittenKeys(now)
             pairing = ElementPairing { written.projection(of: $0) }
         }
@@ -142,7 +142,7 @@ private struct AbsentMembers {
 }
 
 /// The keys the elements of an array hold, at every depth: an object's keys by place, the
-/// elements of an array inside taken as one.
+/// elements of an array (an element itself, or inside one) taken as one.
 private final class WrittenKeys {
     private var keys: Set<String> = []
     private var members: [String: WrittenKeys] = [:]
@@ -174,10 +174,18 @@ private final class WrittenKeys {
     }
 
     /// `node` with only the keys these hold, at every depth; `nil` for an element that is not
-    /// an object, or when none of the elements is.
+    /// an object or an array (a row of a grid).
     func projection(of node: CodedNode) -> CodedNode? {
-        guard case .object = node, !keys.isEmpty else { return nil }
-        return projected(node)
+        Self.isContainer(node) ? projected(node) : nil
+    }
+
+    /// Whether `node` is an object or an array, an element that may hold what a model does
+    /// not read.
+    static func isContainer(_ node: CodedNode) -> Bool {
+        switch node {
+        case .object, .array: true
+        case .null, .bool, .integer, .double, .numeral, .string: false
+        }
     }
 
     private func projected(_ node: CodedNode) -> CodedNode {

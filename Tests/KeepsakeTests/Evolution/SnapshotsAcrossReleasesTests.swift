@@ -205,6 +205,29 @@ import Testing
         #expect(try caretaker.store.verify().isOK)
     }
 
+    /// The rows of a grid, arrays without ids, are paired by what they hold too: a row the
+    /// earlier release left as it was keeps each cell's `note`. Until 2026-11 only objects
+    /// were paired so, and every note was lost.
+    @Test func rowsOfAGridArePairedByWhatTheyHold() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(
+            Board(rows: [
+                [.init(mark: "x", note: "first"), .init(mark: "o", note: "")],
+                [.init(mark: "o", note: "second"), .init(mark: "o", note: "third")],
+            ]), as: "board")
+
+        try SnapshotsEarlierRelease.editBoard("board", in: caretaker)
+
+        #expect(
+            try caretaker.restore("board", as: Board.self)
+                == Board(rows: [
+                    [.init(mark: "o", note: "second"), .init(mark: "o", note: "third")],
+                    [.init(mark: "x", note: "?"), .init(mark: "x", note: "?")],
+                    [.init(mark: "", note: "?")],
+                ]))
+        #expect(try caretaker.store.verify().isOK)
+    }
+
     /// The two releases edit a drawing in turn at random, its strokes often alike: each
     /// restores exactly what a reference says — a stroke keeps its width where it is the one
     /// stroke of its points and color both in the snapshot the earlier release replaced and in
@@ -545,6 +568,18 @@ private struct Sketch: Codable, Equatable {
     }
 
     var lines: [Line]
+}
+
+/// A board as the later release has it: its cells have a `note`.
+private struct Board: Codable, Equatable {
+    struct Cell: Codable, Equatable, DecodingDefaults {
+        var mark: String
+        var note: String
+
+        static var decodingDefaults: Cell { Cell(mark: "", note: "?") }
+    }
+
+    var rows: [[Cell]]
 }
 
 /// A track coded by hand, its id under a key of another name.

@@ -89,6 +89,16 @@ enum SnapshotsEarlierRelease {
         try caretaker.save(sketch, as: name, replacingExisting: true)
     }
 
+    /// Restores the board in snapshot `name`, reverses its rows, marks the last cell of the
+    /// second `x`, adds a row of one empty cell, and saves it again under `name`.
+    static func editBoard(_ name: String, in caretaker: Caretaker) throws {
+        var board = try #require(try caretaker.restore(name, as: Board.self))
+        board.rows.reverse()
+        board.rows[1][1].mark = "x"
+        board.rows.append([.init(mark: "")])
+        try caretaker.save(board, as: name, replacingExisting: true)
+    }
+
     /// Saves a note titled `title`, by no one and without items, under `name`, replacing the
     /// snapshot there without reading it.
     static func saveNote(titled title: String, as name: String, in caretaker: Caretaker) throws {
@@ -173,6 +183,15 @@ private struct Sketch: Codable {
     }
 
     var lines: [Line]
+}
+
+/// The board as the earlier release has it: cells without a `note`.
+private struct Board: Codable {
+    struct Cell: Codable {
+        var mark: String
+    }
+
+    var rows: [[Cell]]
 }
 
 /// A track coded by hand, its id under a key of another name.
