@@ -228,6 +228,28 @@ import Testing
         #expect(try caretaker.store.verify().isOK)
     }
 
+    /// A set's members, stored in no fixed order, are paired by what they hold: the tags the
+    /// earlier release kept keep their `color`; the one it added reads the default.
+    @Test func membersOfASetArePairedByWhatTheyHold() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(
+            Labels(tags: [
+                .init(name: "a", color: "red"), .init(name: "b", color: "green"),
+                .init(name: "c", color: "blue"),
+            ]),
+            as: "labels")
+
+        try SnapshotsEarlierRelease.editLabels("labels", in: caretaker)
+
+        #expect(
+            try caretaker.restore("labels", as: Labels.self)
+                == Labels(tags: [
+                    .init(name: "a", color: "red"), .init(name: "c", color: "blue"),
+                    .init(name: "new", color: "gray"),
+                ]))
+        #expect(try caretaker.store.verify().isOK)
+    }
+
     /// The two releases edit a drawing in turn at random, its strokes often alike: each
     /// restores exactly what a reference says — a stroke keeps its width where it is the one
     /// stroke of its points and color both in the snapshot the earlier release replaced and in
@@ -580,6 +602,18 @@ private struct Board: Codable, Equatable {
     }
 
     var rows: [[Cell]]
+}
+
+/// Labels as the later release has them: each tag has a `color`.
+private struct Labels: Codable, Equatable {
+    struct Tag: Codable, Hashable, DecodingDefaults {
+        var name: String
+        var color: String
+
+        static var decodingDefaults: Tag { Tag(name: "", color: "gray") }
+    }
+
+    var tags: Set<Tag>
 }
 
 /// A track coded by hand, its id under a key of another name.

@@ -99,6 +99,15 @@ enum SnapshotsEarlierRelease {
         try caretaker.save(board, as: name, replacingExisting: true)
     }
 
+    /// Restores the labels in snapshot `name`, removes tag `b`, adds tag `new`, and saves them
+    /// again under `name`.
+    static func editLabels(_ name: String, in caretaker: Caretaker) throws {
+        var labels = try #require(try caretaker.restore(name, as: Labels.self))
+        labels.tags.remove(.init(name: "b"))
+        labels.tags.insert(.init(name: "new"))
+        try caretaker.save(labels, as: name, replacingExisting: true)
+    }
+
     /// Saves a note titled `title`, by no one and without items, under `name`, replacing the
     /// snapshot there without reading it.
     static func saveNote(titled title: String, as name: String, in caretaker: Caretaker) throws {
@@ -192,6 +201,15 @@ private struct Board: Codable {
     }
 
     var rows: [[Cell]]
+}
+
+/// The labels as the earlier release has them: tags without a `color`.
+private struct Labels: Codable {
+    struct Tag: Codable, Hashable {
+        var name: String
+    }
+
+    var tags: Set<Tag>
 }
 
 /// A track coded by hand, its id under a key of another name.
