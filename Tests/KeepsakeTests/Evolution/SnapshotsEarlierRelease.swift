@@ -20,41 +20,39 @@ enum SnapshotsEarlierRelease {
 
     /// Restores snapshot `name`, makes `edit`, and saves it again under `name`.
     static func edit(_ name: String, in caretaker: Caretaker, _ edit: Edit) throws {
-        var note = try #require(try caretaker.restore(name, as: Note.self))
-        var items = note.items.map { (id: $0.id, text: $0.text, note: $0.note) }
-        edit(&note.title, &note.meta.author, &items)
-        note.items = items.map { Note.Item(id: $0.id, text: $0.text, note: $0.note) }
-        try caretaker.save(note, as: name, replacingExisting: true)
+        try resave(name, as: Note.self, in: caretaker) { note in
+            var items = note.items.map { (id: $0.id, text: $0.text, note: $0.note) }
+            edit(&note.title, &note.meta.author, &items)
+            note.items = items.map { Note.Item(id: $0.id, text: $0.text, note: $0.note) }
+        }
     }
 
     /// Restores the items saved whole as snapshot `name`, reverses them, appends `!` to the
     /// first one's text, and saves them again under `name`.
     static func editItems(_ name: String, in caretaker: Caretaker) throws {
-        var items = try #require(try caretaker.restore(name, as: [Note.Item].self))
-        items.reverse()
-        if !items.isEmpty { items[0].text += "!" }
-        try caretaker.save(items, as: name, replacingExisting: true)
+        try resave(name, as: [Note.Item].self, in: caretaker) { items in
+            items.reverse()
+            if !items.isEmpty { items[0].text += "!" }
+        }
     }
 
     /// Restores the shelf in snapshot `name`, reverses its books and tracks, deletes book
     /// `"b2"`, appends `!` to the first book's and track's titles, and saves it again under
     /// `name`.
     static func editShelf(_ name: String, in caretaker: Caretaker) throws {
-        var shelf = try #require(try caretaker.restore(name, as: Shelf.self))
-        shelf.books.reverse()
-        shelf.books.removeAll { $0.id == "b2" }
-        shelf.books[0].title += "!"
-        shelf.tracks.reverse()
-        shelf.tracks[0].title += "!"
-        try caretaker.save(shelf, as: name, replacingExisting: true)
+        try resave(name, as: Shelf.self, in: caretaker) { shelf in
+            shelf.books.reverse()
+            shelf.books.removeAll { $0.id == "b2" }
+            shelf.books[0].title += "!"
+            shelf.tracks.reverse()
+            shelf.tracks[0].title += "!"
+        }
     }
 
     /// Restores the books saved whole as snapshot `name`, reverses them, and saves them again
     /// under `name`.
     static func editBooks(_ name: String, in caretaker: Caretaker) throws {
-        var books = try #require(try caretaker.restore(name, as: [Shelf.Book].self))
-        books.reverse()
-        try caretaker.save(books, as: name, replacingExisting: true)
+        try resave(name, as: [Shelf.Book].self, in: caretaker) { $0.reverse() }
     }
 
     /// Restores the drawing in snapshot `name`, reverses its strokes, makes the blue one of
@@ -72,40 +70,50 @@ enum SnapshotsEarlierRelease {
     static func editDrawing(
         _ name: String, in caretaker: Caretaker, _ edit: (inout [(points: [Int], color: String)]) -> Void
     ) throws {
-        var drawing = try #require(try caretaker.restore(name, as: Drawing.self))
-        var strokes = drawing.strokes.map { (points: $0.points, color: $0.color) }
-        edit(&strokes)
-        drawing.strokes = strokes.map { Drawing.Stroke(points: $0.points, color: $0.color) }
-        try caretaker.save(drawing, as: name, replacingExisting: true)
+        try resave(name, as: Drawing.self, in: caretaker) { drawing in
+            var strokes = drawing.strokes.map { (points: $0.points, color: $0.color) }
+            edit(&strokes)
+            drawing.strokes = strokes.map { Drawing.Stroke(points: $0.points, color: $0.color) }
+        }
     }
 
     /// Restores the sketch in snapshot `name`, reverses its lines, makes the first one green,
     /// adds a gray one, and saves it again under `name`.
     static func editSketch(_ name: String, in caretaker: Caretaker) throws {
-        var sketch = try #require(try caretaker.restore(name, as: Sketch.self))
-        sketch.lines.reverse()
-        sketch.lines[0].style.color = "green"
-        sketch.lines.append(.init(points: [.init(x: 9, y: 9)], style: .init(color: "gray")))
-        try caretaker.save(sketch, as: name, replacingExisting: true)
+        try resave(name, as: Sketch.self, in: caretaker) { sketch in
+            sketch.lines.reverse()
+            sketch.lines[0].style.color = "green"
+            sketch.lines.append(.init(points: [.init(x: 9, y: 9)], style: .init(color: "gray")))
+        }
     }
 
     /// Restores the board in snapshot `name`, reverses its rows, marks the last cell of the
     /// second `x`, adds a row of one empty cell, and saves it again under `name`.
     static func editBoard(_ name: String, in caretaker: Caretaker) throws {
-        var board = try #require(try caretaker.restore(name, as: Board.self))
-        board.rows.reverse()
-        board.rows[1][1].mark = "x"
-        board.rows.append([.init(mark: "")])
-        try caretaker.save(board, as: name, replacingExisting: true)
+        try resave(name, as: Board.self, in: caretaker) { board in
+            board.rows.reverse()
+            board.rows[1][1].mark = "x"
+            board.rows.append([.init(mark: "")])
+        }
     }
 
     /// Restores the labels in snapshot `name`, removes tag `b`, adds tag `new`, and saves them
     /// again under `name`.
     static func editLabels(_ name: String, in caretaker: Caretaker) throws {
-        var labels = try #require(try caretaker.restore(name, as: Labels.self))
-        labels.tags.remove(.init(name: "b"))
-        labels.tags.insert(.init(name: "new"))
-        try caretaker.save(labels, as: name, replacingExisting: true)
+        try resave(name, as: Labels.self, in: caretaker) { labels in
+            labels.tags.remove(.init(name: "b"))
+            labels.tags.insert(.init(name: "new"))
+        }
+    }
+
+    /// Restores snapshot `name` as the earlier release's `T`, makes `edit` on it, and saves it
+    /// again under `name`, as the earlier release does.
+    private static func resave<T: Codable>(
+        _ name: String, as _: T.Type, in caretaker: Caretaker, _ edit: (inout T) -> Void
+    ) throws {
+        var value = try #require(try caretaker.restore(name, as: T.self))
+        edit(&value)
+        try caretaker.save(value, as: name, replacingExisting: true)
     }
 
     /// Saves a note titled `title`, by no one and without items, under `name`, replacing the
