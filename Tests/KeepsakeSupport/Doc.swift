@@ -161,7 +161,7 @@ public enum DocEdits {
     /// one is left: most are changed.
     ///
     /// - Throws: What accepting it threw, or ``UnexpectedUntrackedOutcome``.
-    @MainActor public static func changeWithoutTracking<Root>(
+    public static func changeWithoutTracking<Root>(
         of doc: Doc, through controller: VersioningController<Root, Doc, ReversionError>,
         model: inout FullCopyHistory<Doc>, named name: String, using generator: inout SeededGenerator
     ) throws {

@@ -8,12 +8,12 @@ import TestSupport
 /// and the `keepsake-fuzz` fuzzer share. A damaged copy must give what the undamaged store
 /// gives, up to a typed error: never a crash, never a wrong value, never an edit or a version
 /// silently missing.
-@MainActor public enum RichStore {
+public enum RichStore {
     /// The rich store's limit on versions kept.
     public static let limit = 16
 
     /// Writes the rich store at `path` and closes it; returns its bytes.
-    public static func write(to path: String) throws -> Data {
+    public static func write(to path: String, isolation: isolated (any Actor) = #isolation) throws -> Data {
         let store = try KeepsakeStore(path: path)
         let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: limit)
         var generator = SeededGenerator(seed: 29)

@@ -47,7 +47,8 @@ extension RichStore {
     ///   - report: Called with each step as it is taken.
     public static func run(
         _ operations: [UInt8], on path: String, debounced: Bool = false, maximumSteps: Int = .max,
-        finalReopen: Bool = true, afterOpening: (KeepsakeStore) -> Void = { _ in },
+        finalReopen: Bool = true, isolation: isolated (any Actor) = #isolation,
+        afterOpening: (KeepsakeStore) -> Void = { _ in },
         afterEach report: (OperationStep) -> Void = { _ in }
     ) -> (steps: [OperationStep], error: KeepsakeError?) {
         var steps: [OperationStep] = []
@@ -149,7 +150,8 @@ extension RichStore {
     /// ``readDamaged(_:expecting:limit:)`` allows it); a value or a list of tags read otherwise
     /// is not, nor steps missing with no error.
     public static func runDamaged(
-        _ operations: [UInt8], on path: String, debounced: Bool = false, expecting expected: [OperationStep]
+        _ operations: [UInt8], on path: String, debounced: Bool = false, expecting expected: [OperationStep],
+        isolation: isolated (any Actor) = #isolation
     ) -> String? {
         let reported = verifyReports(path)
         let (steps, error) = run(operations, on: path, debounced: debounced)
@@ -175,7 +177,8 @@ extension RichStore {
     ///   operation or not reopening after them, or the damaged copy's.
     public static func runBeside(
         _ operations: [UInt8], debounced: Bool, original: Data, undamaged: String, damaged: String,
-        _ kind: DamageKind, keyDamages: [ByteDamage], using generator: inout some RandomNumberGenerator
+        _ kind: DamageKind, keyDamages: [ByteDamage], using generator: inout some RandomNumberGenerator,
+        isolation: isolated (any Actor) = #isolation
     ) throws -> (damage: [String], expected: [OperationStep], problem: String?) {
         for suffix in ["", "-wal", "-shm"] { unlink(undamaged + suffix) }
         try original.write(to: URL(fileURLWithPath: undamaged))

@@ -6,7 +6,10 @@ import Testing
 @testable import Keepsake
 
 /// The controller against the simplest possible history, on both storages, from one test body.
-@MainActor @Suite struct ControllerModelTests {
+///
+/// An actor, so that each test has one of its own for the debounced histories it writes: on the
+/// main actor, each would wait for every other test running there.
+@Suite actor ControllerModelTests {
     let directory = TemporaryDirectory()
 
     struct Boom: Error {}

@@ -7,7 +7,7 @@ import Testing
 
 /// Damage to a store is caught: every value read from a damaged copy is the undamaged store's
 /// value, or reading it throws a typed error. Never a crash, never a wrong value.
-@MainActor @Suite struct DamageTests {
+@Suite struct DamageTests {
     let directory = TemporaryDirectory()
 
     /// What the undamaged store holds: every value of history "doc", newest first, and the
@@ -166,7 +166,7 @@ import Testing
 
 /// Damage that makes SQLite lose rows without reporting corruption — a b-tree page that lost
 /// its last cells — reads as damage, not as a shorter history or a snapshot never saved.
-@MainActor @Suite struct LostRowsTests {
+@Suite struct LostRowsTests {
     let directory = TemporaryDirectory()
 
     /// A store with four versions of "doc" and a snapshot "latest", closed.

@@ -7,7 +7,7 @@ import Testing
 
 /// Damaged files, hostile names and extreme values: a typed error or the exact value back,
 /// never a crash, a hang, or a write to a file that was only read.
-@MainActor @Suite struct HostileInputTests {
+@Suite struct HostileInputTests {
     let directory = TemporaryDirectory()
 
     /// A real store with a history of 40 versions and two snapshots, folded into one file.

@@ -10,7 +10,10 @@ import Testing
 /// by debouncing — is caught: everything read from a damaged copy, in the order a reader reads
 /// it, is what the undamaged store gives, up to a typed error. Never a crash, never a wrong
 /// value, never an edit or a version silently missing.
-@MainActor @Suite struct RichStoreDamageTests {
+///
+/// An actor, so that each test has one of its own for the debounced histories it writes: on the
+/// main actor, each would wait for every other test running there.
+@Suite actor RichStoreDamageTests {
     let directory = TemporaryDirectory()
 
     /// The rich store's bytes, and what a reader gets from them.

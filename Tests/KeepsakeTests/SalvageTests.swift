@@ -8,7 +8,10 @@ import Testing
 /// `KeepsakeStore.salvage(from:to:)` copies what a damaged store still proves into a new store:
 /// each history at a value it had (the newest its rows prove), each intact snapshot whole, and
 /// says what it left out. Never a value the history did not have.
-@MainActor @Suite struct SalvageTests {
+///
+/// An actor, so that each test has one of its own for the debounced histories it writes: on the
+/// main actor, each would wait for every other test running there.
+@Suite actor SalvageTests {
     let directory = TemporaryDirectory()
 
     /// What the undamaged sample store holds.

@@ -7,7 +7,10 @@ import Testing
 
 /// `copy(to:)`: a copy of an open store, complete on its own, for Save As, Duplicate, an
 /// export or a backup. A copy of the file alone lacks the commits still in its write-ahead log.
-@MainActor @Suite struct StoreCopyTests {
+///
+/// An actor, so that each test has one of its own for the debounced histories it writes: on the
+/// main actor, each would wait for every other test running there.
+@Suite actor StoreCopyTests {
     let directory = TemporaryDirectory()
 
     /// Everything a store holds, as its inspection reads it: each history's summary, timeline
@@ -241,22 +244,34 @@ import Testing
         .flatMap { FileState(path: directory.path($0))?.size }
     }
 
-    /// Waits until a copy to `output` has begun writing its file (or is done).
-    func waitUntilWriting(_ output: String) {
+    /// Starts copying `store` to `output` on a thread of its own, waits until the copy has begun
+    /// writing its file (or is done), and returns the wait for its end. A thread, not a `Task`:
+    /// this test's thread is held until then, and tests running beside it may hold every other
+    /// thread of the pool `Task`s share, so a `Task`'s copy might never start.
+    func startCopying(_ store: KeepsakeStore, to output: String) -> () throws -> Void {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<Void, any Error> = .success(())
+        Thread.detachNewThread {
+            result = Result { try store.copy(to: output) }
+            done.signal()
+        }
         while (temporarySize() ?? 0) == 0, !FileManager.default.fileExists(atPath: output) {
             usleep(100)
+        }
+        return {
+            done.wait()
+            try result.get()
         }
     }
 
     /// The copy reads on a connection of its own: the store's own operations go on while
     /// `VACUUM INTO` writes it. Each append made during the copy is followed by the size of
     /// the copy's temporary file: one that waited for the copy would only see it whole.
-    @Test func theStoresOperationsGoOnWhileItIsCopied() async throws {
+    @Test func theStoresOperationsGoOnWhileItIsCopied() throws {
         let (path, output) = (directory.path("doc.keepsake"), directory.path("copy.keepsake"))
         let (store, doc) = try writeLargeStore(path)
         let notes = try store.history("notes", initialValue: Doc.empty, maximumVersions: nil)
-        let copying = Task.detached { try store.copy(to: output) }
-        waitUntilWriting(output)
+        let copying = startCopying(store, to: output)
         var (appends, sizes) = (0, [Int64]())
         while temporarySize() != nil {
             var value = notes.value
@@ -265,10 +280,10 @@ import Testing
             appends += 1
             if let size = temporarySize() { sizes.append(size) }
         }
-        try await copying.value
-        let copied = try #require(FileState(path: output)?.size)
-        print("appends during the copy: \(appends); copy \(copied) bytes; sizes seen \(sizes.prefix(5))…")
-        #expect(sizes.contains { $0 < copied })
+        try copying()
+        let size = try #require(FileState(path: output)?.size)
+        print("appends during the copy: \(appends); copy \(size) bytes; sizes seen \(sizes.prefix(5))…")
+        #expect(sizes.contains { $0 < size })
         // The copy is the store as committed when it started, with none of those appends.
         let copy = try KeepsakeStore(path: output)
         #expect(try copy.history("doc", initialValue: Doc.empty).value == doc.value)
@@ -281,15 +296,14 @@ import Testing
 
     /// Closing the store while a copy is written waits for the copy's read, which is not cut
     /// off: the copy is whole, and the store reopens as it was.
-    @Test func closingTheStoreWaitsForACopyInProgress() async throws {
+    @Test func closingTheStoreWaitsForACopyInProgress() throws {
         let (path, output) = (directory.path("doc.keepsake"), directory.path("copy.keepsake"))
         let (store, doc) = try writeLargeStore(path)
         let expected = doc.value
-        let copying = Task.detached { try store.copy(to: output) }
-        waitUntilWriting(output)
+        let copying = startCopying(store, to: output)
         try doc.close()
         store.close()
-        try await copying.value
+        try copying()
         let copy = try KeepsakeStore(path: output)
         let copied = try copy.history("doc", initialValue: Doc.empty)
         #expect(copied.value == expected && copied.versionCount == 16)

@@ -6,7 +6,7 @@ import Testing
 @testable import Keepsake
 
 /// The write-ahead log is copied back by a thread of the store's own, not inside commits.
-@MainActor @Suite struct WALCheckpointerTests {
+@Suite struct WALCheckpointerTests {
     let directory = TemporaryDirectory()
 
     @Test func checkpointsRunOffTheCommittingThreadAndKeepTheLogSmall() throws {

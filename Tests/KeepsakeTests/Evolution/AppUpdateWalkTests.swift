@@ -11,7 +11,7 @@ import Testing
 /// random, and every value it sees is checked against the old walk's values, converted as the
 /// update declares, and its own. The invariants are checked where the new app's changes lie
 /// above the old app's (and the base value the old model stored lacks what was added since).
-@MainActor @Suite struct AppUpdateWalkTests {
+@Suite struct AppUpdateWalkTests {
     let directory = TemporaryDirectory()
 
     /// An item after the update: it gained a `color` (filled from its type's defaults).
@@ -372,7 +372,7 @@ import Testing
 /// the value, the stacks and the scope level. Before, ending a scope that held a version the
 /// new model cannot read failed for good, and undoing or redoing several versions at once past
 /// one gave a property added since the current value's instead of its own.
-@MainActor @Suite struct AppUpdateOperationsTests {
+@Suite struct AppUpdateOperationsTests {
     let directory = TemporaryDirectory()
 
     typealias Updated<Item: AppUpdateWalkTests.UpdatedItem> = AppUpdateWalkTests.UpdatedDoc<Item>

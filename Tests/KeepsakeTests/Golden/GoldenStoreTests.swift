@@ -5,7 +5,7 @@ import Testing
 
 /// Stores written by earlier releases open, read and undo with today's code. Each is opened
 /// from a copy: opening may upgrade a store in place, and the committed file never changes.
-@MainActor @Suite struct GoldenStoreTests {
+@Suite struct GoldenStoreTests {
     let directory = TemporaryDirectory()
 
     /// A writable copy of a committed golden store.
@@ -15,14 +15,14 @@ import Testing
         return path
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN"] != nil))
+    @MainActor @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN"] != nil))
     func writeGoldenStore() throws {
         let path = try #require(ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN"])
         try GoldenSchema1.write(to: path)
     }
 
     /// Writes schema 2's (and, by the same script, schema 3's and later ones') golden store, once.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"] != nil))
+    @MainActor @Test(.enabled(if: ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"] != nil))
     func writeGoldenStore2() throws {
         let path = try #require(ProcessInfo.processInfo.environment["KEEPSAKE_WRITE_GOLDEN_2"])
         try GoldenSchema2.write(to: path)

@@ -12,7 +12,7 @@ import Testing
 /// opens — read-only as it is, writable by finishing the upgrade — and reads exactly what a
 /// store upgraded without a stop reads. `Scripts/soak N` runs N/5 killed upgrades of each
 /// golden store instead of 10.
-@MainActor @Suite struct UpgradeCrashTests {
+@Suite struct UpgradeCrashTests {
     nonisolated static let trials = max(
         10, (Int(ProcessInfo.processInfo.environment["KEEPSAKE_SOAK_TRIALS"] ?? "") ?? 0) / 5)
 
@@ -27,14 +27,26 @@ import Testing
 
     let directory = TemporaryDirectory()
 
-    /// ``trace(_:)`` of each golden store upgraded without a stop, made once.
-    static var wholeTraces: [URL: [String]] = [:]
+    /// ``trace(_:)`` of each golden store upgraded without a stop, made once (by whichever of
+    /// the suite's tests, running in parallel, reads it first).
+    static let wholeTraces: [URL: Result<[String], any Error>] = {
+        let directory = TemporaryDirectory()
+        return Dictionary(
+            uniqueKeysWithValues: sources.map { url, schema in
+                let path = directory.path("whole-\(schema).keepsake")
+                return (
+                    url,
+                    Result {
+                        try FileManager.default.copyItem(atPath: url.path, toPath: path)
+                        return try trace(path)
+                    }
+                )
+            })
+    }()
 
     func wholeTrace(_ url: URL) throws -> [String] {
-        if let trace = Self.wholeTraces[url] { return trace }
-        let trace = try Self.trace(copy(of: url, "whole"))
+        let trace = try #require(Self.wholeTraces[url]).get()
         #expect(trace.first == "schema \(KeepsakeStore.schemaVersion)")
-        Self.wholeTraces[url] = trace
         return trace
     }
 
