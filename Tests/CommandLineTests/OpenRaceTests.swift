@@ -61,8 +61,9 @@ struct RaceDocument: Versionable, Equatable, Codable {
                 try OpenRaceTests.write(path: path, stop: stop, gaveUp: gaveUp)
             }
         }
-        // Another process's start-up is waited for, not timed: poll until its first version.
-        for _ in 0..<3_000 {
+        // Another process's start-up is waited for, not timed: poll until its first version (for
+        // up to two minutes: beside the other tests, the task that starts it may wait for a thread).
+        for _ in 0..<12_000 {
             let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
             if try store.history("race", initialValue: RaceDocument()).value.counter > 0 { break }
             try await Task.sleep(for: .milliseconds(10))
