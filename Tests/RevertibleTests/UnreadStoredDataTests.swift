@@ -55,8 +55,30 @@ import Testing
             try container.encode(data.base64EncodedString(), forKey: AnyCodingKey("base64"))
         }
         let templateJSON = try template.map { try FoundationJSON.object(decoding: encoder.encode($0)) }
-        return try EvolvingDecoding.decodeNotingUnread(
+        let read = try EvolvingDecoding.decodeNotingUnread(
             Doc.self, from: stored, template: templateJSON, decoder: decoder)
+        // Asked of every place holding a value, the reads name the same places unread.
+        let reads = try EvolvingDecoding.decodeNotingReads(
+            Doc.self, from: stored, template: templateJSON, decoder: decoder
+        ).reads
+        #expect(Self.places(in: stored).filter(reads.isUnread).map(ReadPlaces.text) == read.unread)
+        return read
+    }
+
+    /// Every place in `node` holding a value other than `null`, keys in order, each before
+    /// those below it.
+    static func places(in node: Any, at place: [String] = []) -> [[String]] {
+        let members: [(String, Any)] =
+            if let object = node as? [String: Any] {
+                object.keys.sorted().map { ($0, object[$0]!) }
+            } else if let array = node as? [Any] {
+                array.enumerated().map { ("[\($0.offset)]", $0.element) }
+            } else {
+                []
+            }
+        return members.filter { !($0.1 is NSNull) }.flatMap { step, value in
+            [place + [step]] + places(in: value, at: place + [step])
+        }
     }
 
     @Test func whatTheModelDoesNotReadIsNamedWhereverItLies() throws {

@@ -93,16 +93,18 @@ extension EvolvingDecoding {
     package static func decodeNotingUnread<T: Decodable>(
         _ type: T.Type, from stored: Any, template: Any?, decoder: JSONDecoder
     ) throws -> (value: T, unread: [String]) {
-        let (value, places) = try decodeNotingUnreadPlaces(
-            T.self, from: stored, template: template, decoder: decoder)
-        return (value, places.map(ReadPlaces.text))
+        let (value, reads) = try decodeNotingReads(T.self, from: stored, template: template, decoder: decoder)
+        var unread: [[String]] = []
+        reads.collectUnread(in: stored, at: [], into: &unread)
+        return (value, unread.map(ReadPlaces.text))
     }
 
-    /// ``decodeNotingUnread(_:from:template:decoder:)`` with each place not read as its steps:
-    /// an object's key, or an array's index written `[0]`.
-    static func decodeNotingUnreadPlaces<T: Decodable>(
+    /// ``decodeNotingUnread(_:from:template:decoder:)``'s decode, with the places it read: they
+    /// say whether it left a given place unread (``ReadPlaces/isUnread(_:)``) without listing
+    /// every place, which for a large value costs more than the few asked about.
+    package static func decodeNotingReads<T: Decodable>(
         _ type: T.Type, from stored: Any, template: Any?, decoder: JSONDecoder
-    ) throws -> (value: T, unread: [[String]]) {
+    ) throws -> (value: T, reads: ReadPlaces) {
         let notes = MergeNotes()
         let reads = ReadPlaces()
         notes.reads = reads
@@ -111,9 +113,7 @@ extension EvolvingDecoding {
                 node: stored, template: template, codingPath: [], base: decoder, notes: notes, place: []
             ).decode(T.self)
         }
-        var unread: [[String]] = []
-        reads.collectUnread(in: stored, at: [], into: &unread)
-        return (value, unread)
+        return (value, reads)
     }
 }
 
@@ -121,7 +121,7 @@ extension EvolvingDecoding {
 /// ``EvolvingDecoding/decodeNotingUnread(_:from:template:decoder:)``: each place is the JSON
 /// keys and element indices (`[0]`) leading to it, as stored (a property read under its former
 /// name is read at that name's place).
-private final class ReadPlaces {
+package final class ReadPlaces {
     /// The keys and indices read in each object or array.
     private var read: [[String]: Set<String>] = [:]
     /// The places read whole, by the standard decoder.
@@ -130,6 +130,21 @@ private final class ReadPlaces {
     func note(_ component: String, at place: [String]) { read[place, default: []].insert(component) }
     func noteWhole(_ place: [String]) { whole.insert(place) }
 
+    /// Whether ``collectUnread(in:at:into:)`` lists `place`, a place of the stored tree that
+    /// holds a value other than `null`, as every place above it does: no place on the way to it
+    /// was read whole, and its last step is the first one not read.
+    package func isUnread(_ place: [String]) -> Bool {
+        var parent: [String] = []
+        for step in place {
+            if whole.contains(parent) { return false }
+            guard read[parent]?.contains(step) == true else { return parent.count == place.count - 1 }
+            parent.append(step)
+        }
+        return false
+    }
+
+    /// Appends to `unread` the places in `node`, at `place`, that hold a value other than
+    /// `null` and were not read, in the order of their keys and indices; not those below them.
     func collectUnread(in node: Any, at place: [String], into unread: inout [[String]]) {
         guard !whole.contains(place) else { return }
         let seen = read[place] ?? []
@@ -154,7 +169,7 @@ private final class ReadPlaces {
     }
 
     /// `place` as a path reads: `tags[0].color`.
-    static func text(_ place: [String]) -> String {
+    package static func text(_ place: [String]) -> String {
         place.reduce(into: "") { text, component in
             text += text.isEmpty || component.hasPrefix("[") ? component : "." + component
         }

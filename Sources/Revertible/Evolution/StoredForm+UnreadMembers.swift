@@ -33,14 +33,14 @@ extension StoredForm {
         collector.collect(earlier.root, in: root, keys: CodingKeyTree(for: T.self), aligned: false)
         let absent = collector.found
         guard !absent.isEmpty,
-            let read = try? EvolvingDecoding.decodeNotingUnreadPlaces(
+            let reads = try? EvolvingDecoding.decodeNotingReads(
                 T.self, from: earlier.root.foundationObject, template: root.foundationObject,
-                decoder: earlier.decoder)
+                decoder: earlier.decoder
+            ).reads
         else { return [] }
-        let unread = Set(read.unread)
         var tree = root
         var gained: Set<String> = []
-        for member in absent where unread.contains(member.place) {
+        for member in absent where reads.isUnread(member.place) {
             guard tree.replace(at: member.steps[...], with: member.node),
                 case .property(let key)? = member.steps.first
             else { continue }
