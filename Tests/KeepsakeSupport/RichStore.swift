@@ -12,7 +12,8 @@ public enum RichStore {
     /// The rich store's limit on versions kept.
     public static let limit = 16
 
-    /// Writes the rich store at `path` and closes it; returns its bytes.
+    /// Writes the rich store at `path` and closes it; returns its bytes. Its debounced history
+    /// belongs to `isolation`, the caller's actor by default.
     public static func write(to path: String, isolation: isolated (any Actor) = #isolation) throws -> Data {
         let store = try KeepsakeStore(path: path)
         let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: limit)

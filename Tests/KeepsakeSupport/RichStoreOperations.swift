@@ -43,6 +43,8 @@ extension RichStore {
     ///     the next operation, closing or opening again records it.
     ///   - maximumSteps: Stop once this many steps are taken.
     ///   - finalReopen: Whether to close and reopen the store after the last operation.
+    ///   - isolation: The actor the history belongs to, where a debounced one's timer would
+    ///     record its held change; the caller's by default.
     ///   - afterOpening: Called with the store each time it is opened.
     ///   - report: Called with each step as it is taken.
     public static func run(
