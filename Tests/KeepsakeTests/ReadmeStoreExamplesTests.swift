@@ -84,6 +84,42 @@ enum Readme {
         var words: Int
     }
 
+    /// ChangingYourModel's page: the first release's `title` and `note` moved into `meta`.
+    struct Page: Versionable, Equatable, Codable {
+        struct Meta: Versionable, Equatable, Codable {
+            var title: String
+            var note: String
+        }
+
+        var meta: Meta
+        var count: Int
+
+        enum CodingKeys: String, CodingKey { case meta, count }
+        enum FirstRelease: String, CodingKey { case title, note }
+
+        init(meta: Meta, count: Int) { (self.meta, self.count) = (meta, count) }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let meta = try container.decodeIfPresent(Meta.self, forKey: .meta) {
+                self.meta = meta
+            } else {
+                let old = try decoder.container(keyedBy: FirstRelease.self)  // title, note
+                meta = Meta(
+                    title: try old.decode(String.self, forKey: .title),
+                    note: try old.decode(String.self, forKey: .note))
+            }
+            count = try container.decode(Int.self, forKey: .count)
+        }
+    }
+
+    /// The first release's page.
+    struct OldPage: Versionable, Equatable, Codable {
+        var title: String
+        var note: String
+        var count: Int
+    }
+
     /// The first release's todo, and a board of either.
     struct OldTodo: Codable, Equatable, Identifiable {
         var id: Int
@@ -140,6 +176,21 @@ extension Todo: DecodingDefaults {
             "memo", initialValue: Readme.Memo(name: "", words: "", pinned: true))
         #expect(memo.value == Readme.Memo(name: "Draft", words: "120 words", pinned: true))
         #expect(try memo.undo() == Readme.Memo(name: "", words: "0 words", pinned: true))
+    }
+
+    @Test func theMovedPropertyExample() throws {
+        let path = directory.path("pages.keepsake")
+        let old = try KeepsakeStore(path: path).history(
+            "page", initialValue: Readme.OldPage(title: "", note: "", count: 0))
+        try old.append(Readme.OldPage(title: "Draft", note: "", count: 0))
+        try old.append(Readme.OldPage(title: "Draft", note: "n", count: 1))
+        let page = try KeepsakeStore(path: path).history(
+            "page", initialValue: Readme.Page(meta: .init(title: "", note: ""), count: 0))
+        #expect(page.value == Readme.Page(meta: .init(title: "Draft", note: "n"), count: 1))
+        #expect(try page.undo() == Readme.Page(meta: .init(title: "Draft", note: ""), count: 0))
+        #expect(try page.undo() == Readme.Page(meta: .init(title: "", note: ""), count: 0))
+        #expect(try page.redo() == Readme.Page(meta: .init(title: "Draft", note: ""), count: 0))
+        try page.checkInvariants()
     }
 
     @Test func theConvertedMeaningExample() throws {

@@ -120,7 +120,11 @@ extension Reversion {
     ///   location of `value`, ``ReversionError/undecodable(path:type:reason:)`` when a patch
     ///   does not decode as the type found there, or when two records change the same place
     ///   (or one changes inside what another replaces), which no diff records. A change to a
-    ///   property the type no longer has (one removed since it was stored) is skipped.
+    ///   property the type no longer has (one removed since it was stored) is skipped, unless
+    ///   the type's own `init(from:)` reads its key from stored data (a property moved into a
+    ///   struct of its own, read from the old keys): then it changes what that data decodes
+    ///   to, and is ``ReversionError/pathNotFound(path:type:)``, for the caller to compute the
+    ///   value on the stored data (as a Keepsake store does).
     public init(
         records: [ChangeRecord], resolvingAgainst value: Root, inverted: Bool = false,
         decoder: JSONDecoder = ChangeRecord.makeDecoder()
@@ -134,8 +138,12 @@ extension Reversion {
             switch resolver.result {
             case .success(let node)?: changes.append(Change(path: record.path, node: node))
             case .failure(let error)?: throw error
-            // A property removed from the type since: its change no longer has a place.
-            case nil where resolver.namesRemovedProperty: continue
+            // A property removed from the type since: its change no longer has a place,
+            // unless the type's decoding reads it from stored data (moved into a struct).
+            case nil where resolver.namesRemovedProperty:
+                guard !resolver.removedPropertyIsRead else {
+                    throw .pathNotFound(path: record.path, type: "\(Root.self)")
+                }
             case nil: throw .pathNotFound(path: record.path, type: "\(Root.self)")
             }
         }

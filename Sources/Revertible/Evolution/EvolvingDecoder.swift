@@ -202,6 +202,71 @@ extension DecodingError {
 }
 
 extension EvolvingDecoding {
+    /// Whether a `type`'s own decoding may read `key` from a stored object, where `type` has no
+    /// property of that name any more: one moved into a struct of its own (`title`, now
+    /// `meta.title`) that the type's `init(from:)` reads from data an earlier model stored, as
+    /// Codable's documentation teaches (`decodeIfPresent(Meta.self, forKey: .meta)`, else the
+    /// old keys). A stored change of such a property changes what the type decodes: skipping
+    /// it, as a removed property's change is skipped, would leave the value wrong.
+    ///
+    /// Found once per type and key, by decoding an object holding only `key` (as `null`), once
+    /// with `template` filling what it lacks and once without: `true` when either asks for
+    /// `key`, or for a key that decoding `template` itself (today's form) does not ask for —
+    /// the type reads an earlier form, whose other keys it may ask for before `key` (an
+    /// `init(from:)` reading `title` first stops there, in an object without it). A
+    /// synthesized `init(from:)` asks for its own keys only: `false`.
+    ///
+    /// - Parameters:
+    ///   - key: The key, a property's name the type no longer has.
+    ///   - type: The type whose stored object it is.
+    ///   - template: A value of `type` as JSON (`nil` for none), asked for only the first time.
+    ///   - decoder: The decoder for leaf values.
+    package static func mayRead(
+        _ key: String, decoding type: Any.Type, template: () -> Data?, decoder: JSONDecoder
+    ) -> Bool {
+        let memoKey = KeyReadsMemo.Key(type: ObjectIdentifier(type), key: key)
+        if let known = KeyReadsMemo.shared.withLock({ $0[memoKey] }) { return known }
+        guard let decodable = type as? any Decodable.Type else { return false }
+        let templateNode = template().flatMap(FoundationJSON.object(_:))
+        func mayRead<T: Decodable>(_: T.Type) -> Bool {
+            let ownKeys = templateNode.map {
+                askedKeys(T.self, decoding: $0, template: nil, decoder: decoder)
+            }
+            return [templateNode, nil].contains { template in
+                let keys = askedKeys(T.self, decoding: [key: NSNull()], template: template, decoder: decoder)
+                return keys.contains(key) || ownKeys.map { !keys.isSubset(of: $0) } == true
+            }
+        }
+        let read = mayRead(decodable)
+        KeyReadsMemo.shared.withLock { $0[memoKey] = read }
+        return read
+    }
+
+    /// Whether decoding `object` (a parsed JSON object) as a `type` asks for `key` of it,
+    /// present or not: whether that form of the stored data reads it.
+    package static func asks(_ key: String, decoding type: Any.Type, object: Any, decoder: JSONDecoder)
+        -> Bool
+    {
+        guard let decodable = type as? any Decodable.Type else { return false }
+        return askedKeys(decodable, decoding: object, template: nil, decoder: decoder).contains(key)
+    }
+
+    /// The keys decoding `node` as a `T` asked its root object for, present or not, whether
+    /// the decode then succeeded or not.
+    private static func askedKeys<T: Decodable>(
+        _: T.Type, decoding node: Any, template: Any?, decoder: JSONDecoder
+    ) -> Set<String> {
+        let notes = MergeNotes()
+        notes.askedAtRoot = []
+        _ = try? TypeBeingDecoded.with(T.self) {
+            try TreeDecoder(
+                node: node, template: template, codingPath: [], base: decoder, notes: notes, place: []
+            )
+            .decode(T.self)
+        }
+        return notes.askedAtRoot ?? []
+    }
+
     /// A decoder over one parsed JSON value, for conversions of stored changes.
     package static func decoder(for node: Any, base: JSONDecoder) -> any Decoder {
         TreeDecoder(node: node, template: nil, codingPath: [], base: base, notes: MergeNotes())
@@ -224,6 +289,9 @@ private final class MergeNotes {
     /// Where the stored tree was read, when a decode asks (`nil`: no one asks, nothing is
     /// noted).
     var reads: ReadPlaces?
+    /// The keys the root object was asked for, present or not, when a decode asks (`nil`:
+    /// nothing is noted).
+    var askedAtRoot: Set<String>?
 }
 
 /// A decoder over a parsed JSON tree, with the app's template tree beside it.
@@ -310,6 +378,11 @@ private struct TreeDecoder: Decoder {
         if let place { notes.reads?.note(storedKey, at: place) }
     }
 
+    /// Notes that `key` was asked for here, present or not, while the root's are noted.
+    func noteAsked(_ key: String) {
+        if notes.askedAtRoot != nil, place?.isEmpty == true { notes.askedAtRoot?.insert(key) }
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard let object = node as? [String: Any] else {
             throw DecodingError.typeMismatch(
@@ -371,6 +444,7 @@ private struct KeyedTree<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The stored node for `key`, the key it is stored under, and whether that is the name the
     /// property had before a declared rename: there only data an earlier model wrote has it.
     private func lookUp(_ key: Key) -> (node: Any, storedKey: String, underOldName: Bool)? {
+        decoder.noteAsked(key.stringValue)
         if let node = object[key.stringValue] {
             decoder.noteRead(key.stringValue)
             return (node, key.stringValue, false)
@@ -600,4 +674,15 @@ private enum TypeBeingDecoded {
     static func with<T, R>(_ type: T.Type, _ body: () throws -> R) rethrows -> R {
         try $evolution.withValue((T.self as? any Versionable.Type)?.propertyEvolution ?? [], operation: body)
     }
+}
+
+/// What ``EvolvingDecoding/mayRead(_:decoding:template:decoder:)`` found, by type and key: a
+/// type's decoding does not change within a process.
+private enum KeyReadsMemo {
+    struct Key: Hashable {
+        let type: ObjectIdentifier
+        let key: String
+    }
+
+    static let shared = Locked<[Key: Bool]>([:])
 }

@@ -22,7 +22,8 @@ import Foundation
 ///
 /// Changes that need no declaration: a new property with a default value (the stored value is
 /// used where there is one, the app's value where not; `nil` for an optional, as `Codable`
-/// reads a missing key), a removed property (its stored changes are skipped, and a storage
+/// reads a missing key), a removed property (its stored changes are skipped — unless the type's
+/// own `init(from:)` reads its key, as after a move into a struct of its own — and a storage
 /// keeps its stored values for an earlier release until it is declared ``removed(_:)``), a new enum case,
 /// a property made optional, a property renamed with its old name kept as its JSON key in
 /// `CodingKeys` (`case name = "title"`: its stored changes are read as that property's).
@@ -55,7 +56,7 @@ public struct PropertyEvolution: @unchecked Sendable {
     /// The property stored under `key` is gone for good: a storage lets its stored values go.
     ///
     /// A property removed needs no declaration to open stored data: its stored changes are
-    /// skipped, and its stored values ignored. A storage that stores values again whole (a
+    /// skipped (unless the type's `init(from:)` reads its key), and its stored values ignored. A storage that stores values again whole (a
     /// Keepsake checkpoint) keeps what the model does not read, since that may be a later
     /// release's property, read by an earlier one: an earlier release opening the same store
     /// (another device, a downgrade) still finds it. Declare the removal once no release that

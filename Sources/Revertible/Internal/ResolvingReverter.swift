@@ -17,6 +17,9 @@ struct ResolvingReverter<Root>: Reverter {
     private var tookNextComponent = false
     /// Whether the path leads, here or below, to a property its type no longer has.
     private var reachedRemovedProperty = false
+    /// Whether the property no longer there that the path reached below is one its type's
+    /// decoding still reads from stored data.
+    private var reachedPropertyIsRead = false
     /// Where the stored property the path names next lies in a `Root` value, looked up the
     /// first time a property registered by hand asks (`.some(nil)`: the path names no stored
     /// property of a struct); a type tracked with no code never asks.
@@ -96,6 +99,21 @@ struct ResolvingReverter<Root>: Reverter {
         return table.hasStoredProperties && !table.names.values.contains(name)
     }
 
+    /// Whether the property no longer there that ``namesRemovedProperty`` found is one its
+    /// type's own decoding reads from stored data (moved into a struct of its own, read from
+    /// the earlier form by the type's `init(from:)`): its change then changes what the stored
+    /// data decodes to, and is not skipped (see
+    /// ``EvolvingDecoding/mayRead(_:decoding:template:decoder:)``).
+    var removedPropertyIsRead: Bool {
+        guard namesRemovedProperty else { return false }
+        if reachedRemovedProperty { return reachedPropertyIsRead }
+        guard case .property(let name)? = remaining.first else { return false }
+        return EvolvingDecoding.mayRead(
+            name, decoding: Root.self,
+            template: { [value] in (value as? any Encodable).flatMap { try? JSONEncoder().encode($0) } },
+            decoder: decoder)
+    }
+
     /// The components left after `component`, or `nil` when `component` is not the next one.
     private mutating func rest(after component: PathComponent?) -> ArraySlice<PathComponent>? {
         guard result == nil else { return nil }
@@ -140,6 +158,7 @@ struct ResolvingReverter<Root>: Reverter {
             result = found.map(lift)
         } else if child.namesRemovedProperty {
             reachedRemovedProperty = true
+            reachedPropertyIsRead = child.removedPropertyIsRead
         }
     }
 
