@@ -891,6 +891,10 @@ struct HistoryRows {
     /// of them: the one way of passing over a checkpoint that undo and redo, opening and the
     /// reads by number share.
     ///
+    /// Where a start's JSON is not in the form a version's change of a moved property was made
+    /// on (``StoredForm/unreadHereReason``: today's model stored it) and no start fits, the
+    /// first is tried again making such changes all the same, as before they were refused.
+    ///
     /// - Throws: The first start's error when none fits; any other error at once.
     static func passingOverUnfit<Start, T>(
         from first: Start, at position: (Start) -> Int, below older: (Int) throws -> Start?,
@@ -899,13 +903,22 @@ struct HistoryRows {
         var start = first
         var firstFailure: KeepsakeError?
         var passedOver = 0
+        var refusedUnreadHere = false
         while true {
             do {
                 return try body(start)
             } catch let failure as KeepsakeError {
+                if case .reversion(_, _, let error) = failure, StoredForm.isUnreadHere(error) {
+                    refusedUnreadHere = true
+                }
                 guard case .reversion = failure, position(start) > 0, passedOver < checkpointsPassedOver,
                     let next = try older(position(start))
-                else { throw firstFailure ?? failure }
+                else {
+                    // No start holds the earlier form a moved property's change was made on:
+                    // made on the first all the same, as before, where it does not show.
+                    guard refusedUnreadHere else { throw firstFailure ?? failure }
+                    return try StoredForm.$makesChangesWhereUnread.withValue(true) { try body(first) }
+                }
                 firstFailure = firstFailure ?? failure
                 start = next
                 passedOver += 1
@@ -1038,6 +1051,11 @@ struct HistoryRows {
         {
             // A version today's model reads that does not redo on the JSON: why is the
             // JSON's to say (a property's key the model does not show, say).
+            throw KeepsakeError.reversion(history: history, version: version, error: error)
+        } catch KeepsakeError.reversion(let history, let version, let error)
+            where StoredForm.isUnreadHere(error)
+        {
+            // The JSON is not in the form the change was made on: an older start may be.
             throw KeepsakeError.reversion(history: history, version: version, error: error)
         } catch {
             throw failure

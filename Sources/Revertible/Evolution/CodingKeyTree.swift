@@ -120,6 +120,18 @@ package struct CodingKeyTree: @unchecked Sendable {
         return ContainedTypes.unwrapped(property) == property
     }
 
+    /// Whether the type here has no property `name`, but its decoding may read that key from an
+    /// earlier form (``EvolvingDecoding/mayRead(_:decoding:template:decoder:)``: a property
+    /// moved into a struct, read by the type's `init(from:)`), and does not read it from
+    /// `object`, the stored JSON here: the JSON is in another form, where a change of it cannot
+    /// show.
+    func readsFormerKeyElsewhere(_ name: String, than object: CodedNode, decoder: JSONDecoder) -> Bool {
+        guard let type, case .object = object, Self.propertyType(name, of: type) == nil,
+            EvolvingDecoding.mayRead(name, decoding: type, template: { object.jsonData }, decoder: decoder)
+        else { return false }
+        return !EvolvingDecoding.asks(name, decoding: type, object: object.foundationObject, decoder: decoder)
+    }
+
     /// Whether the type declares a conversion of the property `name` from an old type: a value
     /// stored under its old name is always converted when read.
     func convertsValues(of name: String) -> Bool {

@@ -33,6 +33,15 @@ package struct StoredForm: Equatable {
     /// back: sixteen of them took over a second.
     package var shapeOnly = false
 
+    /// Whether a change of a property today's model no longer has but whose decoding may read
+    /// it (moved into a struct, read from an earlier form by the type's `init(from:)`) is made
+    /// where the JSON lacks its key and the JSON's form does not read it there: `false` unless
+    /// set, and the change is refused (``unreadHereReason``), so that a replay passes over
+    /// such a checkpoint (one today's model stored, holding the struct) for an older one, in
+    /// the form the change was made on. A replay no checkpoint fits makes it all the same, as
+    /// it made every such change before: the value then does not show it.
+    @TaskLocal package static var makesChangesWhereUnread = false
+
     /// Parses `json`.
     ///
     /// - Parameters:
@@ -414,6 +423,9 @@ package struct StoredForm: Equatable {
 
     private func mismatch(_ edit: Edit, expecting side: PatchSide) throws(ReversionError) -> String? {
         let place = try locate(edit, in: root)
+        if place.node == nil, !shapeOnly, !Self.makesChangesWhereUnread, notReadHere(edit) {
+            return Self.unreadHereReason
+        }
         let node = place.node ?? .null
         switch edit.patch {
         case .replace where shapeOnly:
@@ -595,6 +607,31 @@ package struct StoredForm: Equatable {
         else { return false }
         return parent.keys.readsOwnValue(
             whereAbsent: edit.followsRenames ? parent.keys.currentName(of: stored) : stored)
+    }
+
+    /// Whether `edit` changes a property today's model does not have, whose key the JSON lacks,
+    /// which the model's decoding may read from an earlier form (see
+    /// ``EvolvingDecoding/mayRead(_:decoding:template:decoder:)``) but does not read from the
+    /// object that holds it here: the JSON is in another form (today's, the struct it moved
+    /// into stored), where the change cannot show.
+    private func notReadHere(_ edit: Edit) -> Bool {
+        guard keys.knowsType, case .property(let stored)? = edit.path.components.last,
+            case .success(let parent) = Self.place(
+                edit.path.components.dropLast(), in: root, keys: keys, decoder: decoder, positions: positions,
+                followingRenames: edit.followsRenames),
+            let object = parent.node
+        else { return false }
+        return parent.keys.readsFormerKeyElsewhere(stored, than: object, decoder: decoder)
+    }
+
+    /// Why a change is refused where ``notReadHere(_:)``.
+    package static let unreadHereReason =
+        "the stored JSON is in a form that does not read this property (today's model stored it)"
+
+    /// Whether `error` is a refusal for the reason ``unreadHereReason`` gives.
+    package static func isUnreadHere(_ error: ReversionError) -> Bool {
+        guard case .wrongVersion(_, let reason) = error else { return false }
+        return reason == unreadHereReason
     }
 
     /// Where the JSON holds no value (`null`, or the key missing) for a change of a `String`

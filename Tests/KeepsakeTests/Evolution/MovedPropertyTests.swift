@@ -116,8 +116,8 @@ enum MovedInElements {
 
     /// Every version reads by number, the history opens at the old app's last value, undoes
     /// to the start and redoes to the end; a new edit undoes, then the old versions below it,
-    /// and the value undone to is the one the next open reads. The snapshot the old app saved
-    /// restores.
+    /// and the value undone to is the one the next open reads, from which they redo. The
+    /// snapshot the old app saved restores.
     @Test(arguments: [true, false])
     func aPropertyMovedIntoAStructThatTheModelReadsFromTheOldKeysKeepsItsChanges(closing: Bool)
         async throws
@@ -140,8 +140,12 @@ enum MovedInElements {
         try history.close()
         let reopened = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
         #expect(reopened.value == expected[6])
-        #expect(try reopened.undo() == expected[5])
-        #expect(try reopened.undo() == expected[4])
+        // Version 8 changes the note. Closing stored today's form at version 6, whose JSON holds
+        // `meta`: the change is redone on the old app's form below it, not made beside `meta`.
+        #expect(try reopened.redo() == expected[7])
+        #expect(try reopened.redo() == expected[8])
+        #expect(try reopened.redo() == edited)
+        for value in expected.dropFirst(4).reversed() { #expect(try reopened.undo() == value) }
         try reopened.checkInvariants()
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
 
@@ -162,5 +166,26 @@ enum MovedInElements {
         let expected = MovedInElements.expected
         try ModelEvolutionTests.expectHistory(at: path, initialValue: expected[0], expected: expected)
         #expect(try KeepsakeStore(path: path).integrityCheck() == ["ok"])
+    }
+
+    /// An earlier release's change of a moved property, made on JSON today's release stored
+    /// (a synced document opened by the old app): no stored form reads it, so it does not
+    /// show, as an earlier release's change of a renamed property does not; the history opens.
+    @Test func anEarlierReleasesChangeOfAMovedPropertyOnTodaysFormStillOpens() async throws {
+        let path = directory.path("earlier.keepsake")
+        let today = Moved.Doc(meta: .init(title: "T", note: "N"), count: 1, tags: [], kind: .a)
+        try KeepsakeStore(path: path).history("doc", initialValue: today).close()
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let old = try KeepsakeStore(path: path).history("doc", initialValue: OldApp.versions[0])
+            var doc = old.value
+            doc.note = "from the old app"
+            try old.append(doc)
+        }
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: Moved.expected[0])
+        #expect(history.value == today)
+        #expect(history.versionCount == 1)
+        #expect(try history.undo() == today)
+        #expect(try history.redo() == today)
+        try history.checkInvariants()
     }
 }
