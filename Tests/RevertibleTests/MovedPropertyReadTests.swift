@@ -72,10 +72,44 @@ import Testing
         }
     }
 
-    func reads(_ key: String, _ type: (some Encodable).Type, template: some Encodable) -> Bool {
+    /// The first release's `meta.title` moved out of `meta`: the document reads it there.
+    struct MovedOut: Versionable, Equatable, Codable {
+        struct Meta: Versionable, Equatable, Codable {
+            var note: String
+        }
+
+        var title: String
+        var meta: Meta
+
+        enum CodingKeys: String, CodingKey { case title, meta }
+        enum FirstReleaseMeta: String, CodingKey { case title }
+
+        init(title: String, meta: Meta) { (self.title, self.meta) = (title, meta) }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            meta = try container.decode(Meta.self, forKey: .meta)
+            title =
+                try container.decodeIfPresent(String.self, forKey: .title)
+                ?? container.nestedContainer(keyedBy: FirstReleaseMeta.self, forKey: .meta)
+                .decode(String.self, forKey: .title)
+        }
+    }
+
+    func reads(
+        _ key: String, at place: [String] = [], _ type: (some Encodable).Type, template: some Encodable
+    ) -> Bool {
         EvolvingDecoding.mayRead(
-            key, decoding: type, template: { try? JSONEncoder().encode(template) },
+            key, at: place, decoding: type, template: { try? JSONEncoder().encode(template) },
             decoder: ChangeRecord.makeDecoder())
+    }
+
+    @Test func aKeyInsideAStructIsReadWhereTheTypeHoldingItReadsIt() {
+        let value = MovedOut(title: "t", meta: .init(note: "n"))
+        #expect(reads("title", at: ["meta"], MovedOut.self, template: value))
+        #expect(!reads("title", MovedOut.Meta.self, template: value.meta))
+        let synthesized = Synthesized(meta: .init(title: "t", note: "n"), count: 1, subtitle: nil)
+        #expect(!reads("legacy", at: ["meta"], Synthesized.self, template: synthesized))
     }
 
     @Test func aSynthesizedDecodingReadsNoKeyItHasNoPropertyFor() {

@@ -121,7 +121,7 @@ package struct CodingKeyTree: @unchecked Sendable {
     }
 
     /// Whether the type here has no property `name`, but its decoding may read that key from an
-    /// earlier form (``EvolvingDecoding/mayRead(_:decoding:template:decoder:)``: a property
+    /// earlier form (``EvolvingDecoding/mayRead(_:at:decoding:template:decoder:)``: a property
     /// moved into a struct, read by the type's `init(from:)`), and does not read it from
     /// `object`, the stored JSON here: the JSON is in another form, where a change of it cannot
     /// show.

@@ -202,38 +202,43 @@ extension DecodingError {
 }
 
 extension EvolvingDecoding {
-    /// Whether a `type`'s own decoding may read `key` from a stored object, where `type` has no
+    /// Whether a `type`'s own decoding may read `key` from a stored object at `place` (property
+    /// names below the type's own object; `[]`: that object), where the type there has no
     /// property of that name any more: one moved into a struct of its own (`title`, now
-    /// `meta.title`) that the type's `init(from:)` reads from data an earlier model stored, as
-    /// Codable's documentation teaches (`decodeIfPresent(Meta.self, forKey: .meta)`, else the
-    /// old keys). A stored change of such a property changes what the type decodes: skipping
-    /// it, as a removed property's change is skipped, would leave the value wrong.
+    /// `meta.title`), or out of one (`meta.title`, now `title`), that an `init(from:)` reads
+    /// from data an earlier model stored, as Codable's documentation teaches
+    /// (`decodeIfPresent(Meta.self, forKey: .meta)`, else the old keys). A stored change of such
+    /// a property changes what the type decodes: skipping it, as a removed property's change
+    /// is skipped, would leave the value wrong.
     ///
-    /// Found once per type and key, by decoding an object holding only `key` (as `null`), once
-    /// with `template` filling what it lacks and once without: `true` when either asks for
-    /// `key`, or for a key that decoding `template` itself (today's form) does not ask for —
-    /// the type reads an earlier form, whose other keys it may ask for before `key` (an
-    /// `init(from:)` reading `title` first stops there, in an object without it). A
-    /// synthesized `init(from:)` asks for its own keys only: `false`.
+    /// Found once per type, place and key, by decoding an object holding only `key` (as
+    /// `null`) at `place`, once with `template` filling what it lacks and once without: `true`
+    /// when either asks for `key` there, or for a key there that decoding `template` itself
+    /// (today's form) does not ask for — the type reads an earlier form, whose other keys it may
+    /// ask for before `key` (an `init(from:)` reading `title` first stops there, in an object
+    /// without it). A synthesized `init(from:)` asks for its own keys only: `false`.
     ///
     /// - Parameters:
-    ///   - key: The key, a property's name the type no longer has.
-    ///   - type: The type whose stored object it is.
+    ///   - key: The key, a property's name the type there no longer has.
+    ///   - place: Where the object holding it lies in the type's stored object.
+    ///   - type: The type decoding the stored object.
     ///   - template: A value of `type` as JSON (`nil` for none), asked for only the first time.
     ///   - decoder: The decoder for leaf values.
     package static func mayRead(
-        _ key: String, decoding type: Any.Type, template: () -> Data?, decoder: JSONDecoder
+        _ key: String, at place: [String] = [], decoding type: Any.Type, template: () -> Data?,
+        decoder: JSONDecoder
     ) -> Bool {
-        let memoKey = KeyReadsMemo.Key(type: ObjectIdentifier(type), key: key)
+        let memoKey = KeyReadsMemo.Key(type: ObjectIdentifier(type), place: place, key: key)
         if let known = KeyReadsMemo.shared.withLock({ $0[memoKey] }) { return known }
         guard let decodable = type as? any Decodable.Type else { return false }
         let templateNode = template().flatMap(FoundationJSON.object(_:))
+        let probe = place.reversed().reduce([key: NSNull()] as Any) { node, name in [name: node] }
         func mayRead<T: Decodable>(_: T.Type) -> Bool {
             let ownKeys = templateNode.map {
-                askedKeys(T.self, decoding: $0, template: nil, decoder: decoder)
+                askedKeys(T.self, at: place, decoding: $0, template: nil, decoder: decoder)
             }
             return [templateNode, nil].contains { template in
-                let keys = askedKeys(T.self, decoding: [key: NSNull()], template: template, decoder: decoder)
+                let keys = askedKeys(T.self, at: place, decoding: probe, template: template, decoder: decoder)
                 return keys.contains(key) || ownKeys.map { !keys.isSubset(of: $0) } == true
             }
         }
@@ -248,23 +253,23 @@ extension EvolvingDecoding {
         -> Bool
     {
         guard let decodable = type as? any Decodable.Type else { return false }
-        return askedKeys(decodable, decoding: object, template: nil, decoder: decoder).contains(key)
+        return askedKeys(decodable, at: [], decoding: object, template: nil, decoder: decoder).contains(key)
     }
 
-    /// The keys decoding `node` as a `T` asked its root object for, present or not, whether
-    /// the decode then succeeded or not.
+    /// The keys decoding `node` as a `T` asked the object at `place` for, present or not,
+    /// whether the decode then succeeded or not.
     private static func askedKeys<T: Decodable>(
-        _: T.Type, decoding node: Any, template: Any?, decoder: JSONDecoder
+        _: T.Type, at place: [String], decoding node: Any, template: Any?, decoder: JSONDecoder
     ) -> Set<String> {
         let notes = MergeNotes()
-        notes.askedAtRoot = []
+        notes.askedPlace = place
         _ = try? TypeBeingDecoded.with(T.self) {
             try TreeDecoder(
                 node: node, template: template, codingPath: [], base: decoder, notes: notes, place: []
             )
             .decode(T.self)
         }
-        return notes.askedAtRoot ?? []
+        return notes.asked
     }
 
     /// A decoder over one parsed JSON value, for conversions of stored changes.
@@ -289,9 +294,10 @@ private final class MergeNotes {
     /// Where the stored tree was read, when a decode asks (`nil`: no one asks, nothing is
     /// noted).
     var reads: ReadPlaces?
-    /// The keys the root object was asked for, present or not, when a decode asks (`nil`:
-    /// nothing is noted).
-    var askedAtRoot: Set<String>?
+    /// The place whose object's keys asked for are noted in ``asked``, present or not, when a
+    /// decode asks (`nil`: nothing is noted).
+    var askedPlace: [String]?
+    var asked: Set<String> = []
 }
 
 /// A decoder over a parsed JSON tree, with the app's template tree beside it.
@@ -378,9 +384,9 @@ private struct TreeDecoder: Decoder {
         if let place { notes.reads?.note(storedKey, at: place) }
     }
 
-    /// Notes that `key` was asked for here, present or not, while the root's are noted.
+    /// Notes that `key` was asked for here, present or not, while this place's are noted.
     func noteAsked(_ key: String) {
-        if notes.askedAtRoot != nil, place?.isEmpty == true { notes.askedAtRoot?.insert(key) }
+        if let asked = notes.askedPlace, place == asked { notes.asked.insert(key) }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -676,11 +682,12 @@ private enum TypeBeingDecoded {
     }
 }
 
-/// What ``EvolvingDecoding/mayRead(_:decoding:template:decoder:)`` found, by type and key: a
+/// What ``EvolvingDecoding/mayRead(_:at:decoding:template:decoder:)`` found, by type, place and key: a
 /// type's decoding does not change within a process.
 private enum KeyReadsMemo {
     struct Key: Hashable {
         let type: ObjectIdentifier
+        let place: [String]
         let key: String
     }
 

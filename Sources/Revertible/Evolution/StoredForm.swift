@@ -611,7 +611,7 @@ package struct StoredForm: Equatable {
 
     /// Whether `edit` changes a property today's model does not have, whose key the JSON lacks,
     /// which the model's decoding may read from an earlier form (see
-    /// ``EvolvingDecoding/mayRead(_:decoding:template:decoder:)``) but does not read from the
+    /// ``EvolvingDecoding/mayRead(_:at:decoding:template:decoder:)``) but does not read from the
     /// object that holds it here: the JSON is in another form (today's, the struct it moved
     /// into stored), where the change cannot show.
     private func notReadHere(_ edit: Edit) -> Bool {

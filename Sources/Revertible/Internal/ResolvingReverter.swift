@@ -17,9 +17,13 @@ struct ResolvingReverter<Root>: Reverter {
     private var tookNextComponent = false
     /// Whether the path leads, here or below, to a property its type no longer has.
     private var reachedRemovedProperty = false
-    /// Whether the property no longer there that the path reached below is one its type's
-    /// decoding still reads from stored data.
+    /// Whether the property no longer there that the path reached below is one the decoding of
+    /// a type below this one still reads from stored data.
     private var reachedPropertyIsRead = false
+    /// The key of the property no longer there that the path reached below, and the place of
+    /// the object holding it from here, as property names (`nil`: past an element, whose
+    /// place is its type's alone to read).
+    private var reachedRemovedKey: (place: [String], key: String)?
     /// Where the stored property the path names next lies in a `Root` value, looked up the
     /// first time a property registered by hand asks (`.some(nil)`: the path names no stored
     /// property of a struct); a type tracked with no code never asks.
@@ -99,19 +103,27 @@ struct ResolvingReverter<Root>: Reverter {
         return table.hasStoredProperties && !table.names.values.contains(name)
     }
 
-    /// Whether the property no longer there that ``namesRemovedProperty`` found is one its
-    /// type's own decoding reads from stored data (moved into a struct of its own, read from
-    /// the earlier form by the type's `init(from:)`): its change then changes what the stored
-    /// data decodes to, and is not skipped (see
-    /// ``EvolvingDecoding/mayRead(_:decoding:template:decoder:)``).
+    /// Whether the property no longer there that ``namesRemovedProperty`` found is one the
+    /// decoding of its type, or of a type holding it through properties, may read from stored
+    /// data (moved into a struct of its own, or out of one, and read from the earlier form by
+    /// an `init(from:)`): its change then changes what the stored data decodes to, and is not
+    /// skipped (see ``EvolvingDecoding/mayRead(_:at:decoding:template:decoder:)``).
     var removedPropertyIsRead: Bool {
         guard namesRemovedProperty else { return false }
-        if reachedRemovedProperty { return reachedPropertyIsRead }
-        guard case .property(let name)? = remaining.first else { return false }
+        if reachedPropertyIsRead { return true }
+        guard let removed = removedKey else { return false }
         return EvolvingDecoding.mayRead(
-            name, decoding: Root.self,
+            removed.key, at: removed.place, decoding: Root.self,
             template: { [value] in (value as? any Encodable).flatMap { try? JSONEncoder().encode($0) } },
             decoder: decoder)
+    }
+
+    /// The key of the property no longer there that ``namesRemovedProperty`` found, and the
+    /// place from here of the object holding it (see ``reachedRemovedKey``).
+    private var removedKey: (place: [String], key: String)? {
+        if reachedRemovedProperty { return reachedRemovedKey }
+        guard case .property(let name)? = remaining.first else { return nil }
+        return ([], name)
     }
 
     /// The components left after `component`, or `nil` when `component` is not the next one.
@@ -159,6 +171,15 @@ struct ResolvingReverter<Root>: Reverter {
         } else if child.namesRemovedProperty {
             reachedRemovedProperty = true
             reachedPropertyIsRead = child.removedPropertyIsRead
+            // Through properties only: the components taken here, as names.
+            let taken = remaining.prefix(remaining.count - child.remaining.count)
+            let names = taken.compactMap { component -> String? in
+                guard case .property(let name) = component else { return nil }
+                return name
+            }
+            reachedRemovedKey = child.removedKey.flatMap {
+                names.count == taken.count ? (names + $0.place, $0.key) : nil
+            }
         }
     }
 

@@ -111,6 +111,66 @@ enum MovedInElements {
     }
 }
 
+/// A property moved out of a struct: the first release's `meta.title`, now `title`, `Meta`
+/// keeping its note. `Meta`'s own decoding (synthesized) never reads `title`: the document's
+/// does, through `meta`'s container.
+enum MovedOut {
+    struct OldMeta: Versionable, Equatable, Codable {
+        var title: String
+        var note: String
+    }
+
+    struct OldDoc: Versionable, Equatable, Codable {
+        var meta: OldMeta
+        var count: Int
+    }
+
+    static let versions: [OldDoc] = {
+        var doc = OldDoc(meta: .init(title: "", note: ""), count: 0)
+        var versions = [doc]
+        func record(_ change: (inout OldDoc) -> Void) {
+            change(&doc)
+            versions.append(doc)
+        }
+        record { $0.meta.title = "Draft" }
+        record { $0.meta.note = "n1" }
+        record { $0.count = 2 }
+        record { $0.meta.title = "Final" }
+        return versions
+    }()
+
+    struct Meta: Versionable, Equatable, Codable {
+        var note: String
+    }
+
+    struct Doc: Versionable, Equatable, Codable {
+        var title: String
+        var meta: Meta
+        var count: Int
+
+        enum CodingKeys: String, CodingKey { case title, meta, count }
+        enum FirstReleaseMeta: String, CodingKey { case title }
+
+        init(title: String, meta: Meta, count: Int) {
+            (self.title, self.meta, self.count) = (title, meta, count)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            meta = try container.decode(Meta.self, forKey: .meta)
+            count = try container.decode(Int.self, forKey: .count)
+            title =
+                try container.decodeIfPresent(String.self, forKey: .title)
+                ?? container.nestedContainer(keyedBy: FirstReleaseMeta.self, forKey: .meta)
+                .decode(String.self, forKey: .title)
+        }
+    }
+
+    static let expected = versions.map {
+        Doc(title: $0.meta.title, meta: .init(note: $0.meta.note), count: $0.count)
+    }
+}
+
 @MainActor @Suite struct MovedPropertyTests {
     let directory = TemporaryDirectory()
 
@@ -187,5 +247,17 @@ enum MovedInElements {
         #expect(try history.undo() == today)
         #expect(try history.redo() == today)
         try history.checkInvariants()
+    }
+
+    /// A property moved out of a struct its parent still has: the parent's decoding reads the
+    /// old key inside it, which the struct's own does not.
+    @Test func aPropertyMovedOutOfAStructKeepsItsChanges() async throws {
+        let path = directory.path("out.keepsake")
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: MovedOut.versions[0])
+            for version in MovedOut.versions.dropFirst() { try history.append(version) }
+        }
+        let expected = MovedOut.expected
+        try ModelEvolutionTests.expectHistory(at: path, initialValue: expected[0], expected: expected)
     }
 }
