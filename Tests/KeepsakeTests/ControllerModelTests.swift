@@ -9,7 +9,7 @@ import Testing
 ///
 /// An actor, so that each test has one of its own for the debounced histories it writes: on the
 /// main actor, each would wait for every other test running there.
-@Suite actor ControllerModelTests {
+@Suite(.removesTemporaryDirectories) actor ControllerModelTests {
     let directory = TemporaryDirectory()
 
     struct Boom: Error {}

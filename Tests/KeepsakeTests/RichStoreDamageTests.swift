@@ -13,7 +13,7 @@ import Testing
 ///
 /// An actor, so that each test has one of its own for the debounced histories it writes: on the
 /// main actor, each would wait for every other test running there.
-@Suite actor RichStoreDamageTests {
+@Suite(.removesTemporaryDirectories) actor RichStoreDamageTests {
     let directory = TemporaryDirectory()
 
     /// The rich store's bytes, and what a reader gets from them.

@@ -11,7 +11,7 @@ import Testing
 ///
 /// An actor, so that each test has one of its own for the debounced histories it writes: on the
 /// main actor, each would wait for every other test running there.
-@Suite actor SalvageTests {
+@Suite(.removesTemporaryDirectories) actor SalvageTests {
     let directory = TemporaryDirectory()
 
     /// What the undamaged sample store holds.

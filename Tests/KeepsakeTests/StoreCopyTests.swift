@@ -10,7 +10,7 @@ import Testing
 ///
 /// An actor, so that each test has one of its own for the debounced histories it writes: on the
 /// main actor, each would wait for every other test running there.
-@Suite actor StoreCopyTests {
+@Suite(.removesTemporaryDirectories) actor StoreCopyTests {
     let directory = TemporaryDirectory()
 
     /// Everything a store holds, as its inspection reads it: each history's summary, timeline
