@@ -385,8 +385,8 @@ private struct TreeDecoder: Decoder {
     }
 
     /// Notes that `key` was asked for here, present or not, while this place's are noted.
-    func noteAsked(_ key: String) {
-        if let asked = notes.askedPlace, place == asked { notes.asked.insert(key) }
+    func noteAsked(_ key: @autoclosure () -> String) {
+        if let asked = notes.askedPlace, place == asked { notes.asked.insert(key()) }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
