@@ -120,16 +120,33 @@ package struct CodingKeyTree: @unchecked Sendable {
         return ContainedTypes.unwrapped(property) == property
     }
 
-    /// Whether the type here has no property `name`, but its decoding may read that key from an
-    /// earlier form (``EvolvingDecoding/mayRead(_:at:decoding:template:decoder:)``: a property
-    /// moved into a struct, read by the type's `init(from:)`), and does not read it from
-    /// `object`, the stored JSON here: the JSON is in another form, where a change of it cannot
-    /// show.
-    func readsFormerKeyElsewhere(_ name: String, than object: CodedNode, decoder: JSONDecoder) -> Bool {
-        guard let type, case .object = object, Self.propertyType(name, of: type) == nil,
-            EvolvingDecoding.mayRead(name, decoding: type, template: { object.jsonData }, decoder: decoder)
-        else { return false }
-        return !EvolvingDecoding.asks(name, decoding: type, object: object.foundationObject, decoder: decoder)
+    /// Whether the type here is known and has no property `name` (removed, or moved, since).
+    func lacksProperty(_ name: String) -> Bool {
+        guard let type else { return false }
+        return Self.propertyType(name, of: type) == nil
+    }
+
+    /// Where the type here reads the key `name` at `place` below it (property names), a key no
+    /// property there has: `nil` when its decoding never reads it
+    /// (``EvolvingDecoding/mayRead(_:at:decoding:template:decoder:)``); `.here` when decoding
+    /// `object`, the stored JSON here, asks for it; `.elsewhere` when it may read it from an
+    /// earlier form but not from `object` (today's form, where a change of it cannot show).
+    func reads(_ name: String, at place: [String], in object: CodedNode, decoder: JSONDecoder)
+        -> FormerKeyRead?
+    {
+        guard let type, case .object = object,
+            EvolvingDecoding.mayRead(
+                name, at: place, decoding: type, template: { object.jsonData }, decoder: decoder)
+        else { return nil }
+        let asked = EvolvingDecoding.asks(
+            name, at: place, decoding: type, object: object.foundationObject, decoder: decoder)
+        return asked ? .here : .elsewhere
+    }
+
+    /// Whether a form of the stored JSON reads a key a type may read from an earlier form.
+    enum FormerKeyRead {
+        case here
+        case elsewhere
     }
 
     /// Whether the type declares a conversion of the property `name` from an old type: a value

@@ -247,13 +247,15 @@ extension EvolvingDecoding {
         return read
     }
 
-    /// Whether decoding `object` (a parsed JSON object) as a `type` asks for `key` of it,
-    /// present or not: whether that form of the stored data reads it.
-    package static func asks(_ key: String, decoding type: Any.Type, object: Any, decoder: JSONDecoder)
-        -> Bool
-    {
+    /// Whether decoding `object` (a parsed JSON object) as a `type` asks for `key` of the object
+    /// at `place` in it (property names; `[]`: `object` itself), present or not: whether that
+    /// form of the stored data reads it.
+    package static func asks(
+        _ key: String, at place: [String] = [], decoding type: Any.Type, object: Any, decoder: JSONDecoder
+    ) -> Bool {
         guard let decodable = type as? any Decodable.Type else { return false }
-        return askedKeys(decodable, at: [], decoding: object, template: nil, decoder: decoder).contains(key)
+        return askedKeys(decodable, at: place, decoding: object, template: nil, decoder: decoder).contains(
+            key)
     }
 
     /// The keys decoding `node` as a `T` asked the object at `place` for, present or not,

@@ -610,18 +610,36 @@ package struct StoredForm: Equatable {
     }
 
     /// Whether `edit` changes a property today's model does not have, whose key the JSON lacks,
-    /// which the model's decoding may read from an earlier form (see
-    /// ``EvolvingDecoding/mayRead(_:at:decoding:template:decoder:)``) but does not read from the
-    /// object that holds it here: the JSON is in another form (today's, the struct it moved
-    /// into stored), where the change cannot show.
+    /// which the decoding of the type holding it, or of a type holding that through properties,
+    /// may read from an earlier form (see
+    /// ``EvolvingDecoding/mayRead(_:at:decoding:template:decoder:)``: moved into a struct, or
+    /// out of one) but none reads from the JSON here: the JSON is in another form (today's),
+    /// where the change cannot show.
     private func notReadHere(_ edit: Edit) -> Bool {
-        guard keys.knowsType, case .property(let stored)? = edit.path.components.last,
-            case .success(let parent) = Self.place(
-                edit.path.components.dropLast(), in: root, keys: keys, decoder: decoder, positions: positions,
-                followingRenames: edit.followsRenames),
-            let object = parent.node
-        else { return false }
-        return parent.keys.readsFormerKeyElsewhere(stored, than: object, decoder: decoder)
+        guard keys.knowsType, case .property(let stored)? = edit.path.components.last else { return false }
+        let above = edit.path.components.dropLast()
+        func holder(_ end: Int) -> (node: CodedNode, keys: CodingKeyTree)? {
+            guard
+                case .success(let place) = Self.place(
+                    above[..<end], in: root, keys: keys, decoder: decoder, positions: positions,
+                    followingRenames: edit.followsRenames),
+                let node = place.node
+            else { return nil }
+            return (node, place.keys)
+        }
+        guard let parent = holder(above.endIndex), parent.keys.lacksProperty(stored) else { return false }
+        var (end, place, mayRead) = (above.endIndex, [String](), false)
+        while let (node, keys) = holder(end) {
+            switch keys.reads(stored, at: place, in: node, decoder: decoder) {
+            case .here?: return false
+            case .elsewhere?: mayRead = true
+            case nil: break
+            }
+            // Up through properties only: an element's place is its own type's to read.
+            guard end > above.startIndex, case .property(let name) = above[end - 1] else { break }
+            (end, place) = (end - 1, [name] + place)
+        }
+        return mayRead
     }
 
     /// Why a change is refused where ``notReadHere(_:)``.

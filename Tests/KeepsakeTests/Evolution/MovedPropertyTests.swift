@@ -259,5 +259,16 @@ enum MovedOut {
         }
         let expected = MovedOut.expected
         try ModelEvolutionTests.expectHistory(at: path, initialValue: expected[0], expected: expected)
+        // Closed after undoing two versions: today's form, `title` beside `meta`, is stored
+        // below them, and the title's change is redone on the form the old app wrote.
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
+        #expect(try history.undo() == expected[3])
+        #expect(try history.undo() == expected[2])
+        try history.close()
+        let reopened = try KeepsakeStore(path: path).history("doc", initialValue: expected[0])
+        #expect(reopened.value == expected[2])
+        #expect(try reopened.redo() == expected[3])
+        #expect(try reopened.redo() == expected[4])
+        try reopened.checkInvariants()
     }
 }
