@@ -462,6 +462,35 @@ import Testing
         }
     }
 
+    /// A version's flag set to a number neither applied (0) nor undone (1) while the newest is
+    /// intact (found by the rich store's one-cell damage soak, seeds 76100 and 76101): opening
+    /// reads the versions applied as those flagged 0, and reading a version by number read any
+    /// flag but 1 as applied, so the value at version 4 came back with version 2's edit in it
+    /// and without an error. Each is the history's damage error naming the version.
+    @Test func aVersionFlaggedNeitherAppliedNorUndoneIsDamageWhenReadByNumber() throws {
+        let (path, newest) = try independentVersions()
+        #expect(try KeepsakeStore(path: path).value(ofHistory: "doc", atVersion: 4, as: Doc.self) == newest)
+        try damage(path, "UPDATE version SET is_undone = 37 WHERE position = 2")
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        for version in [1, 2, 3, 4] {
+            #expect {
+                try store.value(ofHistory: "doc", atVersion: version, as: Doc.self)
+            } throws: { isDamaged($0, "version 2 is marked undone as 37, neither 0 nor 1") }
+            #expect { try store.valueJSON(ofHistory: "doc", atVersion: version) } throws: {
+                isDamaged($0, "version 2 is marked undone as 37, neither 0 nor 1")
+            }
+        }
+        #expect(
+            try store.verify().problems == [
+                "history doc: its stored stack sizes do not match its versions",
+                "history doc: a stored number is out of range",
+            ])
+        // Opening reads the applied versions as those flagged 0, and finds one missing.
+        #expect {
+            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        } throws: { isDamaged($0, "version 2 is missing from its versions read in order") }
+    }
+
     /// What the inspection calls (``KeepsakeStore/timeline(of:)``, which `keepsake log` prints,
     /// and ``KeepsakeStore/changes(ofVersion:in:)``, which `keepsake show` prints) say of a
     /// version whose changes are damaged: the history's damage error naming the version, as

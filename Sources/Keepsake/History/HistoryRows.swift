@@ -1630,15 +1630,35 @@ final class RowClock: @unchecked Sendable {
 }
 
 extension HistoryRows {
+    /// The history's name, for an error found where only its id is at hand: read on that error's
+    /// path only, and `#` and its id when it cannot be read.
+    var historyName: String {
+        (try? connection.query("SELECT name FROM history WHERE id = ?", [.integer(historyID)]) { $0.text(0) })?
+            .first?.flatMap { $0 } ?? "#\(historyID)"
+    }
+
     /// Where a version row stands: its scope, and whether it is undone.
     struct Place {
         let level: Int
         let undone: Bool
 
-        /// Reads `scope_level, is_undone` at column `index` on.
-        init(row: SQLiteStatement, from index: Int) throws {
+        /// Reads `scope_level, is_undone` at column `index` on, of the version at `position` of
+        /// `rows`' history.
+        ///
+        /// - Throws: ``KeepsakeError/damaged(history:reason:)`` for a flag other than 0 or 1,
+        ///   which damage can leave: read as applied here, it was neither to the queries that
+        ///   ask for 0 or 1, and a version read by number came back wrong without an error
+        ///   (found by the rich store's one-cell damage test, seeds 76100 and 76101);
+        ///   `SQLiteError` (`.corrupt`) for a `NULL`.
+        init(row: SQLiteStatement, from index: Int, position: Int, of rows: HistoryRows) throws {
             level = Int(try row.requiredInt64(index))
-            undone = row.int64(index + 1) == 1
+            let flag = try row.requiredInt64(index + 1)
+            guard flag == 0 || flag == 1 else {
+                throw KeepsakeError.damaged(
+                    history: rows.historyName,
+                    reason: "version \(position) is marked undone as \(flag), neither 0 nor 1")
+            }
+            undone = flag == 1
         }
     }
 
@@ -1647,7 +1667,7 @@ extension HistoryRows {
         try connection.query(
             "SELECT scope_level, is_undone FROM version WHERE history_id = ? AND position = ?",
             [.integer(historyID), .integer(Int64(position))]
-        ) { try Place(row: $0, from: 0) }.first
+        ) { try Place(row: $0, from: 0, position: position, of: self) }.first
     }
 
     /// Why the version at `next` cannot be redone right after the one at `before`, or `nil`
@@ -1694,7 +1714,10 @@ extension HistoryRows {
         let places = try connection.query(
             "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? AND position > ? AND position <= ?",
             [.integer(historyID), .integer(Int64(start)), .integer(Int64(last))]
-        ) { (Int(try $0.requiredInt64(0)), try Place(row: $0, from: 1)) }
+        ) {
+            let position = Int(try $0.requiredInt64(0))
+            return (position, try Place(row: $0, from: 1, position: position, of: self))
+        }
         return Self.firstGap(
             in: [start] + versions.map(\.position), places: Dictionary(places, uniquingKeysWith: { $1 }))
     }

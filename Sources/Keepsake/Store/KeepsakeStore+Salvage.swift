@@ -307,7 +307,13 @@ extension KeepsakeStore {
             try rows.connection.query(
                 "SELECT position, scope_level, is_undone FROM version NOT INDEXED WHERE history_id = ?",
                 [.integer(history.id)]
-            ) { (position: Int(try $0.requiredInt64(0)), place: try HistoryRows.Place(row: $0, from: 1)) }
+            ) {
+                let position = Int(try $0.requiredInt64(0))
+                return (
+                    position: position,
+                    place: try HistoryRows.Place(row: $0, from: 1, position: position, of: rows)
+                )
+            }
         }) {
         case .success(let rows):
             applied = rows.filter { !$0.place.undone }.map(\.position).sorted()

@@ -126,9 +126,10 @@ extension KeepsakeStore {
             "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? ORDER BY position",
             [.integer(rows.historyID)]
         ) {
-            (
-                version: HistoryRows.Version(position: Int(try $0.requiredInt64(0))),
-                place: try HistoryRows.Place(row: $0, from: 1)
+            let position = Int(try $0.requiredInt64(0))
+            return (
+                version: HistoryRows.Version(position: position),
+                place: try HistoryRows.Place(row: $0, from: 1, position: position, of: rows)
             )
         }
         // Versions at or below the floor are folded into the base value: version 0 is the
