@@ -466,12 +466,17 @@ import Testing
     /// intact (found by the rich store's one-cell damage soak, seeds 76100 and 76101): opening
     /// reads the versions applied as those flagged 0, and reading a version by number read any
     /// flag but 1 as applied, so the value at version 4 came back with version 2's edit in it
-    /// and without an error. Each is the history's damage error naming the version.
+    /// and without an error; the timeline listed it as applied. Each is the history's damage
+    /// error naming the version.
     @Test func aVersionFlaggedNeitherAppliedNorUndoneIsDamageWhenReadByNumber() throws {
         let (path, newest) = try independentVersions()
         #expect(try KeepsakeStore(path: path).value(ofHistory: "doc", atVersion: 4, as: Doc.self) == newest)
         try damage(path, "UPDATE version SET is_undone = 37 WHERE position = 2")
         let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        // `keepsake log` showed it as applied.
+        #expect { try store.timeline(of: "doc") } throws: {
+            isDamaged($0, "version 2 is marked undone as 37, neither 0 nor 1")
+        }
         for version in [1, 2, 3, 4] {
             #expect {
                 try store.value(ofHistory: "doc", atVersion: version, as: Doc.self)

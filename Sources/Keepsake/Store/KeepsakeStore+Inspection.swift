@@ -190,12 +190,13 @@ extension KeepsakeStore {
     /// - Parameter history: The history's name.
     /// - Returns: The timeline, or `nil` when there is no such history.
     /// - Throws: ``KeepsakeError``; ``KeepsakeError/damaged(history:reason:)`` naming the first
-    ///   version whose changes are not readable or do not match their digests, or when the root
-    ///   scope's row is missing.
+    ///   version whose changes are not readable or do not match their digests, or that is
+    ///   marked neither applied nor undone, or when the root scope's row is missing.
     public func timeline(of history: String) throws(KeepsakeError) -> [VersionSummary]? {
         try read { connection, blobs -> [VersionSummary]? in
             guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
             try Self.checkRootScope(of: id, history: history, connection, blobs)
+            let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             // Version 0 is the base: the value before every version kept, with the tag of the
             // root scope's first version.
             let (baseDigest, digest) = (
@@ -219,7 +220,9 @@ extension KeepsakeStore {
                     FROM version v WHERE v.history_id = ?1 AND \(HistoryRows.aboveFloor) ORDER BY v.position
                     """, [.integer(id)]
                 ) { row in
-                    let position = Int(row.int64(0) ?? 0)
+                    let position = Int(try row.requiredInt64(0))
+                    // A flag neither 0 nor 1 is damage, not a version shown as applied.
+                    let place = try HistoryRows.Place(row: row, from: 3, position: position, of: rows)
                     let paths: [String]
                     do throws(KeepsakeError) {
                         paths = try StoredChanges.checkedEntries(row.text(5) ?? "", position: position).map(
@@ -232,8 +235,8 @@ extension KeepsakeStore {
                         date: Date(timeIntervalSince1970: row.double(1) ?? 0),
                         tag: try HistoryRows.decodeTag(
                             row.text(2), digest: row.int64(6), version: position)?.description,
-                        scopeLevel: Int(row.int64(3) ?? 0),
-                        undone: row.int64(4) == 1,
+                        scopeLevel: place.level,
+                        undone: place.undone,
                         paths: paths)
                 }
         }
