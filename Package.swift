@@ -34,7 +34,8 @@ let package = Package(
             swiftSettings: strictSettings),
         // The allocator's byte count (glibc's mallinfo2), which Swift's Glibc module does not expose.
         .target(name: "CBenchSupport"),
-        // What the test targets share: a seeded generator, a manual clock, a full-copy history model.
+        // What the test targets share: a seeded generator, a manual clock, a full-copy history model,
+        // child processes run with pipes no other child inherits.
         .target(
             name: "TestSupport", dependencies: ["Revertible"], path: "Tests/Support",
             swiftSettings: strictSettings),
@@ -72,7 +73,8 @@ let package = Package(
             ]),
         // Runs the built `keepsake` executable as a subprocess; the dependency makes sure it is built.
         .testTarget(
-            name: "CommandLineTests", dependencies: ["keepsake", "Keepsake"], swiftSettings: strictSettings),
+            name: "CommandLineTests", dependencies: ["keepsake", "Keepsake", "TestSupport"],
+            swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

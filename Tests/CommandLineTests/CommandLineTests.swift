@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import TestSupport
 import Testing
 
 /// The `keepsake` executable, run as a subprocess against real store files.
@@ -42,21 +43,10 @@ import Testing
     }
 
     func run(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let outcome = try ChildProcess.run(Self.executable, arguments, in: directory)
         return Run(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            error: String(decoding: err, as: UTF8.self))
+            status: outcome.status, output: String(decoding: outcome.output, as: UTF8.self),
+            error: String(decoding: outcome.error, as: UTF8.self))
     }
 
     func demoStore() throws -> String {

@@ -63,11 +63,14 @@ struct RaceDocument: Versionable, Equatable, Codable {
         }
         // Another process's start-up is waited for, not timed: poll until its first version (for
         // up to two minutes: beside the other tests, the task that starts it may wait for a thread).
+        var started = false
         for _ in 0..<12_000 {
             let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
-            if try store.history("race", initialValue: RaceDocument()).value.counter > 0 { break }
+            started = try store.history("race", initialValue: RaceDocument()).value.counter > 0
+            if started { break }
             try await Task.sleep(for: .milliseconds(10))
         }
+        #expect(started, "the writer stored no version in two minutes")
         let cli = CommandLineTests()
         var refusals: [String] = []
         var counters: [Int] = []

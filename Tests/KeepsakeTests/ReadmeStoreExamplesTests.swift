@@ -334,15 +334,11 @@ extension Todo: DecodingDefaults {
 
     /// Runs the `sqlite3` shell read-only on `path`.
     static func sqlite3(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", "-readonly", path, sql]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "sqlite3 failed (is the sqlite3 shell installed?)")
-        return String(decoding: data, as: UTF8.self)
+        let run = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["sqlite3", "-readonly", path, sql])
+        #expect(
+            run.status == 0,
+            "sqlite3 failed (is the sqlite3 shell installed?): \(String(decoding: run.error, as: UTF8.self))")
+        return String(decoding: run.output, as: UTF8.self)
     }
 }
