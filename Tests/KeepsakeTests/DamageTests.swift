@@ -496,6 +496,43 @@ import Testing
         } throws: { isDamaged($0, "version 2 is missing from its versions read in order") }
     }
 
+    /// An undone version flagged applied, as damage can leave it: the stack still reads as one
+    /// (applied versions, then undone ones), but the history's counters say one version more is
+    /// undone. Opening refused it; reading the current value without opening it gave version 4's
+    /// value where the app had undone to version 3, and `keepsake log` listed version 4 as
+    /// applied, both without an error (found by the rich store's one-cell damage soak, batch
+    /// 78002). Each is now the history's damage error, in the root scope and in an inner one.
+    @Test(arguments: [false, true])
+    func anUndoneVersionFlaggedAppliedIsDamageWhenReadWithoutOpening(inScope: Bool) throws {
+        let (path, newest) = try independentVersions(inScope: inScope)
+        var undone = newest
+        undone.scores = [:]
+        do {
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            _ = try history.undo()
+            #expect(history.value == undone)
+        }
+        let before = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try before.value(ofHistory: "doc", as: Doc.self) == undone)
+        #expect(try before.timeline(of: "doc")?.map(\.undone) == [false, false, false, false, true])
+        before.close()
+        try damage(path, "UPDATE version SET is_undone = 0 WHERE position = 4")
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        let reason = "it holds 0 undone versions where its counters say 1"
+        #expect { try store.value(ofHistory: "doc", as: Doc.self) } throws: { isDamaged($0, reason) }
+        #expect { try store.valueJSON(ofHistory: "doc") } throws: { isDamaged($0, reason) }
+        #expect { try store.value(ofHistory: "doc", atVersion: 2, as: Doc.self) } throws: {
+            isDamaged($0, reason)
+        }
+        #expect { try store.timeline(of: "doc") } throws: { isDamaged($0, reason) }
+        #expect(
+            try store.verify().problems == ["history doc: its stored stack sizes do not match its versions"])
+        #expect {
+            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        } throws: { isDamaged($0, reason) }
+    }
+
     /// What the inspection calls (``KeepsakeStore/timeline(of:)``, which `keepsake log` prints,
     /// and ``KeepsakeStore/changes(ofVersion:in:)``, which `keepsake show` prints) say of a
     /// version whose changes are damaged: the history's damage error naming the version, as

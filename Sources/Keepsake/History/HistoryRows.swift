@@ -269,22 +269,32 @@ struct HistoryRows {
         return floor
     }
 
-    /// Checks `kept`, the number of versions above the root scope's `floor` that a read without
-    /// opening the history found, against the history's stored version count, as opening checks
-    /// them: every such read depends on the floor (version 0 is the value at it, versions at or
-    /// below it are folded), and a floor raised or lowered, or a version kept lost, would make
-    /// version 0 another version's value, a version kept read as none, or the current version
-    /// an older one.
+    /// Checks the versions above the root scope's `floor` that a read without opening the
+    /// history found (`versions`) against the history's stored counters, as opening
+    /// checks them: how many are kept, and how many of the innermost scope's are undone. Every
+    /// such read depends on the floor (version 0 is the value at it, versions at or below it
+    /// are folded) and on which versions are applied (the current version is the newest of
+    /// them): a floor raised or lowered, a version kept lost, or an undone version's flag
+    /// flipped to applied would make version 0 another version's value, a version kept read as
+    /// none, or the current version another one.
     ///
     /// - Throws: `.damaged` when they differ.
-    func checkKept(_ kept: Int, floor: Int) throws {
-        let stored = try storedCounters().counters.total
-        guard kept == stored else {
+    func checkKept(_ versions: [(position: Int, level: Int, undone: Bool)], floor: Int) throws {
+        let stored = try storedCounters().counters
+        let kept = versions.filter { $0.position > floor }
+        guard kept.count == stored.total else {
             throw KeepsakeError.damaged(
                 history: "",
                 reason:
-                    "its stored version count is \(stored), though it holds \(kept) versions above its floor (\(floor))"
+                    "its stored version count is \(stored.total), though it holds \(kept.count) versions above its floor (\(floor))"
             )
+        }
+        let level = try scopeCount() - 1
+        let undone = kept.count { $0.level == level && $0.undone }
+        guard undone == stored.redo else {
+            throw KeepsakeError.damaged(
+                history: "",
+                reason: "it holds \(undone) undone versions where its counters say \(stored.redo)")
         }
     }
 

@@ -191,7 +191,10 @@ extension KeepsakeStore {
     /// - Returns: The timeline, or `nil` when there is no such history.
     /// - Throws: ``KeepsakeError``; ``KeepsakeError/damaged(history:reason:)`` naming the first
     ///   version whose changes are not readable or do not match their digests, or that is
-    ///   marked neither applied nor undone, or when the root scope's row is missing.
+    ///   marked neither applied nor undone; when the root scope's row is missing, or the
+    ///   versions listed are not as many as the history's stored count, with as many undone in
+    ///   its current scope as its stored redo count (a version lost, or an undone one flagged
+    ///   applied).
     public func timeline(of history: String) throws(KeepsakeError) -> [VersionSummary]? {
         try read { connection, blobs -> [VersionSummary]? in
             guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
@@ -212,33 +215,38 @@ extension KeepsakeStore {
                         .description,
                     scopeLevel: 0, undone: false, paths: [])
             }
-            return try base
-                + connection.query(
-                    """
-                    SELECT v.position, v.created_at, v.tag, v.scope_level, v.is_undone,
-                           v.changes, \(digest)
-                    FROM version v WHERE v.history_id = ?1 AND \(HistoryRows.aboveFloor) ORDER BY v.position
-                    """, [.integer(id)]
-                ) { row in
-                    let position = Int(try row.requiredInt64(0))
-                    // A flag neither 0 nor 1 is damage, not a version shown as applied.
-                    let place = try HistoryRows.Place(row: row, from: 3, position: position, of: rows)
-                    let paths: [String]
-                    do throws(KeepsakeError) {
-                        paths = try StoredChanges.checkedEntries(row.text(5) ?? "", position: position).map(
-                            \.path)
-                    } catch {
-                        throw error.naming(history: history)
-                    }
-                    return VersionSummary(
-                        version: position,
-                        date: Date(timeIntervalSince1970: row.double(1) ?? 0),
-                        tag: try HistoryRows.decodeTag(
-                            row.text(2), digest: row.int64(6), version: position)?.description,
-                        scopeLevel: place.level,
-                        undone: place.undone,
-                        paths: paths)
+            let versions = try connection.query(
+                """
+                SELECT v.position, v.created_at, v.tag, v.scope_level, v.is_undone,
+                       v.changes, \(digest)
+                FROM version v WHERE v.history_id = ?1 AND \(HistoryRows.aboveFloor) ORDER BY v.position
+                """, [.integer(id)]
+            ) { row in
+                let position = Int(try row.requiredInt64(0))
+                // A flag neither 0 nor 1 is damage, not a version shown as applied.
+                let place = try HistoryRows.Place(row: row, from: 3, position: position, of: rows)
+                let paths: [String]
+                do throws(KeepsakeError) {
+                    paths = try StoredChanges.checkedEntries(row.text(5) ?? "", position: position).map(
+                        \.path)
+                } catch {
+                    throw error.naming(history: history)
                 }
+                return VersionSummary(
+                    version: position,
+                    date: Date(timeIntervalSince1970: row.double(1) ?? 0),
+                    tag: try HistoryRows.decodeTag(
+                        row.text(2), digest: row.int64(6), version: position)?.description,
+                    scopeLevel: place.level,
+                    undone: place.undone,
+                    paths: paths)
+            }
+            // A version lost, or an undone one flagged applied, is damage, as opening finds it.
+            try Self.naming(history) {
+                try rows.checkKept(
+                    versions.map { ($0.version, $0.scopeLevel, $0.undone) }, floor: try rows.floor())
+            }
+            return base + versions
         }
     }
 

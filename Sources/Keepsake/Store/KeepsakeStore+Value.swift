@@ -77,8 +77,9 @@ extension KeepsakeStore {
     /// - Throws: ``KeepsakeError``: `.reversion` naming the version and path of a change that
     ///   does not apply, `.undecodableValue` when the value does not decode as `Value`,
     ///   `.damaged` when a row does not match its digest, the history's versions do not run
-    ///   one after another, as many above the floor as its stored count, or a version of an
-    ///   outer scope comes after one of an inner scope.
+    ///   one after another, as many above the floor as its stored count, with as many undone
+    ///   in its current scope as its stored redo count, or a version of an outer scope comes
+    ///   after one of an inner scope.
     public func value<Value: Versionable & Codable & SendableMetatype>(
         ofHistory name: String, atVersion version: Int? = nil, as type: Value.Type = Value.self,
         fillingMissingFrom template: Value? = nil
@@ -161,7 +162,8 @@ extension KeepsakeStore {
         }
         let floor = try naming(name) {
             let floor = try rows.floor()
-            try rows.checkKept(versions.count { $0.version.position > floor }, floor: floor)
+            try rows.checkKept(
+                versions.map { ($0.version.position, $0.place.level, $0.place.undone) }, floor: floor)
             return floor
         }
         let newestApplied = versions.last(where: { !$0.place.undone })?.version.position ?? 0
