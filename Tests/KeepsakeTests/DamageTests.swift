@@ -437,6 +437,22 @@ import Testing
         return found == reason
     }
 
+    /// Expects every read of history "doc" without opening it — its current value and the value
+    /// at each version `versions` lists, typed and as JSON, and its timeline (`keepsake log`) —
+    /// to be the history's damage error for `reason`, as opening is.
+    func expectReadsRefused(_ path: String, versions: [Int], _ reason: String) throws {
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        for version in [nil] + versions {
+            #expect { try store.value(ofHistory: "doc", atVersion: version, as: Doc.self) } throws: {
+                isDamaged($0, reason)
+            }
+            #expect { try store.valueJSON(ofHistory: "doc", atVersion: version) } throws: {
+                isDamaged($0, reason)
+            }
+        }
+        #expect { try store.timeline(of: "doc") } throws: { isDamaged($0, reason) }
+    }
+
     /// Damage to the version rows that SQLite reads without a word, and what opening says of
     /// it: a version deleted from the middle (without its check, the history opens without
     /// that version's edit); flagged undone behind the counters (the same); every flag neither
@@ -520,12 +536,7 @@ import Testing
         try damage(path, "UPDATE version SET is_undone = 0 WHERE position = 4")
         let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
         let reason = "it holds 0 undone versions where its counters say 1"
-        #expect { try store.value(ofHistory: "doc", as: Doc.self) } throws: { isDamaged($0, reason) }
-        #expect { try store.valueJSON(ofHistory: "doc") } throws: { isDamaged($0, reason) }
-        #expect { try store.value(ofHistory: "doc", atVersion: 2, as: Doc.self) } throws: {
-            isDamaged($0, reason)
-        }
-        #expect { try store.timeline(of: "doc") } throws: { isDamaged($0, reason) }
+        try expectReadsRefused(path, versions: [1, 2, 3, 4], reason)
         #expect(
             try store.verify().problems == ["history doc: its stored stack sizes do not match its versions"])
         #expect {
@@ -817,10 +828,43 @@ import Testing
         } throws: {
             isDamaged($0, "version 3 is redone after version 2, undone in its own scope")
         }
+        // Read without opening it, the value was one the app never had too.
+        try expectReadsRefused(
+            path, versions: [1, 2, 3, 4], "version 3 is redone after version 2, undone in its own scope")
         #expect(
             try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems == [
                 "history doc: an applied version comes after an undone one in the same scope"
             ])
+    }
+
+    /// As above, where the version flagged applied changed what the undone one below it had
+    /// changed (the title, "b" to "c", over "a" to "b"): replaying it on a value without that
+    /// change fails as a change the model cannot read would, and opening said so — *the value
+    /// at `title` is not the version this reversion was made from* — as if the app's model had
+    /// changed (found by the rich store's one-cell damage test). It is the history's damage.
+    @Test func aFlagFlippedOnAChangeOverAnUndoneOneIsDamageNotAChangeThatDoesNotApply() throws {
+        let path = directory.path("scoped.keepsake")
+        do {
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            var doc = history.value
+            for title in ["a", "b", "c"] {
+                doc.title = title
+                try history.append(doc)
+            }
+            for _ in 0..<2 { _ = try history.undo() }
+            try history.pushNewScope()
+            doc = history.value
+            doc.scores["s"] = 1
+            try history.append(doc)
+            #expect(history.value.title == "a")
+        }
+        try damage(path, "UPDATE version SET is_undone = 0 WHERE position = 3")
+        let reason = "version 3 is redone after version 2, undone in its own scope"
+        #expect {
+            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        } throws: { isDamaged($0, reason) }
+        try expectReadsRefused(path, versions: [1, 2, 3, 4], reason)
     }
 
     /// One flipped bit in the flag of the version a scope started from, or of the undone
@@ -849,6 +893,8 @@ import Testing
         } throws: {
             isDamaged($0, reason)
         }
+        // Read without opening it, the value was one the app never had too.
+        try expectReadsRefused(path, versions: [1, 2, 3, 4], reason)
         #expect(
             try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems == [
                 "history doc, scope 1: the version it started from is no longer applied, or one above it is"

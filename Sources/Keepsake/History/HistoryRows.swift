@@ -269,17 +269,44 @@ struct HistoryRows {
         return floor
     }
 
-    /// Checks the versions above the root scope's `floor` that a read without opening the
-    /// history found (`versions`) against the history's stored counters, as opening
-    /// checks them: how many are kept, and how many of the innermost scope's are undone. Every
-    /// such read depends on the floor (version 0 is the value at it, versions at or below it
-    /// are folded) and on which versions are applied (the current version is the newest of
-    /// them): a floor raised or lowered, a version kept lost, or an undone version's flag
-    /// flipped to applied would make version 0 another version's value, a version kept read as
-    /// none, or the current version another one.
+    /// Checks the versions of the history that a read without opening it found (`versions`,
+    /// oldest first) as opening checks them: consecutive positions, an outer scope's before an
+    /// inner one's, as many above the root scope's `floor` as the stored version count, as many of the innermost scope's undone as the stored redo count,
+    /// no version applied above one undone in its own scope, and each inner scope starting
+    /// from the version it started from (``checkScopeStarts(history:)``). Every such read
+    /// depends on the floor (version 0 is the value at it, versions at or below it are folded)
+    /// and on which versions are applied (the current version is the newest of them, and an
+    /// inner scope's versions lie on the outer ones applied): a floor raised or lowered, a
+    /// version kept lost, or a flag flipped would make version 0 another version's value, a
+    /// version kept read as none, or a value one the app never had.
     ///
-    /// - Throws: `.damaged` when they differ.
-    func checkKept(_ versions: [(position: Int, level: Int, undone: Bool)], floor: Int) throws {
+    /// - Throws: `.damaged`, naming no history, when they differ.
+    func checkVersions(_ versions: [(position: Int, place: Place)], floor: Int) throws {
+        // Pruning deletes the lowest versions, ending a scope or a new version the highest: a
+        // row lost, or read at another's position by a damaged page, would make a version read
+        // as none.
+        if let first = versions.first?.position,
+            let (index, version) = versions.enumerated().first(where: {
+                $0.element.position != first + $0.offset
+            })
+        {
+            throw KeepsakeError.damaged(
+                history: "",
+                reason:
+                    "version \(first + index) is missing from its versions, where version \(version.position) is read"
+            )
+        }
+        // A version's level raised by damage would put the outer scope's later versions on its
+        // way, and read another version's value (`verify` checks it too).
+        if let (inner, outer) = zip(versions, versions.dropFirst()).first(where: {
+            $0.place.level > $1.place.level
+        }) {
+            throw KeepsakeError.damaged(
+                history: "",
+                reason:
+                    "version \(outer.position) of scope \(outer.place.level) comes after version \(inner.position) of inner scope \(inner.place.level)"
+            )
+        }
         let stored = try storedCounters().counters
         let kept = versions.filter { $0.position > floor }
         guard kept.count == stored.total else {
@@ -290,12 +317,22 @@ struct HistoryRows {
             )
         }
         let level = try scopeCount() - 1
-        let undone = kept.count { $0.level == level && $0.undone }
+        let undone = kept.count { $0.place.level == level && $0.place.undone }
         guard undone == stored.redo else {
             throw KeepsakeError.damaged(
                 history: "",
                 reason: "it holds \(undone) undone versions where its counters say \(stored.redo)")
         }
+        var firstUndone: [Int: Int] = [:]
+        for (position, place) in versions {
+            if place.undone {
+                firstUndone[place.level] = firstUndone[place.level] ?? position
+            } else if let below = firstUndone[place.level] {
+                throw KeepsakeError.damaged(
+                    history: "", reason: Self.redone(position, afterUndone: below))
+            }
+        }
+        try checkScopeStarts(history: "")
     }
 
     func count(scope: Int, undone: Bool) throws -> Int {
@@ -1652,6 +1689,8 @@ extension HistoryRows {
         let level: Int
         let undone: Bool
 
+        init(level: Int, undone: Bool) { (self.level, self.undone) = (level, undone) }
+
         /// Reads `scope_level, is_undone` at column `index` on, of the version at `position` of
         /// `rows`' history.
         ///
@@ -1669,6 +1708,17 @@ extension HistoryRows {
                     reason: "version \(position) is marked undone as \(flag), neither 0 nor 1")
             }
             undone = flag == 1
+        }
+    }
+
+    /// Where each version stands, oldest first.
+    func places() throws -> [(position: Int, place: Place)] {
+        try connection.query(
+            "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? ORDER BY position",
+            [.integer(historyID)]
+        ) { row in
+            let position = Int(try row.requiredInt64(0))
+            return (position, try Place(row: row, from: 1, position: position, of: self))
         }
     }
 
@@ -1697,11 +1747,17 @@ extension HistoryRows {
             guard place.undone else { return "version \(position) is applied, though the way passes over it" }
             guard place.level < level else {
                 return place.level == level
-                    ? "version \(next) is redone after version \(position), undone in its own scope"
+                    ? redone(next, afterUndone: position)
                     : "version \(next) is of scope \(level), after a version of scope \(place.level)"
             }
         }
         return nil
+    }
+
+    /// What damage that applies version `next` above version `undone` of its own scope, undone,
+    /// is called.
+    static func redone(_ next: Int, afterUndone undone: Int) -> String {
+        "version \(next) is redone after version \(undone), undone in its own scope"
     }
 
     /// The first ``gap(between:and:places:)`` in `positions`, the first of them being the

@@ -207,11 +207,19 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             // wrote both. A checkpoint the old versions above it do not fit (one today's model
             // stored, then the old app's undone versions redone above it) is passed over for the
             // one below: until 2026-11 such a history did not open, at random.
-            let loaded = try rows.fromFittingCheckpoint { checkpoint in
-                let replay = try rows.appliedVersions(after: checkpoint.position)
-                let (value, form, merged) = try rows.replayed(
-                    from: checkpoint.json, redoing: replay, history: name, template: { initialValue() })
-                return (checkpoint, replay, value, form, merged)
+            let loaded: ((position: Int, json: String), [HistoryRows.Version], Value, StoredForm?, Bool)?
+            do {
+                loaded = try rows.fromFittingCheckpoint { checkpoint in
+                    let replay = try rows.appliedVersions(after: checkpoint.position)
+                    let (value, form, merged) = try rows.replayed(
+                        from: checkpoint.json, redoing: replay, history: name, template: { initialValue() })
+                    return (checkpoint, replay, value, form, merged)
+                }
+            } catch {
+                // A flag flipped by damage puts a version on the way that does not fit the
+                // value: that is damage, not a change the model cannot read.
+                try rows.checkVersions(rows.places(), floor: rows.floor())
+                throw error
             }
             // Every history is created with its base value: none at all is a damaged file.
             guard let (checkpoint, replay, value, form, merged) = loaded else {

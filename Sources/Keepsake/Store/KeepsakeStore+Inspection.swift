@@ -192,9 +192,9 @@ extension KeepsakeStore {
     /// - Throws: ``KeepsakeError``; ``KeepsakeError/damaged(history:reason:)`` naming the first
     ///   version whose changes are not readable or do not match their digests, or that is
     ///   marked neither applied nor undone; when the root scope's row is missing, or the
-    ///   versions listed are not as many as the history's stored count, with as many undone in
-    ///   its current scope as its stored redo count (a version lost, or an undone one flagged
-    ///   applied).
+    ///   versions are not as opening finds them (as
+    ///   ``value(ofHistory:atVersion:as:fillingMissingFrom:)`` checks them: a version lost,
+    ///   renumbered, or flagged applied or undone otherwise than the app left it).
     public func timeline(of history: String) throws(KeepsakeError) -> [VersionSummary]? {
         try read { connection, blobs -> [VersionSummary]? in
             guard let id = try HistoryRows.historyID(named: history, in: connection) else { return nil }
@@ -241,10 +241,11 @@ extension KeepsakeStore {
                     undone: place.undone,
                     paths: paths)
             }
-            // A version lost, or an undone one flagged applied, is damage, as opening finds it.
+            // A version lost, renumbered, or flagged otherwise is damage, as opening finds it.
             try Self.naming(history) {
-                try rows.checkKept(
-                    versions.map { ($0.version, $0.scopeLevel, $0.undone) }, floor: try rows.floor())
+                try rows.checkVersions(
+                    versions.map { ($0.version, HistoryRows.Place(level: $0.scopeLevel, undone: $0.undone)) },
+                    floor: try rows.floor())
             }
             return base + versions
         }

@@ -76,10 +76,11 @@ extension KeepsakeStore {
     /// - Returns: The value, or `nil` when there is no such history or version.
     /// - Throws: ``KeepsakeError``: `.reversion` naming the version and path of a change that
     ///   does not apply, `.undecodableValue` when the value does not decode as `Value`,
-    ///   `.damaged` when a row does not match its digest, the history's versions do not run
-    ///   one after another, as many above the floor as its stored count, with as many undone
-    ///   in its current scope as its stored redo count, or a version of an outer scope comes
-    ///   after one of an inner scope.
+    ///   `.damaged` when a row does not match its digest, or the history's versions are not
+    ///   as opening finds them: numbered one after another, as many above the floor as its
+    ///   stored count, as many undone in its current scope as its stored redo count, none
+    ///   applied above one undone in its own scope, an outer scope's before an inner one's,
+    ///   and each inner scope on the version it started from.
     public func value<Value: Versionable & Codable & SendableMetatype>(
         ofHistory name: String, atVersion version: Int? = nil, as type: Value.Type = Value.self,
         fillingMissingFrom template: Value? = nil
@@ -123,47 +124,13 @@ extension KeepsakeStore {
     private static func route(
         to version: Int?, _ rows: HistoryRows, history name: String, below limit: Int = .max
     ) throws -> (json: String, redoing: [HistoryRows.Version], start: Int)? {
-        let versions = try rows.connection.query(
-            "SELECT position, scope_level, is_undone FROM version WHERE history_id = ? ORDER BY position",
-            [.integer(rows.historyID)]
-        ) {
-            let position = Int(try $0.requiredInt64(0))
-            return (
-                version: HistoryRows.Version(position: position),
-                place: try HistoryRows.Place(row: $0, from: 1, position: position, of: rows)
-            )
-        }
+        let places = try rows.places()
+        let versions = places.map { (version: HistoryRows.Version(position: $0.position), place: $0.place) }
         // Versions at or below the floor are folded into the base value: version 0 is the
         // value at the floor, which the stored base value and they give.
-        // A history's versions have consecutive positions (pruning deletes the lowest, ending a
-        // scope or a new version the highest): a row lost, or read at another's position by a
-        // damaged page, would make a version read as none.
-        let positions = versions.map(\.version.position)
-        if let first = positions.first,
-            let (index, position) = positions.enumerated().first(where: { $0.element != first + $0.offset })
-        {
-            throw KeepsakeError.damaged(
-                history: name,
-                reason:
-                    "version \(first + index) is missing from its versions, where version \(position) is read"
-            )
-        }
-        // An outer scope's versions all come before an inner one's (`verify` checks it too): a
-        // version's level raised by damage would put the outer scope's later versions on its
-        // way, and read another version's value.
-        if let (inner, outer) = zip(versions, versions.dropFirst()).first(where: {
-            $0.place.level > $1.place.level
-        }) {
-            throw KeepsakeError.damaged(
-                history: name,
-                reason:
-                    "version \(outer.version.position) of scope \(outer.place.level) comes after version \(inner.version.position) of inner scope \(inner.place.level)"
-            )
-        }
         let floor = try naming(name) {
             let floor = try rows.floor()
-            try rows.checkKept(
-                versions.map { ($0.version.position, $0.place.level, $0.place.undone) }, floor: floor)
+            try rows.checkVersions(places, floor: floor)
             return floor
         }
         let newestApplied = versions.last(where: { !$0.place.undone })?.version.position ?? 0
