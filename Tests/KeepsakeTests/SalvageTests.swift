@@ -235,6 +235,75 @@ import Testing
         #expect(try KeepsakeStore(path: output).history("doc", initialValue: Doc.empty).value == value)
     }
 
+    /// Each version's flag flipped, or its scope moved a level, in a history with an inner scope
+    /// above the root's undone versions, an undone version in that scope and a change held
+    /// back: the rows may still read as a history can be, and the salvaged value is one the
+    /// history had. Before, an undone root version flagged applied under the scope was redone
+    /// with the scope's versions and the held change on a value without it, and an undone
+    /// version of the scope flagged applied had the held change redone on it: values the app
+    /// never had, with the damage said (found from the rich store's one-cell damage).
+    @Test func aFlagOrScopeChangedSalvagesOnlyAValueTheHistoryHad() throws {
+        let path = directory.path("scoped.keepsake")
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        var had = [history.value]
+        for index in 1...6 {
+            var doc = history.value
+            doc.title += "r\(index)"
+            doc.scores["root"] = index
+            try history.append(doc)
+            had.append(history.value)
+        }
+        for _ in 0..<2 { _ = try history.undo() }
+        try history.pushNewScope()
+        for index in 1...3 {
+            var doc = history.value
+            doc.title += "i\(index)"
+            doc.scores["inner"] = index
+            try history.append(doc)
+            had.append(history.value)
+        }
+        _ = try history.undo()
+        had.append(history.value)
+        history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        var held = history.value
+        held.note = "held"
+        try history.append(held)
+        had.append(held)
+        // Closed the way an app that is killed closes: the held change stays held.
+        let bytes = try Self.checkpointedBytes(path)
+        let whole = directory.path("whole.salvaged")
+        #expect(try KeepsakeStore.salvage(from: path, to: whole).isComplete)
+        #expect(try KeepsakeStore(path: whole).history("doc", initialValue: Doc.empty).value == held)
+        var outcomes: [String: Int] = [:]
+        for position in 1...9 {
+            for (index, change) in [
+                "is_undone = 1 - is_undone", "scope_level = scope_level + 1",
+                "scope_level = scope_level - 1",
+            ].enumerated() {
+                let damaged = try copy(bytes, as: "damaged-\(position)-\(index).keepsake") {
+                    try $0.execute("PRAGMA ignore_check_constraints = ON")
+                    try $0.execute("UPDATE version SET \(change) WHERE position = \(position)")
+                }
+                let context = "version \(position): \(change)"
+                let output = damaged + ".salvaged"
+                let report: SalvageReport
+                do throws(KeepsakeError) {
+                    report = try KeepsakeStore.salvage(from: damaged, to: output)
+                } catch {
+                    #expect(!FileManager.default.fileExists(atPath: output), "\(context)")
+                    outcomes["typed error", default: 0] += 1
+                    continue
+                }
+                let value = try KeepsakeStore(path: output).history("doc", initialValue: Doc.empty).value
+                #expect(had.contains(value), "\(context): \(report)")
+                #expect(!report.isComplete || value == held, "\(context): \(report)")
+                outcomes[value == held ? "newest" : "had", default: 0] += 1
+            }
+        }
+        print("salvage of a flag or scope changed: \(outcomes)")
+    }
+
     /// A version row whose position damage made negative (or that damage removed) stops the
     /// replay below it and says so: its change is never left out of a value said to be whole.
     @Test func aVersionRenumberedOrLostStopsTheReplayBelowIt() throws {

@@ -23,7 +23,10 @@ extension KeepsakeStore {
     /// version after it redone on its stored JSON, as ``valueJSON(ofHistory:atVersion:)``
     /// computes it, each change checked against the value it expects, and the change a
     /// debounced controller held; the first version that cannot be read or does not apply
-    /// stops it, and the value is the one before. Versions and checkpoints are read from their
+    /// stops it, and the value is the one before. Where the versions are not as opening finds
+    /// them (a flag or a scope that damage changed), only those that follow one another, in
+    /// one scope or from the version a scope started from, are redone, and the held change is
+    /// left out: each was made on the one before. Versions and checkpoints are read from their
     /// tables, past the indexes a damaged page can empty. Nothing is guessed: every value salvaged is
     /// one the history had. A history whose value cannot be computed at all, and a snapshot
     /// with a row lost or damaged, are left out, and the report says why. A store whose
@@ -367,6 +370,35 @@ extension KeepsakeStore {
                 damage.append("\(what): \(unread.reason)")
                 continue
             }
+            // The versions are checked as opening checks them, against the scopes, the undone
+            // ones and the counters. A version lost, or flagged undone, only stops the replay
+            // short, at a value the history had; but a flag or a scope damage changed otherwise
+            // can put on the way a version undone under a scope, or one the app undid last:
+            // the versions redone, and the change held back on them, would then make a value
+            // the history never had. Where the check fails, only versions that follow one
+            // another in one scope, or from the version a scope started from, are redone (each
+            // was made on the one before), and the change held back is left out.
+            var unproven: String?
+            if let counters,
+                case .failure(let unread) = attempt({ rows in
+                    try rows.checkLoaded(
+                        replayed: applied.filter { $0 > (place ?? 0) }, from: place ?? 0,
+                        level: try rows.scopeCount() - 1, redo: counters.redo, total: counters.total,
+                        history: history.name)
+                })
+            {
+                unproven = "its versions, checked as opening checks them: \(unread.reason)"
+            }
+            // The version each inner scope started from (schema 9): where the way enters one.
+            let scopeStarts =
+                unproven == nil
+                ? [:]
+                : (try? attempt { rows in
+                    try rows.connection.query(
+                        "SELECT level, base_position FROM scope WHERE history_id = ? AND base_position IS NOT NULL",
+                        [.integer(history.id)]
+                    ) { (Int(try $0.requiredInt64(0)), Int(try $0.requiredInt64(1))) }
+                }.get()).map { Dictionary($0, uniquingKeysWith: { $1 }) } ?? [:]
             // The base value is the value below the oldest version kept (pruning replaces it
             // by a checkpoint's and deletes the versions under that).
             var reached = place ?? ((applied.first ?? 1) - 1)
@@ -376,6 +408,17 @@ extension KeepsakeStore {
                 // would otherwise have its change left out of the value.
                 if let gap = HistoryRows.gap(between: reached, and: position, places: { rowPlaces[$0] }) {
                     damage.append(gap)
+                    break replay
+                }
+                // On unproven rows, a version follows the one before in its scope, or the version
+                // its scope started from (the outer scope's undone versions lying between).
+                if let reason = unproven, let level = rowPlaces[position]?.level,
+                    level == rowPlaces[reached]?.level ?? 0
+                        ? position != reached + 1 : scopeStarts[level] != reached
+                {
+                    damage.append(
+                        "\(reason); version \(position) is left out, with those after it: only versions that follow one another, in one scope or from where a scope started, are redone on unproven rows"
+                    )
                     break replay
                 }
                 let redone = attempt { rows in
@@ -388,26 +431,21 @@ extension KeepsakeStore {
                     break replay
                 }
             }
-            // The versions are checked as opening checks them, against the scopes, the undone
-            // ones and the counters: a version lost, or flagged undone, is said, though the
-            // value reached is still one the history had.
-            if reached == (applied.last ?? 0), let counters,
-                case .failure(let unread) = attempt({ rows in
-                    try rows.checkLoaded(
-                        replayed: applied.filter { $0 > (place ?? 0) }, from: place ?? 0,
-                        level: try rows.scopeCount() - 1, redo: counters.redo, total: counters.total,
-                        history: history.name)
-                })
-            {
-                damage.append("its versions, checked as opening checks them: \(unread.reason)")
-            }
+            // (Where the check cut the replay short, it said so above.)
+            if let unproven, reached == (applied.last ?? 0) { damage.append(unproven) }
             // The change held back lies on the newest applied version (stores older than
             // schema 5 hold no digest of it: their rows are read unchecked, as opening does).
             if reached == (applied.last ?? 0), let counters {
                 let withHeld = attempt { rows in
                     try rows.blobs.inliningBlobs(
                         in: rows.pendingRecords(digest: counters.held, history: history.name))
-                }.flatMap { records in redo(records, on: &form, history: history.name) }
+                }.flatMap { records -> Result<Void, Unread> in
+                    guard unproven == nil || records.isEmpty else {
+                        return .failure(
+                            Unread(reason: "left out, as the rows do not prove the version it lies on"))
+                    }
+                    return redo(records, on: &form, history: history.name)
+                }
                 if case .failure(let unread) = withHeld {
                     damage.append("the change held back by debouncing: \(unread.reason)")
                 }
