@@ -247,22 +247,20 @@ import Testing
         let store = try KeepsakeStore(path: path)
         let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
         var had = [history.value]
-        for index in 1...6 {
-            var doc = history.value
-            doc.title += "r\(index)"
-            doc.scores["root"] = index
-            try history.append(doc)
-            had.append(history.value)
+        // Each title over the one before: a version redone without the one below it fails.
+        func append(_ count: Int, marked mark: String) throws {
+            for index in 1...count {
+                var doc = history.value
+                doc.title += "\(mark)\(index)"
+                doc.scores[mark] = index
+                try history.append(doc)
+                had.append(history.value)
+            }
         }
+        try append(6, marked: "r")
         for _ in 0..<2 { _ = try history.undo() }
         try history.pushNewScope()
-        for index in 1...3 {
-            var doc = history.value
-            doc.title += "i\(index)"
-            doc.scores["inner"] = index
-            try history.append(doc)
-            had.append(history.value)
-        }
+        try append(3, marked: "i")
         _ = try history.undo()
         had.append(history.value)
         history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
