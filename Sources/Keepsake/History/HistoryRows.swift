@@ -271,9 +271,10 @@ struct HistoryRows {
 
     /// Checks the versions of the history that a read without opening it found (`versions`,
     /// oldest first) as opening checks them: consecutive positions, an outer scope's before an
-    /// inner one's, as many above the root scope's `floor` as the stored version count, as many of the innermost scope's undone as the stored redo count,
-    /// no version applied above one undone in its own scope, and each inner scope starting
-    /// from the version it started from (``checkScopeStarts(history:)``). Every such read
+    /// inner one's, as many above the root scope's `floor` as the stored version count, as many
+    /// of the innermost scope's undone as the stored redo count, no version applied above one
+    /// undone in its own scope, and each inner scope starting from the version it started
+    /// from (``checkScopeStarts(history:)``). Every such read
     /// depends on the floor (version 0 is the value at it, versions at or below it are folded)
     /// and on which versions are applied (the current version is the newest of them, and an
     /// inner scope's versions lie on the outer ones applied): a floor raised or lowered, a
@@ -878,11 +879,7 @@ struct HistoryRows {
         guard connection.schemaVersion >= 9 else { return }
         func damaged(_ reason: String) -> KeepsakeError { .damaged(history: history, reason: reason) }
         let floor = try self.floor()
-        let starts = try connection.query(
-            "SELECT level, base_position FROM scope WHERE history_id = ? AND level > 0 AND base_position IS NOT NULL",
-            [.integer(historyID)]
-        ) { (level: Int(try $0.requiredInt64(0)), start: Int(try $0.requiredInt64(1))) }
-        for (level, start) in starts where start > floor {
+        for (level, start) in try scopeStarts().sorted(by: { $0.key < $1.key }) where start > floor {
             guard let origin = try place(at: start), !origin.undone, origin.level < level else {
                 throw damaged(
                     "its scope \(level) started from version \(start), which is no longer an applied version of an outer scope"
@@ -894,6 +891,17 @@ struct HistoryRows {
                 )
             }
         }
+    }
+
+    /// The version each inner scope started from (schema 9's `scope.base_position`), by level;
+    /// scopes started before schema 9 are left out.
+    func scopeStarts() throws -> [Int: Int] {
+        Dictionary(
+            try connection.query(
+                "SELECT level, base_position FROM scope WHERE history_id = ? AND level > 0 AND base_position IS NOT NULL",
+                [.integer(historyID)]
+            ) { (Int(try $0.requiredInt64(0)), Int(try $0.requiredInt64(1))) },
+            uniquingKeysWith: { $1 })
     }
 
     func deleteScope(level: Int) throws {

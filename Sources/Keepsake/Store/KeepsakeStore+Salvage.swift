@@ -390,15 +390,7 @@ extension KeepsakeStore {
                 unproven = "its versions, checked as opening checks them: \(unread.reason)"
             }
             // The version each inner scope started from (schema 9): where the way enters one.
-            let scopeStarts =
-                unproven == nil
-                ? [:]
-                : (try? attempt { rows in
-                    try rows.connection.query(
-                        "SELECT level, base_position FROM scope WHERE history_id = ? AND base_position IS NOT NULL",
-                        [.integer(history.id)]
-                    ) { (Int(try $0.requiredInt64(0)), Int(try $0.requiredInt64(1))) }
-                }.get()).map { Dictionary($0, uniquingKeysWith: { $1 }) } ?? [:]
+            let scopeStarts = unproven == nil ? [:] : (try? attempt { try $0.scopeStarts() }.get()) ?? [:]
             // The base value is the value below the oldest version kept (pruning replaces it
             // by a checkpoint's and deletes the versions under that).
             var reached = place ?? ((applied.first ?? 1) - 1)
