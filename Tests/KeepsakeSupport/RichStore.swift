@@ -182,7 +182,8 @@ public enum RichStore {
 
     /// Reads (``trace(_:limit:)``) the damaged copy at `path`; returns how it went, and the
     /// problem when a step is not what the undamaged store's `expected` allows, or steps are
-    /// missing with no error and nothing `verify` reports.
+    /// missing with no error and nothing `verify` reports, or a step throws and `verify`
+    /// reports nothing.
     public static func readDamaged(_ path: String, expecting expected: [Step], limit: Int = limit)
         -> (outcome: Outcome, problem: String?)
     {
@@ -195,6 +196,9 @@ public enum RichStore {
                 "step \(agreeing) read \(steps[agreeing]), not \(expected[agreeing]) (verify reported: \(reported))"
         } else if steps.count < expected.count, error == nil, !reported {
             problem = "\(steps.count) of \(expected.count) steps, and no error"
+        } else if let error, !reported {
+            // What makes a read say damaged, `verify` reports: a user told so checks the file.
+            problem = "step \(steps.count) threw \(error), and verify reports nothing"
         }
         return (error != nil ? .typedError : steps.count == expected.count ? .right : .short, problem)
     }

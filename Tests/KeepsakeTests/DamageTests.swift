@@ -403,6 +403,49 @@ import Testing
             ])
     }
 
+    /// What makes a restore say a snapshot is damaged, `verify` reports, naming the snapshot and
+    /// the property: a property that no longer matches its digest, and a blob it refers to lost
+    /// (its long JSON's, or its `Data`'s). Until 2026-12 `verify` checked only how many property
+    /// rows a snapshot holds, and called a store sound whose snapshot no restore could read.
+    @Test(arguments: [
+        (
+            #"UPDATE snapshot_property SET value = '"changed"' WHERE path = 'title'"#, "title",
+            "snapshot saved, property title: it does not match its digest"
+        ),
+        (
+            "DELETE FROM blob WHERE id = (SELECT json_extract(value, '$.$json') FROM snapshot_property "
+                + "WHERE path = 'note')", "note",
+            "blob 2 is referred to by snapshot saved, property note but missing"
+        ),
+        (
+            "DELETE FROM blob WHERE id = (SELECT json_extract(value, '$.$blob') FROM snapshot_property "
+                + "WHERE path = 'blob')", "blob",
+            "blob 1 is referred to by snapshot saved, property blob but missing"
+        ),
+    ])
+    func aSnapshotPropertyDamagedIsReportedByVerify(sql: String, property: String, problem: String) throws {
+        let path = directory.path("snapshot.keepsake")
+        var doc = Doc.empty
+        (doc.title, doc.note, doc.blob) = (
+            "saved", String(repeating: "long ", count: 300), Data(repeating: 7, count: 2048)
+        )
+        do {
+            let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+            try caretaker.save(doc, as: "saved")
+            #expect(try caretaker.store.verify().problems == [])
+            caretaker.store.close()
+        }
+        try damage(path, sql)
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path, options: .init(readOnly: true)))
+        #expect { try caretaker.restore("saved", as: Doc.self) } throws: { error in
+            guard case .undecodableSnapshot("saved", let at, _) = error as? KeepsakeError else {
+                return false
+            }
+            return at == [.property(property)]
+        }
+        #expect(try caretaker.store.verify().problems == [problem])
+    }
+
     /// A store whose four versions change four different properties, so that leaving one out
     /// of the replay breaks no later one (made in a scope of their own when `inScope`); closed.
     func independentVersions(inScope: Bool = false) throws -> (path: String, newest: Doc) {
@@ -539,6 +582,32 @@ import Testing
         try expectReadsRefused(path, versions: [1, 2, 3, 4], reason)
         #expect(
             try store.verify().problems == ["history doc: its stored stack sizes do not match its versions"])
+        #expect {
+            _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        } throws: { isDamaged($0, reason) }
+    }
+
+    /// A stack size on the newest version (where every write keeps the history's counters) set
+    /// to `NULL` or below 0, as damage can leave it. Read as 0, a `NULL` redo count on a history
+    /// with nothing undone opened it as sound (found by the rich store's one-cell damage soak:
+    /// an undo count `NULL` opened and then failed on a later write), and `verify`, comparing
+    /// with `!=`, reported nothing. Each is the history's damage error naming the column's
+    /// value, for opening and for the reads without opening, and `verify` reports it.
+    @Test(arguments: ["undo_count", "redo_count", "version_count"], [nil, -1] as [Int64?])
+    func aStackSizeThatIsNotACountIsDamage(column: String, value: Int64?) throws {
+        let (path, _) = try independentVersions()
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA ignore_check_constraints = ON")
+        try connection.execute(
+            "UPDATE version SET \(column) = ? WHERE position = 4", [value.map { .integer($0) } ?? .null])
+        connection.close()
+        let reason = "its newest stored version (4) holds a stack size of \(value.map(String.init) ?? "NULL")"
+        try expectReadsRefused(path, versions: [1, 4], reason)
+        #expect(
+            try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems == [
+                "history doc: its stored stack sizes do not match its versions",
+                "history doc: \(reason)",
+            ])
         #expect {
             _ = try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
         } throws: { isDamaged($0, reason) }
@@ -1316,6 +1385,40 @@ import Testing
             ])
         // Refused before anything was written: the held rows are still there to be inspected.
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    /// A held change's `Data`, stored as a blob, lost: opening says so, writable or not, and
+    /// `verify` names the blob and what refers to it. Until 2026-12 `verify` checked the blob
+    /// references of versions and checkpoints only, and called the store sound.
+    @Test func aHeldChangesBlobLostIsDamageThatVerifyReports() throws {
+        let (path, _, _) = try heldStore()
+        do {
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: nil)
+            history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+            var doc = history.value
+            doc.blob = Data(repeating: 9, count: 4096)
+            try history.append(doc)
+            store.close()
+        }
+        let connection = try SQLiteConnection(path: path)
+        let blob = try #require(try connection.scalarInt("SELECT max(id) FROM blob"))
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        try connection.execute("DELETE FROM blob WHERE id = ?", [.integer(blob)])
+        connection.close()
+        for readOnly in [true, false] {
+            #expect { _ = try open(path, readOnly: readOnly) } throws: { error in
+                guard case .undecodableValue("doc", let reason) = error as? KeepsakeError else {
+                    return false
+                }
+                return reason == "its change held back by debouncing does not apply: The stored change at "
+                    + "`blob` does not decode as Data: Blob \(blob) is missing: the store is damaged (at new)"
+            }
+        }
+        #expect(
+            try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems == [
+                "blob \(blob) is referred to by a held change but missing"
+            ])
     }
 
     /// Every byte of the held rows' cells, flipped one bit at a time (a character of a patch

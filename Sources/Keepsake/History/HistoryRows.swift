@@ -1541,10 +1541,9 @@ struct HistoryRows {
             (
                 position: Int(try row.requiredInt64(0)),
                 undone: row.int64(5),
-                counters: row.int64(1).map {
-                    Counters(
-                        revision: $0, undo: Int(row.int64(2) ?? 0), redo: Int(row.int64(3) ?? 0),
-                        total: Int(row.int64(4) ?? 0), held: row.int64(6))
+                counters: try row.int64(1).map {
+                    try Self.counters(
+                        revision: $0, row, from: 2, held: 6, version: Int(try row.requiredInt64(0)))
                 }
             )
         }.first
@@ -1566,15 +1565,34 @@ struct HistoryRows {
         let counters = try connection.query(
             "SELECT revision, undo_count, redo_count, version_count, \(held) FROM history WHERE id = ?",
             [.integer(historyID)]
-        ) {
-            Counters(
-                revision: try $0.requiredInt64(0), undo: Int($0.int64(1) ?? 0), redo: Int($0.int64(2) ?? 0),
-                total: Int($0.int64(3) ?? 0), held: $0.int64(4))
-        }.first
+        ) { try Self.counters(revision: try $0.requiredInt64(0), $0, from: 1, held: 4, version: nil) }.first
         // No history row and no version: the history was deleted (with its versions) since
         // this connection read it. Its id is never given to another history (schema 8).
         guard let counters else { throw KeepsakeError.historyConflict(history: "") }
         return (newest?.position, counters)
+    }
+
+    /// The counters of a row holding `revision`: its undo, redo and version counts in the
+    /// columns from `first` on, the held change's digest in column `held`.
+    ///
+    /// - Parameter version: The version whose row it is; `nil` for the history row.
+    /// - Throws: `.damaged`, naming no history, when a count is not a number (damage to a
+    ///   column every write fills): read as 0 it would make the stacks another size.
+    private static func counters(
+        revision: Int64, _ row: SQLiteStatement, from first: Int, held: Int, version: Int?
+    ) throws -> Counters {
+        let counts = try (first..<first + 3).map { column in
+            guard let count = row.int64(column), count >= 0 else {
+                let value = row.int64(column).map(String.init) ?? "NULL"
+                throw KeepsakeError.damaged(
+                    history: "",
+                    reason: (version.map { "its newest stored version (\($0))" } ?? "its history row")
+                        + " holds a stack size of \(value)")
+            }
+            return Int(count)
+        }
+        return Counters(
+            revision: revision, undo: counts[0], redo: counts[1], total: counts[2], held: row.int64(held))
     }
 
     /// Stores `counters` on the newest version (taking them off `previousNewest`, the newest

@@ -58,7 +58,8 @@ extension KeepsakeHistoryStorage {
                 where !applied.contains(where: { $0.position == position })
             {
                 throw fail(
-                    "undone version \(position) does not redo from the value its scope is at: \(error)")
+                    "undone version \(position) does not redo from the value its scope is at: \(RecordCoding.sentence("\(error)"))"
+                )
             } catch KeepsakeError.reversion {
                 // An applied version: the walk below says why, reading it on the stored form
                 // when today's model cannot.

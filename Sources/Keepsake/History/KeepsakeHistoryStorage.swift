@@ -249,7 +249,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                     else {
                         throw KeepsakeError.undecodableValue(
                             history: name,
-                            reason: "its change held back by debouncing does not apply: \(error)")
+                            reason:
+                                "its change held back by debouncing does not apply: \(RecordCoding.sentence("\(error)"))"
+                        )
                     }
                     pending = heldValue
                 }

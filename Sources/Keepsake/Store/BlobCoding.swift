@@ -146,7 +146,7 @@ final class BlobCoding: @unchecked Sendable {
     }
 
     /// The blob a snapshot property's stored text refers to, when it is `{"$json": id}`.
-    private static func textReference(_ stored: String) -> Int64? {
+    static func textReference(_ stored: String) -> Int64? {
         guard stored.hasPrefix("{\"$json\":"), stored.hasSuffix("}") else { return nil }
         return Int64(stored.dropFirst("{\"$json\":".count).dropLast())
     }
@@ -202,7 +202,8 @@ final class BlobCoding: @unchecked Sendable {
             ).first
         else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: codingPath, debugDescription: "Missing blob \(id)"))
+                .init(codingPath: codingPath, debugDescription: "Blob \(id) is missing: the store is damaged")
+            )
         }
         let data = row.bytes ?? Data()
         guard row.size == Int64(data.count), row.digest == Self.digest(data) else {
@@ -260,7 +261,9 @@ struct DetachedBlobs: Sendable {
         BlobCoding.decoder { [loaded, failures] id, codingPath in
             guard let data = loaded[id] else {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: codingPath, debugDescription: failures[id] ?? "Missing blob \(id)"))
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: failures[id] ?? "Blob \(id) is missing: the store is damaged"))
             }
             return data
         }

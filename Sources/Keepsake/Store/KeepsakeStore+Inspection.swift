@@ -346,8 +346,16 @@ extension KeepsakeStore {
 
     /// Checks the whole store: SQLite's integrity check, the application id and schema version,
     /// the schema's tables, columns and indexes against Keepsake's (a damaged `CREATE`
-    /// statement that still parses), foreign keys, and the invariants of every history (scopes,
-    /// undo/redo order, a base value, well-formed paths and patches, blob references).
+    /// statement that still parses), foreign keys, the invariants of every history (scopes,
+    /// undo/redo order, a base value, well-formed paths and patches, the versions and the held
+    /// change as opening checks them), every snapshot property against its digest, and the
+    /// blob references of versions, checkpoints, held changes and snapshots. What makes a read
+    /// or an open say the store is damaged, it reports.
+    ///
+    /// ```swift
+    /// let verification = try store.verify()
+    /// if !verification.isOK { print(verification.problems.joined(separator: "\n")) }
+    /// ```
     ///
     /// Blob references are checked without the app's types: an object of the app's own whose
     /// one member is `"$blob"` holding a number that names no blob is reported as a reference
@@ -479,20 +487,68 @@ extension KeepsakeStore {
                     }
                 }
             }
-            if connection.schemaVersion >= 5 {
-                check("held changes") {
-                    try connection.query("SELECT id, name FROM history NOT INDEXED") {
-                        (id: try $0.requiredInt64(0), name: $0.text(1) ?? "")
-                    }.compactMap { history -> String? in
-                        let rows = HistoryRows(connection: connection, blobs: blobs, historyID: history.id)
+            check("snapshots' properties") {
+                let digest = connection.column("p.digest", since: 2)
+                let stored = Set(try connection.query("SELECT id FROM blob") { try $0.requiredInt64(0) })
+                return try connection.query(
+                    "SELECT s.namespace, s.name, p.path, p.value, \(digest) FROM snapshot_property p "
+                        + "JOIN snapshot s ON s.id = p.snapshot_id ORDER BY s.namespace, s.name, p.path"
+                ) { row -> [String] in
+                    let (namespace, name) = (row.text(0) ?? "", row.text(1) ?? "")
+                    let (path, value) = (row.text(2) ?? "", row.text(3) ?? "")
+                    let place = "snapshot \(name), property \(path.isEmpty ? "(root)" : path)"
+                    if let digest = row.int64(4), digest != Caretaker.digest(namespace, name, path, value) {
+                        return ["\(place): it does not match its digest"]
+                    }
+                    // Its JSON, or the blob holding it when long; then the blobs it refers to.
+                    var json = value
+                    if let id = BlobCoding.textReference(value) {
+                        guard stored.contains(id) else {
+                            return ["blob \(id) is referred to by \(place) but missing"]
+                        }
+                        // A blob whose bytes are damaged: the check of blobs reports it.
+                        guard let text = try? blobs.resolvedText(value) else { return [] }
+                        json = text
+                    }
+                    guard json.contains("\"$blob\""), let form = try? StoredForm(json: json) else {
+                        return []
+                    }
+                    return Set(form.integers(under: "$blob")).subtracting(stored).sorted().map {
+                        "blob \($0) is referred to by \(place) but missing"
+                    }
+                }.flatMap { $0 }
+            }
+            // Each history's versions and held change, checked as reading and opening check
+            // them, so that what makes a read say damaged is reported: the versions of a
+            // history the queries above found nothing wrong with (where they did, this would
+            // say the same again in other words).
+            let named = problems
+            check("the histories' versions and held changes") {
+                try connection.query("SELECT id, name FROM history NOT INDEXED") {
+                    (id: try $0.requiredInt64(0), name: $0.text(1) ?? "")
+                }.flatMap { history -> [String] in
+                    let rows = HistoryRows(connection: connection, blobs: blobs, historyID: history.id)
+                    let checkingVersions = !named.contains {
+                        $0.hasPrefix("history \(history.name):") || $0.hasPrefix("history \(history.name), ")
+                    }
+                    var found: [String] = []
+                    func note(_ body: () throws -> Void) throws {
                         do {
-                            let digest = try rows.storedCounters().counters.held
-                            _ = try rows.pendingRecords(digest: digest, history: history.name)
-                            return nil
+                            try body()
                         } catch KeepsakeError.damaged(_, let reason) {
-                            return "history \(history.name): \(reason)"
+                            found.append("history \(history.name): \(reason)")
                         }
                     }
+                    try note {
+                        if checkingVersions { try rows.checkVersions(rows.places(), floor: rows.floor()) }
+                    }
+                    if connection.schemaVersion >= 5 {
+                        try note {
+                            let digest = try rows.storedCounters().counters.held
+                            _ = try rows.pendingRecords(digest: digest, history: history.name)
+                        }
+                    }
+                    return found
                 }
             }
             check("tags") {
@@ -577,12 +633,12 @@ extension KeepsakeStore {
             ),
             (
                 Self.counters
-                    + "SELECT name FROM counters h WHERE h.version_count != "
+                    + "SELECT name FROM counters h WHERE h.version_count IS NOT "
                     + "(SELECT count(*) FROM version WHERE history_id = h.id AND position > \(floor)) "
-                    + "OR h.undo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
+                    + "OR h.undo_count IS NOT (SELECT count(*) FROM version v WHERE v.history_id = h.id "
                     + "AND v.position > \(floor) "
                     + "AND v.is_undone = 0 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id)) "
-                    + "OR h.redo_count != (SELECT count(*) FROM version v WHERE v.history_id = h.id "
+                    + "OR h.redo_count IS NOT (SELECT count(*) FROM version v WHERE v.history_id = h.id "
                     + "AND v.position > \(floor) "
                     + "AND v.is_undone = 1 AND v.scope_level = (SELECT max(level) FROM scope WHERE history_id = h.id))",
                 "history %@: its stored stack sizes do not match its versions"
@@ -598,7 +654,8 @@ extension KeepsakeStore {
                 "history %@: a version folded under its floor is missing"
             ),
             (
-                Self.counters + "SELECT h.name FROM counters h WHERE h.revision NOT BETWEEN 0 AND \(largest) "
+                Self.counters
+                    + "SELECT h.name FROM counters h WHERE coalesce(h.revision, -1) NOT BETWEEN 0 AND \(largest) "
                     + "OR coalesce(h.maximum_versions, 1) NOT BETWEEN 1 AND \(largest) "
                     + "OR EXISTS (SELECT 1 FROM version WHERE history_id = h.id AND (position NOT BETWEEN 1 AND \(largest) "
                     + "OR is_undone NOT IN (0, 1) OR scope_level < 0))",
@@ -633,12 +690,19 @@ extension KeepsakeStore {
             ),
         ]
         if hasSchema2 {
-            queries.append(
+            queries += [
                 (
                     "SELECT h.name FROM pending_change p JOIN history h ON h.id = p.history_id "
                         + "WHERE NOT json_valid(p.patch) GROUP BY h.id",
                     "history %@: its held change holds invalid JSON"
-                ))
+                ),
+                (
+                    "SELECT DISTINCT j.value FROM (SELECT patch FROM pending_change WHERE json_valid(patch)) AS c, "
+                        + "json_tree(c.patch) AS j WHERE \(Self.blobReference("c.patch")) "
+                        + "AND j.value NOT IN (SELECT id FROM blob)",
+                    "blob %@ is referred to by a held change but missing"
+                ),
+            ]
         }
         if schemaVersion >= 9 {
             // As HistoryRows.checkScopeStarts: the version a scope started from is applied, of
