@@ -165,6 +165,8 @@ extension RichStore {
             }
         } else if steps.count < expected.count, error == nil {
             return "\(steps.count) of \(expected.count) steps, and no error"
+        } else if let error, !reported {
+            return "step \(steps.count) threw \(error), and verify reports nothing"
         }
         return nil
     }

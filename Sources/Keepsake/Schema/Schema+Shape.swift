@@ -44,6 +44,50 @@ extension Schema {
         return matched == schemaTexts.count
     }
 
+    /// The tables and indexes whose stored `CREATE` statement SQLite cannot parse for a writer,
+    /// one sentence each; `[]` when every one of Keepsake's is word for word its own
+    /// (``hasKeepsakesStatements(_:)``).
+    ///
+    /// SQLite parses a table's `CHECK` constraints only when the file can be written: a
+    /// constraint damaged into naming a column that does not exist reads without a word
+    /// read-only (so `integrity_check` and every read pass) and refuses the whole file to a
+    /// writer ("malformed database schema"). Each statement is parsed here on a private
+    /// in-memory database, as a writer would parse it: the tables, then the indexes on them.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/lang_createtable.html#ckconst
+    static func unparsableStatements(_ connection: SQLiteConnection) throws -> [String] {
+        guard try !hasKeepsakesStatements(connection) else { return [] }
+        let statements = try connection.query(
+            "SELECT type, name, sql FROM sqlite_schema WHERE type IN ('table', 'index') AND sql IS NOT NULL "
+                + "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type = 'index', rowid"
+        ) { (type: $0.text(0) ?? "", name: $0.text(1) ?? "", sql: $0.text(2) ?? "") }
+        let scratch = try SQLiteConnection(path: ":memory:")
+        defer { scratch.close() }
+        return statements.compactMap { statement -> String? in
+            do throws(SQLiteError) {
+                try scratch.execute(statement.sql)
+                return nil
+            } catch {
+                return "the statement of \(statement.type) \(statement.name) does not parse: \(error.message)"
+            }
+        }
+    }
+
+    /// The error of a store opened for writing whose schema SQLite refused as malformed, when
+    /// the object it names is a table or index whose statement does not parse for a writer
+    /// (``unparsableStatements(_:)``): read-only, SQLite reads it, so the error says to open it
+    /// so. `nil` otherwise. Reads the schema past the object it refused (`PRAGMA
+    /// writable_schema`), on a connection that is then closed.
+    static func unparsableSchema(failing error: SQLiteError, _ connection: SQLiteConnection, path: String)
+        -> KeepsakeError?
+    {
+        guard error.code == .corrupt, let object = unreadableObject(in: error.message), views[object] == nil,
+            (try? connection.execute("PRAGMA writable_schema = ON")) != nil
+        else { return nil }
+        let unparsable = (try? unparsableStatements(connection)) ?? []
+        return damagedSchema(unparsable, path: path, readOnly: false)
+    }
+
     /// Refuses to write a store whose schema differs from Keepsake's (``shapeDifferences(_:)``):
     /// rows written through it could be written wrongly, and read later as another value. It
     /// reads as it is (``KeepsakeError/remedy``), and `salvage(from:to:)` copies what it holds

@@ -76,7 +76,7 @@ enum Schema {
                     "the file cannot be written (it is locked, on read-only media, or not permitted)"))
         }
         do {
-            let (objects, unreadableViews) = try readSchema(connection, readOnly: readOnly)
+            let (objects, unreadableViews) = try readSchema(connection, readOnly: readOnly, path: path)
             let version = try checkIdentity(connection, objects: objects, path: path, readOnly: readOnly)
             connection.schemaVersion = readOnly ? version : currentVersion
             connection.logDamage = damage
@@ -277,7 +277,7 @@ enum Schema {
     ///
     /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_writable_schema
     private static func readSchema(
-        _ connection: SQLiteConnection, readOnly: Bool
+        _ connection: SQLiteConnection, readOnly: Bool, path: String
     ) throws -> (objects: Int64, unreadableViews: Bool) {
         let count = "SELECT count(*) FROM sqlite_schema"
         do {
@@ -286,7 +286,12 @@ enum Schema {
         } catch {
             guard error.code == .corrupt, let object = unreadableObject(in: error.message),
                 views[object] != nil
-            else { throw error }
+            else {
+                if !readOnly, let unparsable = unparsableSchema(failing: error, connection, path: path) {
+                    throw unparsable
+                }
+                throw error
+            }
         }
         try connection.execute("PRAGMA writable_schema = ON")
         let objects = try connection.scalarInt(count) ?? 0
@@ -303,7 +308,7 @@ enum Schema {
     }
 
     /// Deletes Keepsake's views that differ from ``views`` from `sqlite_schema`, when some of them
-    /// could not be read (``readSchema(_:readOnly:)``): `DROP VIEW` cannot drop a view SQLite did
+    /// could not be read (``readSchema(_:readOnly:path:)``): `DROP VIEW` cannot drop a view SQLite did
     /// not read, but deleting its row is what `DROP VIEW` does (a view has no pages). The schema's
     /// version is raised in the same transaction, so that every connection reads the schema
     /// again; ``refreshViews(_:)`` then creates the views. A crash in between leaves a store
@@ -348,7 +353,7 @@ enum Schema {
     }
 
     /// Reads the application id and schema version; returns the version. `objects` is the
-    /// schema's count of objects (``readSchema(_:readOnly:)``): none in a new, empty database.
+    /// schema's count of objects (``readSchema(_:readOnly:path:)``): none in a new, empty database.
     private static func checkIdentity(
         _ connection: SQLiteConnection, objects: Int64, path: String, readOnly: Bool
     ) throws -> Int {

@@ -378,7 +378,9 @@ extension KeepsakeStore {
             // tables through it, and would report SQL errors instead of the damage. (An index's
             // fails SQLite's integrity check too; this says which statement.)
             func schemaProblems() throws -> [String] {
-                try Schema.shapeDifferences(connection).map { "the schema is not Keepsake's: \($0)" }
+                try (Schema.shapeDifferences(connection) + Schema.unparsableStatements(connection)).map {
+                    "the schema is not Keepsake's: \($0)"
+                }
             }
             var problems: [String] = []
             if integrity != ["ok"] {
