@@ -99,8 +99,12 @@ import Testing
             return reported ? .verifyReports : .right
         } catch {
             // Every call above throws KeepsakeError, typed: the compiler checks it. The values
-            // read before it must be right all the same.
+            // read before it must be right all the same, and what a read says is damage,
+            // `verify` reports (read-only, when the store did not open for writing).
             _ = readRight()
+            if !reported, !RichStore.verifyReports(path) {
+                Issue.record("\(context): \(error), and verify reports nothing")
+            }
             return .typedError
         }
     }
