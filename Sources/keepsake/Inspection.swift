@@ -53,7 +53,7 @@ enum Inspection {
 
     static let inspect = Command(
         usage:
-            "usage: keepsake inspect PATH [--json] [--read-damaged-log]\n  Lists histories (versions, undo/redo depth, scope, tags), snapshots, schema version, file size.",
+            "usage: keepsake inspect PATH [--json] [--read-damaged-log]\n  Lists histories (versions, undo/redo depth, scope, tags, a held change, damage), snapshots, schema version, file size.",
         flags: ["--json", readDamagedLog]
     ) { arguments in
         let path = try arguments.expect("PATH")[0]
@@ -72,6 +72,9 @@ enum Inspection {
                     + "redo \(history.redoDepth) · scope \(history.scopeLevel)\(tags)")
             if !history.heldPaths.isEmpty {
                 say("    held change: \(pathList(history.heldPaths)) \(heldNote)")
+            }
+            if let damage = history.damage {
+                say("    damaged: \(damage) ('keepsake verify' lists every problem)")
             }
         }
         say("Snapshots (\(summary.snapshots.count)):")

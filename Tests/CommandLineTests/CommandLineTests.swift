@@ -358,6 +358,30 @@ import Testing
         #expect(missing.status == 2 && missing.error.contains("no version 42") && missing.output.isEmpty)
     }
 
+    /// `inspect` lists a damaged history with why, as `log` refuses it, and still lists the
+    /// rest of the store (exit status 0: verify is the command whose status says damage).
+    @Test func inspectSaysWhyAHistoryIsDamaged() throws {
+        let store = try demoStore()
+        let connection = try SQLiteConnection(path: store)
+        let newest = try #require(try connection.scalarInt("SELECT max(position) FROM version"))
+        try connection.execute("PRAGMA ignore_check_constraints = ON")
+        try connection.execute("UPDATE version SET redo_count = NULL WHERE position = ?", [.integer(newest)])
+        connection.close()
+        let reason = "its newest stored version (\(newest)) holds a stack size of NULL"
+        let inspect = try run("inspect", store)
+        #expect(inspect.status == 0, "\(inspect.error)")
+        #expect(inspect.output.contains("\n    damaged: \(reason) ('keepsake verify' lists every problem)\n"))
+        #expect(inspect.output.contains("Snapshots (1):\n  approved"))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let summary = try decoder.decode(
+            KeepsakeStore.Summary.self, from: Data(try run("inspect", store, "--json").output.utf8))
+        #expect(summary.histories.map(\.damage) == [reason])
+        let log = try run("log", store, "demo-note")
+        #expect(log.status == 65 && log.error.contains(reason), "\(log.error)")
+        #expect(try run("verify", store).status == 1)
+    }
+
     @Test func salvageCopiesWhatADamagedStoreProvesIntoANewStore() throws {
         let store = try demoStore()
         let connection = try SQLiteConnection(path: store)

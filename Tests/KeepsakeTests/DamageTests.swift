@@ -486,9 +486,11 @@ import Testing
 
     /// Expects every read of history "doc" without opening it — its current value and the value
     /// at each version `versions` lists, typed and as JSON, and its timeline (`keepsake log`) —
-    /// to be the history's damage error for `reason`, as opening is.
+    /// to be the history's damage error for `reason`, as opening is, and the store's summary
+    /// (`keepsake inspect`) to list it with that damage.
     func expectReadsRefused(_ path: String, versions: [Int], _ reason: String) throws {
         let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try store.summary().histories.map(\.damage) == [reason])
         for version in [nil] + versions {
             #expect { try store.value(ofHistory: "doc", atVersion: version, as: Doc.self) } throws: {
                 isDamaged($0, reason)

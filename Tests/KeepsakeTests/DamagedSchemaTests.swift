@@ -99,6 +99,13 @@ import Testing
         // Read-only: it opens, and verify says what differs, not the SQL errors it would meet.
         let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
         defer { reader.close() }
+        // `keepsake inspect` lists the store, saying where a history cannot be checked.
+        #expect(
+            try reader.summary().histories.map(\.damage)
+                == [
+                    damage.object == "version"
+                        ? "its versions cannot be checked: no such column: undo_count" : nil
+                ])
         let verification = try reader.verify()
         #expect((verification.integrity == ["ok"]) != damage.misordersAnIndex)
         #expect(

@@ -42,22 +42,31 @@ extension KeepsakeStore {
         public var created: Date
         /// When it was last written.
         public var modified: Date
+        /// Why the history is damaged, as opening it or reading its timeline would say, when its
+        /// versions (their numbers, scopes, flags and counts), its tags or its held change do
+        /// not check out; `nil` when they do. Its changes are not read here: the timeline and
+        /// ``KeepsakeStore/verify()`` check them against their digests too. The other fields
+        /// are as stored (the tags or held paths that could not be read are empty); `verify()`
+        /// lists every problem of the store.
+        public var damage: String?
 
         init(
             name: String, valueType: String, versions: Int, undoDepth: Int, redoDepth: Int, scopeLevel: Int,
-            tags: [String], maximumVersions: Int?, heldPaths: [String], created: Date, modified: Date
+            tags: [String], maximumVersions: Int?, heldPaths: [String], created: Date, modified: Date,
+            damage: String? = nil
         ) {
             (self.name, self.valueType, self.versions) = (name, valueType, versions)
             (self.undoDepth, self.redoDepth, self.scopeLevel) = (undoDepth, redoDepth, scopeLevel)
             (self.tags, self.maximumVersions, self.heldPaths) = (tags, maximumVersions, heldPaths)
-            (self.created, self.modified) = (created, modified)
+            (self.created, self.modified, self.damage) = (created, modified, damage)
         }
 
-        /// Decodes a summary; one an earlier release wrote, without `heldPaths`, holds none.
+        /// Decodes a summary; one an earlier release wrote, without `heldPaths` or `damage`,
+        /// holds none.
         ///
         /// - Parameter decoder: The decoder to read from.
-        /// - Throws: `DecodingError` when a key other than `heldPaths` or `maximumVersions` is
-        ///   missing or of another type.
+        /// - Throws: `DecodingError` when a key other than `heldPaths`, `maximumVersions` or
+        ///   `damage` is missing or of another type.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
@@ -71,7 +80,8 @@ extension KeepsakeStore {
                 maximumVersions: try container.decodeIfPresent(Int.self, forKey: .maximumVersions),
                 heldPaths: try container.decodeIfPresent([String].self, forKey: .heldPaths) ?? [],
                 created: try container.decode(Date.self, forKey: .created),
-                modified: try container.decode(Date.self, forKey: .modified))
+                modified: try container.decode(Date.self, forKey: .modified),
+                damage: try container.decodeIfPresent(String.self, forKey: .damage))
         }
     }
 
@@ -155,23 +165,26 @@ extension KeepsakeStore {
                 }
                 summary.undoDepth = try depth(0)
                 summary.redoDepth = try depth(1)
-                summary.heldPaths = try Self.heldPaths(of: id, history: summary.name, connection, blobs)
-                let (digest, baseDigest) = (
-                    connection.column("tag_digest", since: 7), connection.column("base_tag_digest", since: 7)
-                )
-                summary.tags = try connection.query(
-                    """
-                    SELECT tag, digest, position, level FROM (
-                        SELECT base_tag AS tag, \(baseDigest) AS digest, -1 AS position, level FROM scope WHERE history_id = ?1
-                        UNION ALL SELECT tag, \(digest), position, 0 FROM version WHERE history_id = ?1 AND \(HistoryRows.aboveFloor))
-                    WHERE tag IS NOT NULL ORDER BY position, level
-                    """, [.integer(id)]
-                ) { row in
-                    let position = row.int64(2).map(Int.init)
-                    return try HistoryRows.decodeTag(
-                        row.text(0), digest: row.int64(1), version: position == -1 ? nil : position,
-                        level: Int(row.int64(3) ?? 0))?.description ?? ""
+                // A damaged history is listed, saying why, as opening and the timeline would:
+                // its counts above are as stored, and what could not be read is left empty.
+                func noting(_ read: () throws -> Void) throws {
+                    do {
+                        try read()
+                    } catch KeepsakeError.damaged(_, let reason) {
+                        summary.damage = summary.damage ?? reason
+                    } catch let error as SQLiteError
+                        where Schema.damagedSchema(failing: error, connection, path: path) != nil
+                    {
+                        // A statement damaged so that a column is gone: the rest is listed.
+                        summary.damage = summary.damage ?? "its versions cannot be checked: \(error.message)"
+                    }
                 }
+                let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
+                try noting { try rows.checkVersions(rows.places(), floor: rows.floor()) }
+                try noting {
+                    summary.heldPaths = try Self.heldPaths(of: id, history: summary.name, connection, blobs)
+                }
+                try noting { summary.tags = try Self.tags(of: id, connection) }
                 summaries.append(summary)
             }
             let snapshots = try Caretaker.snapshotInfos(connection, prefix: "")
@@ -181,6 +194,28 @@ extension KeepsakeStore {
             return Summary(
                 schemaVersion: Int(try connection.scalarInt("PRAGMA user_version") ?? 0),
                 fileSize: path == ":memory:" ? 0 : size, histories: summaries, snapshots: snapshots)
+        }
+    }
+
+    /// The tags of history `id`, as ``HistorySummary/tags`` lists them.
+    ///
+    /// - Throws: `.damaged`, naming no history, when a tag does not match its digest.
+    private static func tags(of id: Int64, _ connection: SQLiteConnection) throws -> [String] {
+        let (digest, baseDigest) = (
+            connection.column("tag_digest", since: 7), connection.column("base_tag_digest", since: 7)
+        )
+        return try connection.query(
+            """
+            SELECT tag, digest, position, level FROM (
+                SELECT base_tag AS tag, \(baseDigest) AS digest, -1 AS position, level FROM scope WHERE history_id = ?1
+                UNION ALL SELECT tag, \(digest), position, 0 FROM version WHERE history_id = ?1 AND \(HistoryRows.aboveFloor))
+            WHERE tag IS NOT NULL ORDER BY position, level
+            """, [.integer(id)]
+        ) { row in
+            let position = row.int64(2).map(Int.init)
+            return try HistoryRows.decodeTag(
+                row.text(0), digest: row.int64(1), version: position == -1 ? nil : position,
+                level: Int(row.int64(3) ?? 0))?.description ?? ""
         }
     }
 
