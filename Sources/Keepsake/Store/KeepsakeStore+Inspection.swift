@@ -169,9 +169,9 @@ extension KeepsakeStore {
                 // its counts above are as stored, and what could not be read is left empty.
                 func noting(_ read: () throws -> Void) throws {
                     do {
-                        try read()
-                    } catch KeepsakeError.damaged(_, let reason) {
-                        summary.damage = summary.damage ?? reason
+                        if let reason = try Self.damage(of: read) {
+                            summary.damage = summary.damage ?? reason
+                        }
                     } catch let error as SQLiteError
                         where Schema.damagedSchema(failing: error, connection, path: path) != nil
                     {
@@ -194,6 +194,19 @@ extension KeepsakeStore {
             return Summary(
                 schemaVersion: Int(try connection.scalarInt("PRAGMA user_version") ?? 0),
                 fileSize: path == ":memory:" ? 0 : size, histories: summaries, snapshots: snapshots)
+        }
+    }
+
+    /// Why `body` found a history damaged (the reason of the
+    /// ``KeepsakeError/damaged(history:reason:)`` it throws), or `nil` when it did not throw.
+    ///
+    /// - Throws: Any other error `body` throws.
+    private static func damage(of body: () throws -> Void) throws -> String? {
+        do {
+            try body()
+            return nil
+        } catch KeepsakeError.damaged(_, let reason) {
+            return reason
         }
     }
 
@@ -568,24 +581,15 @@ extension KeepsakeStore {
                     let checkingVersions = !named.contains {
                         $0.hasPrefix("history \(history.name):") || $0.hasPrefix("history \(history.name), ")
                     }
-                    var found: [String] = []
-                    func note(_ body: () throws -> Void) throws {
-                        do {
-                            try body()
-                        } catch KeepsakeError.damaged(_, let reason) {
-                            found.append("history \(history.name): \(reason)")
-                        }
-                    }
-                    try note {
+                    let versions = try Self.damage {
                         if checkingVersions { try rows.checkVersions(rows.places(), floor: rows.floor()) }
                     }
-                    if connection.schemaVersion >= 5 {
-                        try note {
-                            let digest = try rows.storedCounters().counters.held
-                            _ = try rows.pendingRecords(digest: digest, history: history.name)
-                        }
+                    let held = try Self.damage {
+                        guard connection.schemaVersion >= 5 else { return }
+                        let digest = try rows.storedCounters().counters.held
+                        _ = try rows.pendingRecords(digest: digest, history: history.name)
                     }
-                    return found
+                    return [versions, held].compactMap { $0.map { "history \(history.name): \($0)" } }
                 }
             }
             check("tags") {
