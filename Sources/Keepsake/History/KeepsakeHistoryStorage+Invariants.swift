@@ -2,8 +2,8 @@ import Foundation
 import Revertible
 
 extension KeepsakeHistoryStorage {
-    /// Checks the stored history against itself, for tests and `keepsake verify`: SQLite's
-    /// integrity check, foreign keys, the stack sizes and stored counters, that every undone
+    /// Checks the stored history against itself, for tests: SQLite's integrity check, foreign
+    /// keys, the stack sizes and stored counters, that every undone
     /// version redoes from the value its scope is at (as in memory), and that reverting the
     /// current value through every applied version reaches each applied version's checkpoint
     /// and the stored base value, on every property they hold: one an old model stored lacks
@@ -12,7 +12,8 @@ extension KeepsakeHistoryStorage {
     /// A version today's model cannot read is reverted as undo does, on the stored form, where
     /// redoing it must reach the value above it; below a value today's model cannot hold, where
     /// undo stops, the versions redone on the base value's stored form must reach the value
-    /// above it.
+    /// above it. Last, ``KeepsakeStore/verify()`` must find nothing wrong with the store, and
+    /// ``KeepsakeStore/summary()`` nothing with the history.
     ///
     /// - Throws: ``KeepsakeError`` describing the first problem.
     func checkStoredInvariants() throws(KeepsakeError) {
@@ -130,6 +131,15 @@ extension KeepsakeHistoryStorage {
             guard value.reversion(to: stored) == nil else {
                 throw fail("undoing every version does not reach the base")
             }
+        }
+        // What the tools say of the store: nothing, when it is sound. A problem `verify` or
+        // `inspect` reported of a sound store would send its user to salvage for nothing.
+        let problems = try store.verify().problems
+        guard problems.isEmpty else {
+            throw .undecodableValue(history: name, reason: "invariant: verify reports \(problems)")
+        }
+        if let damage = try store.summary().histories.first(where: { $0.name == name })?.damage {
+            throw .undecodableValue(history: name, reason: "invariant: inspect says it is damaged: \(damage)")
         }
     }
 }
