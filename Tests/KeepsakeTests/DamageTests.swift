@@ -619,6 +619,40 @@ import Testing
         } throws: { isDamaged($0, reason) }
     }
 
+    /// A date no digest covers, set by damage to one no clock gives (the log printed version 1
+    /// as written in the year 5838270): `verify` reports it, naming the history or snapshot.
+    @Test(arguments: [
+        (
+            "UPDATE history SET created_at = -1e300",
+            "history doc: a stored date is out of range (before 1970 or after 9999)"
+        ),
+        (
+            "UPDATE version SET created_at = 9e18 WHERE position = 2",
+            "history doc: a stored date is out of range (before 1970 or after 9999)"
+        ),
+        (
+            "UPDATE version SET modified_at = -1 WHERE position = 4",
+            "history doc: a stored date is out of range (before 1970 or after 9999)"
+        ),
+        (
+            "UPDATE checkpoint SET created_at = 1e300",
+            "history doc: a stored date is out of range (before 1970 or after 9999)"
+        ),
+        (
+            "UPDATE snapshot SET created_at = 1e300",
+            "snapshot kept: its date is out of range (before 1970 or after 9999)"
+        ),
+    ])
+    func aDateNoClockGivesIsReportedByVerify(sql: String, problem: String) throws {
+        let (path, newest) = try independentVersions()
+        let store = try KeepsakeStore(path: path)
+        try Caretaker(store: store).save(newest, as: "kept")
+        #expect(try store.verify().problems == [])
+        store.close()
+        try damage(path, sql)
+        #expect(try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems == [problem])
+    }
+
     /// What the inspection calls (``KeepsakeStore/timeline(of:)``, which `keepsake log` prints,
     /// and ``KeepsakeStore/changes(ofVersion:in:)``, which `keepsake show` prints) say of a
     /// version whose changes are damaged: the history's damage error naming the version, as

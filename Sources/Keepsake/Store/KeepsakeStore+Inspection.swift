@@ -639,6 +639,8 @@ extension KeepsakeStore {
     /// The structural checks of ``verify()``: SQL listing what is wrong, and how to say it.
     static func verificationQueries(schemaVersion: Int) -> [(String, String)] {
         let hasSchema2 = schemaVersion >= 2
+        /// Whether a date column (seconds since 1970) lies outside the years 1970 to 9999.
+        func outOfRange(_ column: String) -> String { "\(column) NOT BETWEEN 0 AND 253402300799" }
         let largest = HistoryRows.largestNumber
         let floor = "(SELECT floor FROM scope WHERE history_id = h.id AND level = 0)"
         var queries: [(String, String)] = [
@@ -701,6 +703,18 @@ extension KeepsakeStore {
                     + "OR EXISTS (SELECT 1 FROM version WHERE history_id = h.id AND (position NOT BETWEEN 1 AND \(largest) "
                     + "OR is_undone NOT IN (0, 1) OR scope_level < 0))",
                 "history %@: a stored number is out of range"
+            ),
+            // Dates, which no digest covers: every one Keepsake writes is a clock's reading.
+            (
+                "SELECT h.name FROM history h WHERE \(outOfRange("h.created_at")) OR \(outOfRange("h.modified_at")) "
+                    + "OR EXISTS (SELECT 1 FROM version WHERE history_id = h.id AND (\(outOfRange("created_at")) "
+                    + (schemaVersion >= 4 ? "OR \(outOfRange("coalesce(modified_at, 0)"))" : "") + ")) "
+                    + "OR EXISTS (SELECT 1 FROM checkpoint WHERE history_id = h.id AND \(outOfRange("created_at")))",
+                "history %@: a stored date is out of range (before 1970 or after 9999)"
+            ),
+            (
+                "SELECT name FROM snapshot WHERE \(outOfRange("created_at"))",
+                "snapshot %@: its date is out of range (before 1970 or after 9999)"
             ),
             (
                 "SELECT h.name FROM history h WHERE NOT EXISTS "
