@@ -53,8 +53,7 @@ extension Schema {
     /// read-only (so `integrity_check` and every read pass) and refuses the whole file to a
     /// writer ("malformed database schema"). Each statement is parsed here on a private
     /// in-memory database, as a writer would parse it: the tables, then the indexes on them.
-    ///
-    /// Related SQLite documentation: https://www.sqlite.org/lang_createtable.html#ckconst
+    /// (Seen with SQLite 3.40; `DamagedSchemaTests` holds such a store.)
     static func unparsableStatements(_ connection: SQLiteConnection) throws -> [String] {
         guard try !hasKeepsakesStatements(connection) else { return [] }
         let statements = try connection.query(
