@@ -230,4 +230,90 @@ import Testing
         #expect(runs == 2)
         #expect(count == 2)
     }
+
+    /// A writer that opens the store, writes and closes it again and again (a server that opens
+    /// it for each request, a tool run in a loop) removes its log at each close, so the log is
+    /// gone whenever a reader of the immutable file opens it again. The reader used to open it
+    /// as immutable again, each of the writer's commits made the read run again, and after
+    /// five the read failed with `.busy`: `keepsake verify` beside such a writer failed 14
+    /// times in 600 runs, saying another connection had kept the file locked. Once a writer has
+    /// touched the file, the reader now opens it through its log, and reads on beside the
+    /// writer's commits; closed, the store opens whole.
+    @Test func aReaderBesideAWriterThatKeepsClosingTheStoreReadsOn() throws {
+        let path = directory.path("reopened.keepsake")
+        func write(_ value: String) throws {
+            let writer = try KeepsakeStore(path: path)
+            try writer.history("doc", initialValue: "a", maximumVersions: nil).append(value)
+            writer.close()
+        }
+        try write("b")
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(reader.database.read { $0.isImmutable })
+        var runs = 0
+        let count = try reader.read { connection, _ in
+            runs += 1
+            try write("c\(runs)")  // at every run, a writer opens, writes and closes meanwhile
+            return try connection.scalarInt("SELECT count(*) FROM version")
+        }
+        #expect(runs == 2)
+        #expect(count == 3)
+        #expect(!reader.database.read { $0.isImmutable })
+        try write("d")
+        #expect(try reader.history("doc", initialValue: "a", maximumVersions: nil).value == "d")
+        #expect(try reader.verify().problems == [])
+        reader.close()
+        let history = try KeepsakeStore(path: path).history("doc", initialValue: "a", maximumVersions: nil)
+        #expect(history.value == "d" && history.versionCount == 4)
+        try history.checkInvariants()
+    }
+
+    /// A reader that cannot read the file through its log when a writer touches it during a
+    /// read (a folder where it may not create the log's index) reads it as immutable again, as
+    /// before: the writer's commits are in the file once the writer has closed. A writer that
+    /// touches it under each of five reads makes the read give up with `.busy`, saying so (it
+    /// used to say another connection had kept the file locked, and that nothing was written).
+    @Test(.enabled(if: FileLock.isAvailable, "needs root and chattr"))
+    func aReaderThatCannotReadTheLogReadsTheFileAgain() throws {
+        let folder = directory.path("locked")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let path = folder + "/store.keepsake"
+        func write(_ value: String) throws {
+            let writer = try KeepsakeStore(path: path)
+            try writer.history("doc", initialValue: "a", maximumVersions: nil).append(value)
+            writer.close()
+        }
+        try write("b")
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        defer { _ = FileLock.set(folder, locked: false) }
+        var runs = 0
+        let count = try reader.read { connection, _ in
+            runs += 1
+            if runs == 1 {
+                try write("c")
+                #expect(FileLock.set(folder, locked: true))
+            }
+            return try connection.scalarInt("SELECT count(*) FROM version")
+        }
+        #expect(runs == 2)
+        #expect(count == 2)
+        #expect(reader.database.read { $0.isImmutable })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["store.keepsake"])
+
+        // A writer at work under every one of five reads: the read gives up, saying so.
+        var tries = 0
+        let changing = SQLiteError(
+            code: .busy,
+            message:
+                "a writer changed the file under each of five reads: \(path) could not be read; try again")
+        #expect(throws: KeepsakeError.sqlite(changing)) {
+            try reader.read { connection, _ in
+                tries += 1
+                #expect(FileLock.set(folder, locked: false))
+                try write("d\(tries)")
+                #expect(FileLock.set(folder, locked: true))
+                return try connection.scalarInt("SELECT count(*) FROM version")
+            }
+        }
+        #expect(tries == 5)
+    }
 }

@@ -13,7 +13,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     private var connection: SQLiteConnection
     /// For a connection that reads its file as immutable (``SQLiteConnection/isImmutable``):
     /// the file as it was when the connection was opened, and how to open it again.
-    private var immutableFile: (state: FileState?, reopen: @Sendable () throws -> SQLiteConnection)?
+    private var immutableFile:
+        (state: FileState?, reopen: @Sendable (_ throughLog: Bool) throws -> SQLiteConnection)?
 
     /// Wraps a connection; the database owns it from now on.
     public init(_ connection: SQLiteConnection) {
@@ -22,10 +23,11 @@ public final class SQLiteDatabase: @unchecked Sendable {
 
     /// Wraps a connection, and for one that reads its file as immutable, the file's state
     /// taken before it was opened and how to open the file again once a writer has touched it
-    /// (``readFollowingWriters(_:)``).
+    /// (``readFollowingWriters(_:)``): `reopen(true)` through its log, even an empty or
+    /// missing one; `reopen(false)` as the first open did.
     init(
         _ connection: SQLiteConnection, openedAt state: FileState?,
-        reopen: @escaping @Sendable () throws -> SQLiteConnection
+        reopen: @escaping @Sendable (_ throughLog: Bool) throws -> SQLiteConnection
     ) {
         self.connection = connection
         if connection.isImmutable { immutableFile = (state, reopen) }
@@ -56,8 +58,9 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// Runs `body` with the connection, holding the lock, as ``read(_:)`` does; a connection
     /// that reads its file as immutable is first replaced by a new one when a writer has
     /// touched the file since it was opened, and `body` runs again on a new one when a writer
-    /// touched the file while it ran. SQLite never looks for changes in an immutable file: its
-    /// cached pages and the file's new ones would make a torn read.
+    /// touched the file while it ran — one that reads through the log, since that writer is
+    /// at work. SQLite never looks for changes in an immutable file: its cached pages and the
+    /// file's new ones would make a torn read.
     ///
     /// - Parameter body: The work; it must not keep the connection.
     /// - Returns: What `body` returns.
@@ -66,12 +69,13 @@ public final class SQLiteDatabase: @unchecked Sendable {
     func readFollowingWriters<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
+        var writerAtWork = false
         for _ in 0..<5 {
             // Taken before opening again: a write while it opens makes the next comparison differ.
             if let file = immutableFile, case let state = FileState(path: connection.path),
                 state != file.state
             {
-                let reopened = try file.reopen()
+                let reopened = try file.reopen(writerAtWork)
                 connection.close()
                 connection = reopened
                 immutableFile = reopened.isImmutable ? (state, file.reopen) : nil
@@ -83,10 +87,17 @@ public final class SQLiteDatabase: @unchecked Sendable {
             } catch {
                 if FileState(path: connection.path) == file.state { throw error }
             }
+            // A writer touched the file while it was read, and may go on: read through its log
+            // from now on, even when the log is empty or gone at that moment (a writer that
+            // opens and closes the store for each write removes it as it closes), so that its
+            // next commit does not make the read run again.
+            writerAtWork = true
         }
-        throw SQLiteError(
-            code: .busy, message: "the file changed while it was read, five times: \(connection.path)")
+        throw SQLiteError(code: .busy, message: Self.changedUnderEveryRead)
     }
+
+    /// The message of the ``SQLiteError/Code/busy`` error of ``readFollowingWriters(_:)``.
+    static let changedUnderEveryRead = "a writer changed the file under each of five reads"
 
     /// Closes the connection; later calls fail with `SQLITE_MISUSE`.
     public func close() {

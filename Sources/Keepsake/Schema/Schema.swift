@@ -31,10 +31,12 @@ enum Schema {
     /// and runs the missing migrations, each in its own transaction. A file that fails a check
     /// is closed without being written. A store whose write-ahead log is damaged
     /// (``WriteAheadLog``) is refused before SQLite reads it, unless `readsDamagedLog`; opened
-    /// for writing then, its log is copied aside first.
+    /// for writing then, its log is copied aside first. A file opened read-only with no log
+    /// beside it is read as immutable, unless `throughLog`: a file a writer has been seen to
+    /// change since (``SQLiteDatabase/readFollowingWriters(_:)``).
     static func open(
         path: String, readOnly: Bool, synchronous: SQLiteConnection.Synchronous, busyTimeout: Duration,
-        readsDamagedLog: Bool = false
+        readsDamagedLog: Bool = false, throughLog: Bool = false
     ) throws(KeepsakeError) -> SQLiteConnection {
         try checkFile(path: path, readOnly: readOnly)
         if !readOnly, path != ":memory:" {
@@ -60,7 +62,7 @@ enum Schema {
         // a writer that could not open leaves empty) does not refuse it. Once a writer's log
         // holds a page, the reader opens it again, through the log (`FileState`). With a log
         // that holds pages, read through it.
-        let immutable = readOnly && (FileState.logSize(of: path) ?? 0) == 0
+        let immutable = readOnly && !throughLog && (FileState.logSize(of: path) ?? 0) == 0
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(
@@ -514,6 +516,8 @@ enum Schema {
             .sqlite(
                 error.saying(
                     "\(path) or its write-ahead log could not grow (is the disk full?); nothing was written"))
+        case .busy where error.message == SQLiteDatabase.changedUnderEveryRead:
+            .sqlite(error.saying("\(path) could not be read; try again"))
         case .busy:
             .sqlite(
                 error.saying(

@@ -93,19 +93,27 @@ public final class KeepsakeStore: Sendable {
         // and a read-only open read the file as immutable, silently without the log's commits.
         let file = FileState.linkTarget(of: path) ?? path
         self.file = file
-        let open: @Sendable (String) throws -> SQLiteConnection = { path in
+        let open: @Sendable (String, Bool) throws -> SQLiteConnection = { path, throughLog in
             try Schema.open(
                 path: path, readOnly: options.readOnly, synchronous: options.synchronous,
-                busyTimeout: options.busyTimeout, readsDamagedLog: options.readsDamagedLog)
+                busyTimeout: options.busyTimeout, readsDamagedLog: options.readsDamagedLog,
+                throughLog: throughLog)
         }
-        // A store read as immutable is opened again, through its log, once a writer appears:
-        // the same file, even after the process has changed its working directory.
+        // A store read as immutable is opened again once a writer appears: the same file, even
+        // after the process has changed its working directory. Asked to read through the log
+        // (a writer touched the file while it was read), where the log cannot be read (a
+        // folder the reader may not create its index in), the file is read as immutable again.
         let absolute = file == ":memory:" ? file : URL(fileURLWithPath: file).path
         do {
             // The file's state is taken before it opens: a writer's commit while it opens makes
             // the first read see a change, and read again.
             let state = FileState(path: file)
-            database = SQLiteDatabase(try open(file), openedAt: state, reopen: { try open(absolute) })
+            database = SQLiteDatabase(
+                try open(file, false), openedAt: state,
+                reopen: { throughLog in
+                    if throughLog, let connection = try? open(absolute, true) { return connection }
+                    return try open(absolute, false)
+                })
         } catch {
             throw Self.keepsakeError(error, path: path)
         }
