@@ -500,4 +500,64 @@ import Testing
         #expect(try store.verify().problems == [])
         #expect(try store.integrityCheck() == ["ok"])
     }
+
+    /// A store another process writes while it is salvaged — saving snapshots again, appending
+    /// versions past a limit that prunes the oldest — is read as of one moment: every history
+    /// and snapshot is copied, as it was then. Salvage used to read each row in a transaction
+    /// of its own, and a snapshot saved again between the read of its row and of its
+    /// properties was left out as damaged ("it holds 0 of the NULL property rows it was saved
+    /// with").
+    /// The snapshot `name` as `round` of the writer below saves it.
+    static func saved(_ name: String, _ round: Int) -> Doc {
+        var doc = Doc.empty
+        doc.title = "\(name) \(round)"
+        doc.items = [.init(id: 1, title: name, done: round % 2 == 0)]
+        return doc
+    }
+
+    @Test func aStoreAnotherProcessWritesIsSalvagedAsOfOneMoment() async throws {
+        let path = directory.path("live.keepsake")
+        let names = (0..<30).map { "s\($0)" }
+        let store = try KeepsakeStore(path: path)
+        for name in names { try Caretaker(store: store).save(Self.saved(name, 0), as: name) }
+        store.close()
+        async let writer = #expect(processExitsWith: .success) {
+            [path = path as String, names = names as [String]] in
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty, maximumVersions: 20)
+            let caretaker = Caretaker(store: store)
+            let end = ContinuousClock.now + .seconds(3)
+            var round = 1
+            while ContinuousClock.now < end {
+                let name = names[round % names.count]
+                try caretaker.save(SalvageTests.saved(name, round), as: name, replacingExisting: true)
+                var doc = history.value
+                doc.title = "v\(round)"
+                try history.append(doc)
+                round += 1
+            }
+        }
+        var salvaged = 0
+        let end = ContinuousClock.now + .seconds(3)
+        while salvaged < 4 || ContinuousClock.now < end && salvaged < 40 {
+            let output = directory.path("salvaged-\(salvaged).keepsake")
+            let report = try KeepsakeStore.salvage(from: path, to: output)
+            salvaged += 1
+            #expect(report.lost == [])
+            #expect(report.snapshots.count == names.count)
+            for history in report.histories {
+                #expect(history.damage == nil && history.version == history.newestVersion)
+            }
+            let copy = try KeepsakeStore(path: output)
+            for name in names {
+                let restored = try Caretaker(store: copy).restore(name, as: Doc.self)
+                let round = Int(restored?.title.split(separator: " ").last ?? "") ?? -1
+                #expect(restored == Self.saved(name, round))
+            }
+            #expect(try copy.verify().problems == [])
+            copy.close()
+        }
+        _ = await writer
+        #expect(salvaged >= 4)
+    }
 }

@@ -31,8 +31,9 @@ extension KeepsakeStore {
     /// one the history had. A history whose value cannot be computed at all, and a snapshot
     /// with a row lost or damaged, are left out, and the report says why. A store whose
     /// write-ahead log is damaged is read as of the damage, and the report lists the commits
-    /// after it as lost. Salvage a store no process is writing: a commit while it reads can
-    /// read as damage. Salvage reads no app type: for a model whose `CodingKeys` store
+    /// after it as lost. A store another process writes meanwhile is read as of one moment,
+    /// in one read transaction (unless a read finds a page corrupt, which ends it: a commit
+    /// between that read and the next can then read as damage). Salvage reads no app type: for a model whose `CodingKeys` store
     /// properties under other keys, see ``valueJSON(ofHistory:atVersion:)``.
     ///
     /// - Parameters:
@@ -51,72 +52,19 @@ extension KeepsakeStore {
         }
         let source = try KeepsakeStore(path: damaged, options: .init(readOnly: true, readsDamagedLog: true))
         defer { source.close() }
-        // Checkpoints are looked up through their index (history, position), undone versions
-        // through theirs: a damaged index page hides them without a word, and every history
-        // whose base value it hid would be lost, or stop at a version it only seemed to lose,
-        // though its rows are intact. Here they are read from their tables, past the indexes (a
-        // scan per look-up: a store holds a few checkpoints per history; and one scan of the
-        // versions per history). A store before schema 4 is read through views of these names
-        // already, which read no index of it.
-        if source.database.read({ $0.schemaVersion }) >= 4 {
-            try source.read { connection, _ in
-                connection.readsPastIndexes = true
-                try connection.execute(
-                    "CREATE TEMP VIEW checkpoint AS SELECT * FROM main.checkpoint NOT INDEXED")
+        // Every row is read in one read transaction, one state of the store, even while another
+        // process writes it: a commit between two reads used to read as damage (a snapshot
+        // saved again meanwhile was left out as lost). A file read as immutable that a writer
+        // touches meanwhile is read again, through its log.
+        let contents: SalvageReader.Contents
+        do {
+            contents = try source.database.readFollowingWriters { connection in
+                try SalvageReader(connection: connection, file: source.file).readAll()
             }
+        } catch {
+            throw keepsakeError(error, path: damaged)
         }
-        var report = SalvageReport(histories: [], snapshots: [], lost: [])
-        if let damage = source.database.read({ $0.logDamage }) {
-            report.lost.append(
-                .init(
-                    what: "\(damage.lostCommits) commits of the write-ahead log (\(source.file)-wal)",
-                    reason: "the log is damaged: \(damage.summary)"))
-        }
-        var histories: [(row: HistoryRow, json: String)] = []
-        var snapshots: [(row: SnapshotRow, properties: [(path: String, json: String)])] = []
-        // A history's name is checked by no digest: a damaged one is told by the index of
-        // names, which holds each name again (with its row's id).
-        let indexedNames: [Int64: String] =
-            (try? source.salvageRead { connection, _ in
-                try connection.query("SELECT id, name FROM history ORDER BY name") {
-                    (try $0.requiredInt64(0), $0.text(1) ?? "")
-                }
-            }.get()).map { Dictionary($0, uniquingKeysWith: { first, _ in first }) } ?? [:]
-        for row in source.salvageRows(
-            of: "history", columns: HistoryRow.columns, indexedBy: "name", into: &report, HistoryRow.init)
-        {
-            switch source.salvageValue(of: row) {
-            case .success(let (json, salvaged)):
-                var salvaged = salvaged
-                if let indexed = indexedNames[row.id], indexed != row.name {
-                    let disagreement =
-                        "its name reads \"\(row.name)\" in its row but \"\(indexed)\" in the index of names: "
-                        + "one of them is damaged (it is copied under the first)"
-                    salvaged.damage = [salvaged.damage, disagreement].compactMap { $0 }.joined(
-                        separator: "; ")
-                }
-                histories.append((row, json))
-                report.histories.append(salvaged)
-            case .failure(let unread):
-                report.lost.append(.init(what: "history \"\(row.name)\"", reason: unread.reason))
-            }
-        }
-        for row in source.salvageRows(
-            of: "snapshot", columns: SnapshotRow.columns, indexedBy: "namespace, name", into: &report,
-            SnapshotRow.init)
-        {
-            switch source.salvageProperties(of: row) {
-            case .success(let properties):
-                snapshots.append((row, properties))
-                report.snapshots.append(
-                    SnapshotInfo(
-                        namespace: row.namespace, name: row.name, valueType: row.valueType,
-                        date: Date(timeIntervalSince1970: row.createdAt), propertyCount: properties.count))
-            case .failure(let unread):
-                report.lost.append(
-                    .init(what: "snapshot \"\(row.name)\" of \(row.namespace)", reason: unread.reason))
-            }
-        }
+        let (report, histories, snapshots) = (contents.report, contents.histories, contents.snapshots)
         // Written beside `output` and put there whole: half a salvage would read as a whole one.
         let installed = try NewStoreFile.install(at: output) { temporary throws(KeepsakeError) in
             let store = try KeepsakeStore(path: temporary)
@@ -202,283 +150,370 @@ extension KeepsakeStore {
         }
     }
 
-    /// What `body` reads in a read transaction of its own, or what kept it from reading it,
-    /// described for the report (the history's name filled in where the rows did not know it).
-    private func salvageRead<T>(
-        history: String = "", _ body: (SQLiteConnection, BlobCoding) throws -> T
-    ) -> Result<T, Unread> {
-        func reason(_ error: any Error) -> String { Unread(error, history: history).reason }
-        // The body's own outcome is kept: a read turns its error into a store's, and SQLite
-        // may end a transaction in which it found a page corrupt, failing its end too.
-        var outcome: Result<T, Unread>?
-        do {
-            try read { connection, blobs in
-                do {
-                    outcome = .success(try body(connection, blobs))
-                } catch {
-                    outcome = .failure(Unread(reason: reason(error)))
-                }
-            }
-        } catch {
-            return outcome ?? .failure(Unread(reason: reason(error)))
+    /// Reads what a salvage copies, on the source store's connection.
+    private final class SalvageReader {
+        /// What was read: the report so far, each history's value as JSON, each snapshot's
+        /// properties.
+        struct Contents {
+            var report: SalvageReport
+            var histories: [(row: HistoryRow, json: String)]
+            var snapshots: [(row: SnapshotRow, properties: [(path: String, json: String)])]
         }
-        return outcome ?? .failure(Unread(reason: "it was not read"))
-    }
 
-    /// The rows of `table` that can be read, by row id: the ids listed from the table itself
-    /// or, when a page of it is damaged, from its index of names; then each row on its own.
-    /// What cannot be read goes into `report`.
-    private func salvageRows<Row>(
-        of table: String, columns: String, indexedBy index: String, into report: inout SalvageReport,
-        _ make: (Int64, SQLiteStatement) throws -> Row
-    ) -> [Row] {
-        var ids: [Int64]
-        switch salvageRead({ connection, _ in
-            try connection.query("SELECT id FROM \(table) NOT INDEXED ORDER BY id") {
-                try $0.requiredInt64(0)
+        let connection: SQLiteConnection
+        /// The file read, for the report.
+        let file: String
+
+        init(connection: SQLiteConnection, file: String) {
+            (self.connection, self.file) = (connection, file)
+        }
+
+        /// Reads every history's value and every snapshot that can be read, and says what
+        /// could not be; the transaction it reads in is ended when it returns.
+        func readAll() throws -> Contents {
+            defer { if !connection.isAutocommit { try? connection.execute("ROLLBACK") } }
+            // Checkpoints are looked up through their index (history, position), undone versions
+            // through theirs: a damaged index page hides them without a word, and every history
+            // whose base value it hid would be lost, or stop at a version it only seemed to lose,
+            // though its rows are intact. Here they are read from their tables, past the indexes (a
+            // scan per look-up: a store holds a few checkpoints per history; and one scan of the
+            // versions per history). A store before schema 4 is read through views of these names
+            // already, which read no index of it.
+            if connection.schemaVersion >= 4 {
+                connection.readsPastIndexes = true
+                try connection.execute(
+                    "CREATE TEMP VIEW IF NOT EXISTS checkpoint AS SELECT * FROM main.checkpoint NOT INDEXED")
             }
-        }) {
-        case .success(let listed): ids = listed
-        case .failure(let unread):
-            // The unique index on the names holds every row's id too.
-            guard
-                case .success(let indexed) = salvageRead({ connection, _ in
-                    try connection.query("SELECT id FROM \(table) ORDER BY \(index)") {
-                        try $0.requiredInt64(0)
+            var report = SalvageReport(histories: [], snapshots: [], lost: [])
+            if let damage = connection.logDamage {
+                report.lost.append(
+                    .init(
+                        what: "\(damage.lostCommits) commits of the write-ahead log (\(file)-wal)",
+                        reason: "the log is damaged: \(damage.summary)"))
+            }
+            var histories: [(row: HistoryRow, json: String)] = []
+            var snapshots: [(row: SnapshotRow, properties: [(path: String, json: String)])] = []
+            // A history's name is checked by no digest: a damaged one is told by the index of
+            // names, which holds each name again (with its row's id).
+            let indexedNames: [Int64: String] =
+                (try? read { connection, _ in
+                    try connection.query("SELECT id, name FROM history ORDER BY name") {
+                        (try $0.requiredInt64(0), $0.text(1) ?? "")
                     }
-                })
-            else {
-                report.lost.append(.init(what: "the rows of the \(table) table", reason: unread.reason))
-                return []
-            }
-            report.lost.append(
-                .init(
-                    what: "part of the \(table) table",
-                    reason:
-                        "\(unread.reason); its \(indexed.count) rows were found through the index of names"))
-            ids = indexed.sorted()
-        }
-        var rows: [Row] = []
-        for id in ids {
-            switch salvageRead({ connection, _ in
-                try connection.query("SELECT \(columns) FROM \(table) WHERE id = ?", [.integer(id)]) {
-                    try make(id, $0)
-                }.first
-            }) {
-            case .success(let row): if let row { rows.append(row) }
-            case .failure(let unread):
-                report.lost.append(.init(what: "the \(table) of row \(id)", reason: unread.reason))
-            }
-        }
-        return rows
-    }
-
-    /// Redoes `records` on `form` in place, outside the read that gave them (a read may run its
-    /// body again); a record that does not apply leaves `form` as it was, the value of the last
-    /// version redone. (A copy of the form per version, to keep that value, had every version
-    /// copy the arrays on its path: 53 s to salvage a history of 500,000 items.)
-    private func redo(_ records: [ChangeRecord], on form: inout StoredForm, history: String) -> Result<
-        Void, Unread
-    > {
-        do {
-            try form.revert(records, inverted: true)
-            return .success(())
-        } catch {
-            return .failure(Unread(error, history: history))
-        }
-    }
-
-    /// The newest value of `history` that its rows prove, as JSON (blobs inlined), and what
-    /// the report says of it; or why there is none.
-    ///
-    /// Each step reads in a transaction of its own: SQLite ends a transaction in which it found
-    /// a page corrupt, and the steps after one that failed still read what they can. A writer
-    /// committing between two steps can only make them disagree, which is said as damage.
-    private func salvageValue(of history: HistoryRow) -> Result<(String, SalvageReport.History), Unread> {
-        func attempt<T>(_ body: (HistoryRows) throws -> T) -> Result<T, Unread> {
-            salvageRead(history: history.name) { connection, blobs in
-                try body(HistoryRows(connection: connection, blobs: blobs, historyID: history.id))
-            }
-        }
-        var damage: [String] = []
-        // Applied versions, oldest first: the undo stack. Listed from the table and sorted
-        // here: an index page with a damaged key would list a position the table does not
-        // hold, out of order.
-        var applied: [Int]
-        var rowPlaces: [Int: HistoryRows.Place] = [:]
-        switch attempt({ rows in
-            try rows.connection.query(
-                "SELECT position, scope_level, is_undone FROM version NOT INDEXED WHERE history_id = ?",
-                [.integer(history.id)]
-            ) {
-                let position = Int(try $0.requiredInt64(0))
-                return (
-                    position: position,
-                    place: try HistoryRows.Place(row: $0, from: 1, position: position, of: rows)
-                )
-            }
-        }) {
-        case .success(let rows):
-            applied = rows.filter { !$0.place.undone }.map(\.position).sorted()
-            rowPlaces = Dictionary(rows.map { ($0.position, $0.place) }, uniquingKeysWith: { $1 })
-        case .failure(let unread):
-            applied = []
-            damage.append("its versions cannot be listed (\(unread.reason)): only its base value was read")
-        }
-        if let wrong = applied.first(where: { $0 < 1 }) {
-            damage.append("a version's position is out of range (\(wrong))")
-            applied.removeAll { $0 < 1 }
-        }
-        // The counters, on the newest version's row, say what change is held; a newest row
-        // without them is a page that lost its last rows.
-        var counters: HistoryRows.Counters?
-        switch attempt({ try $0.storedCounters().counters }) {
-        case .success(let read): counters = read
-        case .failure(let unread):
-            damage.append("its counters cannot be read (\(unread.reason)): newer versions may be lost")
-        }
-        // Checkpoints on applied versions, newest first, then the base value.
-        let places: [Int?]
-        switch attempt({ rows in
-            try rows.connection.query(
-                "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position DESC",
-                [.integer(history.id)]
-            ) { Int(try $0.requiredInt64(0)) }
-        }) {
-        case .success(let positions): places = Set(applied).intersection(positions).sorted(by: >) + [nil]
-        case .failure(let unread):
-            places = [nil]
-            damage.append("its checkpoints cannot be listed (\(unread.reason))")
-        }
-        for place in places {
-            let start = attempt { rows -> StoredForm in
-                guard let json = try rows.checkpoint(at: place) else {
-                    throw KeepsakeError.damaged(history: history.name, reason: "its checkpoint vanished")
-                }
-                // Blobs inlined: the new store has blobs of its own, and the versions are
-                // redone after this read's transaction, the decoder that reads references
-                // with it.
-                var form = try rows.storedForm(json, redoing: [], history: history.name)
-                try rows.blobs.inlineBlobs(in: &form)
-                return form
-            }
-            var form: StoredForm
-            switch start {
-            case .success(let read): form = read
-            case .failure(let unread):
-                let what = place.map { "the checkpoint of version \($0)" } ?? "the base value"
-                damage.append("\(what): \(unread.reason)")
-                continue
-            }
-            // The versions are checked as opening checks them, against the scopes, the undone
-            // ones and the counters. A version lost, or flagged undone, only stops the replay
-            // short, at a value the history had; but a flag or a scope damage changed otherwise
-            // can put on the way a version undone under a scope, or one the app undid last:
-            // the versions redone, and the change held back on them, would then make a value
-            // the history never had. Where the check fails, only versions that follow one
-            // another in one scope, or from the version a scope started from, are redone (each
-            // was made on the one before), and the change held back is left out.
-            var unproven: String?
-            if let counters,
-                case .failure(let unread) = attempt({ rows in
-                    try rows.checkLoaded(
-                        replayed: applied.filter { $0 > (place ?? 0) }, from: place ?? 0,
-                        level: try rows.scopeCount() - 1, redo: counters.redo, total: counters.total,
-                        history: history.name)
-                })
+                }.get()).map { Dictionary($0, uniquingKeysWith: { first, _ in first }) } ?? [:]
+            for row in rows(
+                of: "history", columns: HistoryRow.columns, indexedBy: "name", into: &report, HistoryRow.init)
             {
-                unproven = "its versions, checked as opening checks them: \(unread.reason)"
-            }
-            // The version each inner scope started from (schema 9): where the way enters one.
-            let scopeStarts = unproven == nil ? [:] : (try? attempt { try $0.scopeStarts() }.get()) ?? [:]
-            // The base value is the value below the oldest version kept (pruning replaces it
-            // by a checkpoint's and deletes the versions under that).
-            var reached = place ?? ((applied.first ?? 1) - 1)
-            replay: for position in applied where position > (place ?? 0) {
-                // Each version follows the one before, or an outer scope's undone versions lie
-                // between: a row lost or renumbered, or its flag or scope changed, by damage
-                // would otherwise have its change left out of the value.
-                if let gap = HistoryRows.gap(between: reached, and: position, places: { rowPlaces[$0] }) {
-                    damage.append(gap)
-                    break replay
-                }
-                // On unproven rows, a version follows the one before in its scope, or the version
-                // its scope started from (the outer scope's undone versions lying between).
-                if let reason = unproven, let level = rowPlaces[position]?.level,
-                    level == rowPlaces[reached]?.level ?? 0
-                        ? position != reached + 1 : scopeStarts[level] != reached
-                {
-                    damage.append(
-                        "\(reason); version \(position) is left out, with those after it: only versions that follow one another, in one scope or from where a scope started, are redone on unproven rows"
-                    )
-                    break replay
-                }
-                let redone = attempt { rows in
-                    try rows.blobs.inliningBlobs(in: rows.records(of: .init(position: position)))
-                }.flatMap { records in redo(records, on: &form, history: history.name) }
-                switch redone {
-                case .success: reached = position
-                case .failure(let unread):
-                    damage.append("version \(position): \(unread.reason)")
-                    break replay
-                }
-            }
-            // (Where the check cut the replay short, it said so above.)
-            if let unproven, reached == (applied.last ?? 0) { damage.append(unproven) }
-            // The change held back lies on the newest applied version (stores older than
-            // schema 5 hold no digest of it: their rows are read unchecked, as opening does).
-            if reached == (applied.last ?? 0), let counters {
-                let withHeld = attempt { rows in
-                    try rows.blobs.inliningBlobs(
-                        in: rows.pendingRecords(digest: counters.held, history: history.name))
-                }.flatMap { records -> Result<Void, Unread> in
-                    guard unproven == nil || records.isEmpty else {
-                        return .failure(
-                            Unread(reason: "left out, as the rows do not prove the version it lies on"))
+                switch value(of: row) {
+                case .success(let (json, salvaged)):
+                    var salvaged = salvaged
+                    if let indexed = indexedNames[row.id], indexed != row.name {
+                        let disagreement =
+                            "its name reads \"\(row.name)\" in its row but \"\(indexed)\" in the index of names: "
+                            + "one of them is damaged (it is copied under the first)"
+                        salvaged.damage = [salvaged.damage, disagreement].compactMap { $0 }.joined(
+                            separator: "; ")
                     }
-                    return redo(records, on: &form, history: history.name)
-                }
-                if case .failure(let unread) = withHeld {
-                    damage.append("the change held back by debouncing: \(unread.reason)")
+                    histories.append((row, json))
+                    report.histories.append(salvaged)
+                case .failure(let unread):
+                    report.lost.append(.init(what: "history \"\(row.name)\"", reason: unread.reason))
                 }
             }
-            // Whatever stopped the replay short of the newest version is said.
-            if reached != (applied.last ?? 0), damage.isEmpty {
-                damage.append("its versions stop at \(reached) of \(applied.last ?? 0)")
+            for row in rows(
+                of: "snapshot", columns: SnapshotRow.columns, indexedBy: "namespace, name", into: &report,
+                SnapshotRow.init)
+            {
+                switch properties(of: row) {
+                case .success(let properties):
+                    snapshots.append((row, properties))
+                    report.snapshots.append(
+                        SnapshotInfo(
+                            namespace: row.namespace, name: row.name, valueType: row.valueType,
+                            date: Date(timeIntervalSince1970: row.createdAt), propertyCount: properties.count)
+                    )
+                case .failure(let unread):
+                    report.lost.append(
+                        .init(what: "snapshot \"\(row.name)\" of \(row.namespace)", reason: unread.reason))
+                }
             }
-            return .success(
-                (
-                    form.json,
-                    SalvageReport.History(
-                        name: history.name, valueType: history.valueType, version: reached,
-                        newestVersion: applied.last ?? 0,
-                        damage: damage.isEmpty ? nil : damage.joined(separator: "; "))
-                ))
+            return Contents(report: report, histories: histories, snapshots: snapshots)
         }
-        return .failure(Unread(reason: damage.joined(separator: "; ")))
-    }
 
-    /// The property rows of `snapshot`, each checked against its digest (blobs inlined) and
-    /// their number against the one it was saved with; or why they cannot all be read.
-    private func salvageProperties(of snapshot: SnapshotRow) -> Result<[(path: String, json: String)], Unread>
-    {
-        salvageRead { connection, blobs in
-            let rows = try connection.query(
-                "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property "
-                    + "WHERE snapshot_id = ? ORDER BY path",
-                [.integer(snapshot.id)]
-            ) {
-                (
-                    path: $0.text(0) ?? "",
-                    json: try Caretaker.checkedJSON(
-                        $0, blobs, namespace: snapshot.namespace, name: snapshot.name, inliningBlobs: true)
-                )
+        /// What `body` reads, or what kept it from reading it, described for the report (the
+        /// history's name filled in where the rows did not know it). Every step reads in the
+        /// transaction the first one began; after one that ended it (SQLite ends a transaction in
+        /// which it found a page corrupt), the next begins another, and a commit another process
+        /// makes between the two can then read as damage.
+        func read<T>(history: String = "", _ body: (SQLiteConnection, BlobCoding) throws -> T) -> Result<
+            T, Unread
+        > {
+            do {
+                if connection.isAutocommit { try connection.execute("BEGIN DEFERRED") }
+                return .success(try body(connection, BlobCoding(connection)))
+            } catch {
+                return .failure(Unread(error, history: history))
             }
-            try Caretaker.checkPropertyCount(
-                connection, id: snapshot.id, read: rows.count, name: snapshot.name)
+        }
+
+        /// The rows of `table` that can be read, by row id: the ids listed from the table itself
+        /// or, when a page of it is damaged, from its index of names; then each row on its own.
+        /// What cannot be read goes into `report`.
+        func rows<Row>(
+            of table: String, columns: String, indexedBy index: String, into report: inout SalvageReport,
+            _ make: (Int64, SQLiteStatement) throws -> Row
+        ) -> [Row] {
+            var ids: [Int64]
+            switch read({ connection, _ in
+                try connection.query("SELECT id FROM \(table) NOT INDEXED ORDER BY id") {
+                    try $0.requiredInt64(0)
+                }
+            }) {
+            case .success(let listed): ids = listed
+            case .failure(let unread):
+                // The unique index on the names holds every row's id too.
+                guard
+                    case .success(let indexed) = read({ connection, _ in
+                        try connection.query("SELECT id FROM \(table) ORDER BY \(index)") {
+                            try $0.requiredInt64(0)
+                        }
+                    })
+                else {
+                    report.lost.append(.init(what: "the rows of the \(table) table", reason: unread.reason))
+                    return []
+                }
+                report.lost.append(
+                    .init(
+                        what: "part of the \(table) table",
+                        reason:
+                            "\(unread.reason); its \(indexed.count) rows were found through the index of names"
+                    ))
+                ids = indexed.sorted()
+            }
+            var rows: [Row] = []
+            for id in ids {
+                switch read({ connection, _ in
+                    try connection.query("SELECT \(columns) FROM \(table) WHERE id = ?", [.integer(id)]) {
+                        try make(id, $0)
+                    }.first
+                }) {
+                case .success(let row): if let row { rows.append(row) }
+                case .failure(let unread):
+                    report.lost.append(.init(what: "the \(table) of row \(id)", reason: unread.reason))
+                }
+            }
             return rows
         }
+
+        /// Redoes `records` on `form` in place, outside the step that read them; a record that
+        /// does not apply leaves `form` as it was, the value of the last version redone. (A copy of the form per version, to keep that value, had every version
+        /// copy the arrays on its path: 53 s to salvage a history of 500,000 items.)
+        func redo(_ records: [ChangeRecord], on form: inout StoredForm, history: String) -> Result<
+            Void, Unread
+        > {
+            do {
+                try form.revert(records, inverted: true)
+                return .success(())
+            } catch {
+                return .failure(Unread(error, history: history))
+            }
+        }
+
+        /// The newest value of `history` that its rows prove, as JSON (blobs inlined), and what
+        /// the report says of it; or why there is none.
+        ///
+        /// Each step's failure is its own: the steps after one that failed still read what they
+        /// can (in a transaction of their own, when SQLite ended the one the failure found a page
+        /// corrupt in: a writer committing between the two can only make them disagree, which is
+        /// said as damage).
+        func value(of history: HistoryRow) -> Result<(String, SalvageReport.History), Unread> {
+            func attempt<T>(_ body: (HistoryRows) throws -> T) -> Result<T, Unread> {
+                read(history: history.name) { connection, blobs in
+                    try body(HistoryRows(connection: connection, blobs: blobs, historyID: history.id))
+                }
+            }
+            var damage: [String] = []
+            // Applied versions, oldest first: the undo stack. Listed from the table and sorted
+            // here: an index page with a damaged key would list a position the table does not
+            // hold, out of order.
+            var applied: [Int]
+            var rowPlaces: [Int: HistoryRows.Place] = [:]
+            switch attempt({ rows in
+                try rows.connection.query(
+                    "SELECT position, scope_level, is_undone FROM version NOT INDEXED WHERE history_id = ?",
+                    [.integer(history.id)]
+                ) {
+                    let position = Int(try $0.requiredInt64(0))
+                    return (
+                        position: position,
+                        place: try HistoryRows.Place(row: $0, from: 1, position: position, of: rows)
+                    )
+                }
+            }) {
+            case .success(let rows):
+                applied = rows.filter { !$0.place.undone }.map(\.position).sorted()
+                rowPlaces = Dictionary(rows.map { ($0.position, $0.place) }, uniquingKeysWith: { $1 })
+            case .failure(let unread):
+                applied = []
+                damage.append(
+                    "its versions cannot be listed (\(unread.reason)): only its base value was read")
+            }
+            if let wrong = applied.first(where: { $0 < 1 }) {
+                damage.append("a version's position is out of range (\(wrong))")
+                applied.removeAll { $0 < 1 }
+            }
+            // The counters, on the newest version's row, say what change is held; a newest row
+            // without them is a page that lost its last rows.
+            var counters: HistoryRows.Counters?
+            switch attempt({ try $0.storedCounters().counters }) {
+            case .success(let read): counters = read
+            case .failure(let unread):
+                damage.append("its counters cannot be read (\(unread.reason)): newer versions may be lost")
+            }
+            // Checkpoints on applied versions, newest first, then the base value.
+            let places: [Int?]
+            switch attempt({ rows in
+                try rows.connection.query(
+                    "SELECT position FROM checkpoint WHERE history_id = ? AND position IS NOT NULL ORDER BY position DESC",
+                    [.integer(history.id)]
+                ) { Int(try $0.requiredInt64(0)) }
+            }) {
+            case .success(let positions): places = Set(applied).intersection(positions).sorted(by: >) + [nil]
+            case .failure(let unread):
+                places = [nil]
+                damage.append("its checkpoints cannot be listed (\(unread.reason))")
+            }
+            for place in places {
+                let start = attempt { rows -> StoredForm in
+                    guard let json = try rows.checkpoint(at: place) else {
+                        throw KeepsakeError.damaged(history: history.name, reason: "its checkpoint vanished")
+                    }
+                    // Blobs inlined: the new store has blobs of its own, and the versions are
+                    // redone after this read's transaction, the decoder that reads references
+                    // with it.
+                    var form = try rows.storedForm(json, redoing: [], history: history.name)
+                    try rows.blobs.inlineBlobs(in: &form)
+                    return form
+                }
+                var form: StoredForm
+                switch start {
+                case .success(let read): form = read
+                case .failure(let unread):
+                    let what = place.map { "the checkpoint of version \($0)" } ?? "the base value"
+                    damage.append("\(what): \(unread.reason)")
+                    continue
+                }
+                // The versions are checked as opening checks them, against the scopes, the undone
+                // ones and the counters. A version lost, or flagged undone, only stops the replay
+                // short, at a value the history had; but a flag or a scope damage changed otherwise
+                // can put on the way a version undone under a scope, or one the app undid last:
+                // the versions redone, and the change held back on them, would then make a value
+                // the history never had. Where the check fails, only versions that follow one
+                // another in one scope, or from the version a scope started from, are redone (each
+                // was made on the one before), and the change held back is left out.
+                var unproven: String?
+                if let counters,
+                    case .failure(let unread) = attempt({ rows in
+                        try rows.checkLoaded(
+                            replayed: applied.filter { $0 > (place ?? 0) }, from: place ?? 0,
+                            level: try rows.scopeCount() - 1, redo: counters.redo, total: counters.total,
+                            history: history.name)
+                    })
+                {
+                    unproven = "its versions, checked as opening checks them: \(unread.reason)"
+                }
+                // The version each inner scope started from (schema 9): where the way enters one.
+                let scopeStarts = unproven == nil ? [:] : (try? attempt { try $0.scopeStarts() }.get()) ?? [:]
+                // The base value is the value below the oldest version kept (pruning replaces it
+                // by a checkpoint's and deletes the versions under that).
+                var reached = place ?? ((applied.first ?? 1) - 1)
+                replay: for position in applied where position > (place ?? 0) {
+                    // Each version follows the one before, or an outer scope's undone versions lie
+                    // between: a row lost or renumbered, or its flag or scope changed, by damage
+                    // would otherwise have its change left out of the value.
+                    if let gap = HistoryRows.gap(between: reached, and: position, places: { rowPlaces[$0] }) {
+                        damage.append(gap)
+                        break replay
+                    }
+                    // On unproven rows, a version follows the one before in its scope, or the version
+                    // its scope started from (the outer scope's undone versions lying between).
+                    if let reason = unproven, let level = rowPlaces[position]?.level,
+                        level == rowPlaces[reached]?.level ?? 0
+                            ? position != reached + 1 : scopeStarts[level] != reached
+                    {
+                        damage.append(
+                            "\(reason); version \(position) is left out, with those after it: only versions that follow one another, in one scope or from where a scope started, are redone on unproven rows"
+                        )
+                        break replay
+                    }
+                    let redone = attempt { rows in
+                        try rows.blobs.inliningBlobs(in: rows.records(of: .init(position: position)))
+                    }.flatMap { records in redo(records, on: &form, history: history.name) }
+                    switch redone {
+                    case .success: reached = position
+                    case .failure(let unread):
+                        damage.append("version \(position): \(unread.reason)")
+                        break replay
+                    }
+                }
+                // (Where the check cut the replay short, it said so above.)
+                if let unproven, reached == (applied.last ?? 0) { damage.append(unproven) }
+                // The change held back lies on the newest applied version (stores older than
+                // schema 5 hold no digest of it: their rows are read unchecked, as opening does).
+                if reached == (applied.last ?? 0), let counters {
+                    let withHeld = attempt { rows in
+                        try rows.blobs.inliningBlobs(
+                            in: rows.pendingRecords(digest: counters.held, history: history.name))
+                    }.flatMap { records -> Result<Void, Unread> in
+                        guard unproven == nil || records.isEmpty else {
+                            return .failure(
+                                Unread(reason: "left out, as the rows do not prove the version it lies on"))
+                        }
+                        return redo(records, on: &form, history: history.name)
+                    }
+                    if case .failure(let unread) = withHeld {
+                        damage.append("the change held back by debouncing: \(unread.reason)")
+                    }
+                }
+                // Whatever stopped the replay short of the newest version is said.
+                if reached != (applied.last ?? 0), damage.isEmpty {
+                    damage.append("its versions stop at \(reached) of \(applied.last ?? 0)")
+                }
+                return .success(
+                    (
+                        form.json,
+                        SalvageReport.History(
+                            name: history.name, valueType: history.valueType, version: reached,
+                            newestVersion: applied.last ?? 0,
+                            damage: damage.isEmpty ? nil : damage.joined(separator: "; "))
+                    ))
+            }
+            return .failure(Unread(reason: damage.joined(separator: "; ")))
+        }
+
+        /// The property rows of `snapshot`, each checked against its digest (blobs inlined) and
+        /// their number against the one it was saved with; or why they cannot all be read.
+        func properties(of snapshot: SnapshotRow) -> Result<[(path: String, json: String)], Unread> {
+            read { connection, blobs in
+                let rows = try connection.query(
+                    "SELECT path, value, \(connection.column("digest", since: 2)) FROM snapshot_property "
+                        + "WHERE snapshot_id = ? ORDER BY path",
+                    [.integer(snapshot.id)]
+                ) {
+                    (
+                        path: $0.text(0) ?? "",
+                        json: try Caretaker.checkedJSON(
+                            $0, blobs, namespace: snapshot.namespace, name: snapshot.name, inliningBlobs: true
+                        )
+                    )
+                }
+                try Caretaker.checkPropertyCount(
+                    connection, id: snapshot.id, read: rows.count, name: snapshot.name)
+                return rows
+            }
+        }
     }
+
 }
 
 /// What ``KeepsakeStore/salvage(from:to:)`` copied out of a damaged store, and what it could not.
