@@ -32,6 +32,34 @@ import Testing
         }
     }
 
+    /// A history or caretaker used after its store was closed fails with `.sqlite` of code
+    /// `SQLITE_MISUSE` naming the file (it used to say only "the connection is closed", which
+    /// told an app with several stores open nothing), and nothing moves, in memory or on disk.
+    @Test func aClosedStoreSaysWhichFileWasClosedAndNothingMoves() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try open(store)
+        var doc = history.value
+        doc.title = "kept"
+        try history.append(doc)
+        store.close()
+        func closed(_ sql: String) -> KeepsakeError {
+            .sqlite(
+                SQLiteError(
+                    code: .init(21), message: "the connection to \(path) is closed; open the store again",
+                    sql: sql))
+        }
+        var edited = doc
+        edited.title = "lost"
+        #expect(throws: closed("BEGIN IMMEDIATE")) { try history.append(edited) }
+        #expect(throws: closed("BEGIN IMMEDIATE")) { try history.undo() }
+        #expect(throws: closed("BEGIN IMMEDIATE")) { try Caretaker(store: store).save(doc, as: "saved") }
+        #expect(throws: closed("BEGIN DEFERRED")) { try store.summary() }
+        #expect(history.value == doc && history.versionCount == 1 && history.hasUndo)
+        let reopened = try open()
+        #expect(reopened.value == doc && reopened.versionCount == 1)
+        try reopened.checkInvariants()
+    }
+
     @Test func aFullDiskLeavesMemoryAndDiskEqualAndTheRetrySucceeds() throws {
         let store = try KeepsakeStore(path: path)
         let history = try open(store)

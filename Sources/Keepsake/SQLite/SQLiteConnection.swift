@@ -436,7 +436,10 @@ public final class SQLiteConnection {
 
     private func checkOpen(_ sql: String) throws(SQLiteError) {
         guard !isClosed else {
-            throw SQLiteError(code: .init(SQLITE_MISUSE), message: "the connection is closed", sql: sql)
+            throw SQLiteError(
+                code: .init(SQLITE_MISUSE),
+                message: "the connection to \(path) is closed; open the store again",
+                sql: sql)
         }
     }
 

@@ -148,7 +148,9 @@ public final class KeepsakeStore: Sendable {
         try KeepsakeStore(path: ":memory:")
     }
 
-    /// Closes the store's connection. Histories and caretakers on it fail afterwards.
+    /// Closes the store's connection. Histories and caretakers on it fail afterwards, with
+    /// ``KeepsakeError/sqlite(_:)`` of code `SQLITE_MISUSE` naming the file, and change
+    /// nothing, in memory or in the file.
     ///
     /// The store's background work ends first, without waiting for the pause in the writing
     /// it waits for: a checkpoint of a history's value that is built and waiting to be stored
