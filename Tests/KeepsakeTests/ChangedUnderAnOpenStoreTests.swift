@@ -231,6 +231,14 @@ import Testing
         #expect(count == 2)
     }
 
+    /// Opens the store at `path` for writing, appends `value` to history "doc" and closes it,
+    /// as a writer that opens the store for each write does.
+    static func openWriteAndClose(_ value: String, at path: String) throws {
+        let writer = try KeepsakeStore(path: path)
+        try writer.history("doc", initialValue: "a", maximumVersions: nil).append(value)
+        writer.close()
+    }
+
     /// A writer that opens the store, writes and closes it again and again (a server that opens
     /// it for each request, a tool run in a loop) removes its log at each close, so the log is
     /// gone whenever a reader of the immutable file opens it again. The reader used to open it
@@ -241,11 +249,7 @@ import Testing
     /// writer's commits; closed, the store opens whole.
     @Test func aReaderBesideAWriterThatKeepsClosingTheStoreReadsOn() throws {
         let path = directory.path("reopened.keepsake")
-        func write(_ value: String) throws {
-            let writer = try KeepsakeStore(path: path)
-            try writer.history("doc", initialValue: "a", maximumVersions: nil).append(value)
-            writer.close()
-        }
+        func write(_ value: String) throws { try Self.openWriteAndClose(value, at: path) }
         try write("b")
         let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
         #expect(reader.database.read { $0.isImmutable })
@@ -277,11 +281,7 @@ import Testing
         let folder = directory.path("locked")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let path = folder + "/store.keepsake"
-        func write(_ value: String) throws {
-            let writer = try KeepsakeStore(path: path)
-            try writer.history("doc", initialValue: "a", maximumVersions: nil).append(value)
-            writer.close()
-        }
+        func write(_ value: String) throws { try Self.openWriteAndClose(value, at: path) }
         try write("b")
         let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
         defer { _ = FileLock.set(folder, locked: false) }
