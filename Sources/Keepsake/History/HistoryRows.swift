@@ -677,6 +677,10 @@ struct HistoryRows {
     /// history (a trillion versions), far below where adding to it could overflow.
     static let largestNumber = 1 << 40
 
+    /// The dates a clock gives, as rows hold them: seconds since 1970, up to the end of 9999.
+    /// No digest covers a date: one outside is damage (``KeepsakeStore/verify()`` reports it).
+    static let dates: ClosedRange<Double> = 0...253_402_300_799
+
     /// Inserts a version with its changes (the `changes` text made by ``StoredChanges``, and the
     /// bytes they took), one row, holding `counters` (the history's counters once the
     /// transaction commits, when the caller knows them: the new version is the newest); returns

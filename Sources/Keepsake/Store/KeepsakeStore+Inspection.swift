@@ -640,7 +640,9 @@ extension KeepsakeStore {
     static func verificationQueries(schemaVersion: Int) -> [(String, String)] {
         let hasSchema2 = schemaVersion >= 2
         /// Whether a date column (seconds since 1970) lies outside the years 1970 to 9999.
-        func outOfRange(_ column: String) -> String { "\(column) NOT BETWEEN 0 AND 253402300799" }
+        func outOfRange(_ column: String) -> String {
+            "\(column) NOT BETWEEN \(Int(HistoryRows.dates.lowerBound)) AND \(Int(HistoryRows.dates.upperBound))"
+        }
         let largest = HistoryRows.largestNumber
         let floor = "(SELECT floor FROM scope WHERE history_id = h.id AND level = 0)"
         var queries: [(String, String)] = [

@@ -117,10 +117,27 @@ extension KeepsakeStore {
         let id: Int64
         let name: String
         let valueType: String
-        let createdAt: Double
-        let limit: Int64?
+        var createdAt: Double
+        var limit: Int64?
 
         static let columns = "name, value_type, created_at, maximum_versions"
+
+        /// Replaces a creation date no clock gives by the salvage's, and a limit no history has
+        /// by none (damage no digest covers: copied, they would make the new store fail
+        /// ``KeepsakeStore/verify()``); says what it replaced.
+        mutating func replacingWhatIsOutOfRange() -> [String] {
+            var replaced: [String] = []
+            if !HistoryRows.dates.contains(createdAt) {
+                replaced.append(
+                    "its creation date is out of range (\(createdAt)): the salvage's date is given")
+                createdAt = HistoryRows.now()
+            }
+            if let limit, !(1...Int64(HistoryRows.largestNumber)).contains(limit) {
+                replaced.append("its limit of versions is out of range (\(limit)): it is copied without one")
+                self.limit = nil
+            }
+            return replaced
+        }
 
         init(id: Int64, row: SQLiteStatement) throws {
             guard let name = row.text(0) else {
@@ -137,7 +154,7 @@ extension KeepsakeStore {
         let namespace: String
         let name: String
         let valueType: String
-        let createdAt: Double
+        var createdAt: Double
 
         static let columns = "namespace, name, value_type, created_at"
 
@@ -206,7 +223,12 @@ extension KeepsakeStore {
             {
                 switch value(of: row) {
                 case .success(let (json, salvaged)):
-                    var salvaged = salvaged
+                    var (row, salvaged) = (row, salvaged)
+                    let replaced = row.replacingWhatIsOutOfRange()
+                    if !replaced.isEmpty {
+                        salvaged.damage = ([salvaged.damage].compactMap { $0 } + replaced).joined(
+                            separator: "; ")
+                    }
                     if let indexed = indexedNames[row.id], indexed != row.name {
                         let disagreement =
                             "its name reads \"\(row.name)\" in its row but \"\(indexed)\" in the index of names: "
@@ -226,6 +248,14 @@ extension KeepsakeStore {
             {
                 switch properties(of: row) {
                 case .success(let properties):
+                    var row = row
+                    if !HistoryRows.dates.contains(row.createdAt) {
+                        report.lost.append(
+                            .init(
+                                what: "the date of snapshot \"\(row.name)\" of \(row.namespace)",
+                                reason: "it is out of range (\(row.createdAt)): the salvage's date is given"))
+                        row.createdAt = HistoryRows.now()
+                    }
                     snapshots.append((row, properties))
                     report.snapshots.append(
                         SnapshotInfo(
@@ -257,28 +287,28 @@ extension KeepsakeStore {
         }
 
         /// The rows of `table` that can be read, by row id: the ids listed from the table itself
-        /// or, when a page of it is damaged, from its index of names; then each row on its own.
-        /// What cannot be read goes into `report`.
+        /// and from its index of names (a row whose key damage changed is listed by the table
+        /// under another id, and by the index under its own), or from the index alone when a
+        /// page of the table is damaged; then each row on its own, found by its id or, where a
+        /// damaged page hides it from that search, by reading the table through. What cannot be
+        /// read, or is listed but found nowhere, goes into `report`.
         func rows<Row>(
             of table: String, columns: String, indexedBy index: String, into report: inout SalvageReport,
             _ make: (Int64, SQLiteStatement) throws -> Row
         ) -> [Row] {
-            var ids: [Int64]
+            // The unique index on the names holds every row's id too.
+            let indexed = read { connection, _ in
+                try connection.query("SELECT id FROM \(table) ORDER BY \(index)") { try $0.requiredInt64(0) }
+            }
+            let listed: [Int64]
             switch read({ connection, _ in
                 try connection.query("SELECT id FROM \(table) NOT INDEXED ORDER BY id") {
                     try $0.requiredInt64(0)
                 }
             }) {
-            case .success(let listed): ids = listed
+            case .success(let ids): listed = ids
             case .failure(let unread):
-                // The unique index on the names holds every row's id too.
-                guard
-                    case .success(let indexed) = read({ connection, _ in
-                        try connection.query("SELECT id FROM \(table) ORDER BY \(index)") {
-                            try $0.requiredInt64(0)
-                        }
-                    })
-                else {
+                guard case .success(let ids) = indexed else {
                     report.lost.append(.init(what: "the rows of the \(table) table", reason: unread.reason))
                     return []
                 }
@@ -286,18 +316,29 @@ extension KeepsakeStore {
                     .init(
                         what: "part of the \(table) table",
                         reason:
-                            "\(unread.reason); its \(indexed.count) rows were found through the index of names"
-                    ))
-                ids = indexed.sorted()
+                            "\(unread.reason); its \(ids.count) rows were found through the index of names"))
+                listed = []
             }
+            let fromIndex = Set((try? indexed.get()) ?? []).subtracting(listed)
             var rows: [Row] = []
-            for id in ids {
+            for id in Set(listed).union(fromIndex).sorted() {
                 switch read({ connection, _ in
                     try connection.query("SELECT \(columns) FROM \(table) WHERE id = ?", [.integer(id)]) {
                         try make(id, $0)
                     }.first
+                        ?? connection.query(
+                            "SELECT \(columns) FROM \(table) NOT INDEXED WHERE +id = ?", [.integer(id)]
+                        ) { try make(id, $0) }.first
                 }) {
-                case .success(let row): if let row { rows.append(row) }
+                case .success(let row?): rows.append(row)
+                case .success(nil):
+                    let listing = fromIndex.contains(id) ? "its index of names" : "the table"
+                    report.lost.append(
+                        .init(
+                            what: "the \(table) of row \(id)",
+                            reason:
+                                "\(listing) lists it, but no row of that id can be read: the file is damaged")
+                    )
                 case .failure(let unread):
                     report.lost.append(.init(what: "the \(table) of row \(id)", reason: unread.reason))
                 }
