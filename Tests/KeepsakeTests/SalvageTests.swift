@@ -305,6 +305,32 @@ import Testing
         print("salvage of a flag or scope changed: \(outcomes)")
     }
 
+    /// Soak batch 80119, variant 14: a byte flipped in the key of history "other"'s row
+    /// garbles the row (the table lists it under id 0, with no name) and hides it from a search
+    /// by its own id. Salvage skipped it without a word and called the report complete. The
+    /// index of names still holds its name and id, and its versions and checkpoints are intact
+    /// under that id: it is copied from them, at its newest value, the report saying what was
+    /// lost of its row; the garbled row is reported lost.
+    @Test func aHistoryWhoseRowIsGarbledIsRebuiltFromTheIndexOfNames() throws {
+        let (original, expected) = try sampleStore()
+        var generator = SeededGenerator(seed: 0x5A17_0000 + 80119)
+        let path = directory.path("garbled.keepsake")
+        for _ in 0...14 { _ = try writeWithAByteFlipped(original, to: path, using: &generator) }
+        let report = try KeepsakeStore.salvage(from: path, to: path + ".salvaged")
+        #expect(report.histories.map(\.name) == ["doc", "other"])
+        let other = try #require(report.histories.last)
+        #expect(other.version == 2 && other.newestVersion == 2)
+        #expect(
+            other.damage
+                == "its row cannot be read: its name is the index of names', and its value type, creation date "
+                + "and limit are lost (the salvage's date is given, and no limit)")
+        #expect(report.lost.map(\.what) == ["the history of row 0"])
+        let store = try KeepsakeStore(path: path + ".salvaged")
+        #expect(try store.history("other", initialValue: Doc.empty).value == expected.other)
+        store.close()
+        try checkSalvaged(path + ".salvaged", report, expected, "garbled")
+    }
+
     /// A date no clock gives and a limit no history has (damage no digest covers, which
     /// `verify` reports) are not copied: the salvage's date is given, the history copied
     /// without a limit, and the report says so. Copied, they made the salvaged store fail

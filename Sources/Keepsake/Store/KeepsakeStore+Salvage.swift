@@ -27,8 +27,9 @@ extension KeepsakeStore {
     /// them (a flag or a scope that damage changed), only those that follow one another, in
     /// one scope or from the version a scope started from, are redone, and the held change is
     /// left out: each was made on the one before. Versions and checkpoints are read from their
-    /// tables, past the indexes a damaged page can empty. Nothing is guessed: every value salvaged is
-    /// one the history had. A history whose value cannot be computed at all, and a snapshot
+    /// tables, past the indexes a damaged page can empty; a history whose row cannot be read
+    /// is rebuilt from its name and id in the index of names, and its versions. Nothing is
+    /// guessed: every value salvaged is one the history had. A history whose value cannot be computed at all, and a snapshot
     /// with a row lost or damaged, are left out, and the report says why. A store whose
     /// write-ahead log is damaged is read as of the damage, and the report lists the commits
     /// after it as lost. A store another process writes meanwhile is read as of one moment,
@@ -119,6 +120,9 @@ extension KeepsakeStore {
         let valueType: String
         var createdAt: Double
         var limit: Int64?
+        /// Whether the row could not be read, and this one was made from its entry in the index
+        /// of names (``init(id:indexedName:)``).
+        var isRebuilt = false
 
         static let columns = "name, value_type, created_at, maximum_versions"
 
@@ -137,6 +141,16 @@ extension KeepsakeStore {
                 self.limit = nil
             }
             return replaced
+        }
+
+        /// The row of a history whose row cannot be read, made from what the index of names
+        /// holds of it: its id and name. Its value type, creation date and limit are lost: none,
+        /// the salvage's date, and no limit. Its versions and checkpoints, under its id, prove
+        /// its value as any history's do.
+        init(id: Int64, indexedName: String) {
+            (self.id, name, valueType, createdAt, limit, isRebuilt) = (
+                id, indexedName, "", HistoryRows.now(), nil, true
+            )
         }
 
         init(id: Int64, row: SQLiteStatement) throws {
@@ -219,12 +233,19 @@ extension KeepsakeStore {
                     }
                 }.get()).map { Dictionary($0, uniquingKeysWith: { first, _ in first }) } ?? [:]
             for row in rows(
-                of: "history", columns: HistoryRow.columns, indexedBy: "name", into: &report, HistoryRow.init)
+                of: "history", columns: HistoryRow.columns, indexedBy: "name", into: &report, HistoryRow.init,
+                rebuilding: { id in indexedNames[id].map { HistoryRow(id: id, indexedName: $0) } })
             {
                 switch value(of: row) {
                 case .success(let (json, salvaged)):
                     var (row, salvaged) = (row, salvaged)
-                    let replaced = row.replacingWhatIsOutOfRange()
+                    var replaced = row.replacingWhatIsOutOfRange()
+                    if row.isRebuilt {
+                        replaced.append(
+                            "its row cannot be read: its name is the index of names', and its value type, "
+                                + "creation date and limit are lost (the salvage's date is given, and no limit)"
+                        )
+                    }
                     if !replaced.isEmpty {
                         salvaged.damage = ([salvaged.damage].compactMap { $0 } + replaced).joined(
                             separator: "; ")
@@ -290,11 +311,12 @@ extension KeepsakeStore {
         /// and from its index of names (a row whose key damage changed is listed by the table
         /// under another id, and by the index under its own), or from the index alone when a
         /// page of the table is damaged; then each row on its own, found by its id or, where a
-        /// damaged page hides it from that search, by reading the table through. What cannot be
-        /// read, or is listed but found nowhere, goes into `report`.
+        /// damaged page hides it from that search, by reading the table through; one only the
+        /// index lists and found nowhere is what `rebuild` makes of it, if anything. What cannot
+        /// be read, or is listed but found nowhere, goes into `report`.
         func rows<Row>(
             of table: String, columns: String, indexedBy index: String, into report: inout SalvageReport,
-            _ make: (Int64, SQLiteStatement) throws -> Row
+            _ make: (Int64, SQLiteStatement) throws -> Row, rebuilding rebuild: (Int64) -> Row? = { _ in nil }
         ) -> [Row] {
             // The unique index on the names holds every row's id too.
             let indexed = read { connection, _ in
@@ -332,6 +354,10 @@ extension KeepsakeStore {
                 }) {
                 case .success(let row?): rows.append(row)
                 case .success(nil):
+                    if fromIndex.contains(id), let rebuilt = rebuild(id) {
+                        rows.append(rebuilt)
+                        continue
+                    }
                     let listing = fromIndex.contains(id) ? "its index of names" : "the table"
                     report.lost.append(
                         .init(
