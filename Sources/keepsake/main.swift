@@ -25,7 +25,8 @@ let help = """
 
     exit status: 0 success · 1 verify found problems, or salvage left something out · 2 unknown
     history, version or snapshot · 64 usage error · 65 not a Keepsake store (or a newer schema,
-    or corrupt) · 66 cannot open the file · 70 other failure
+    or corrupt) · 66 cannot open the file · 70 other failure · 75 another process held the store
+    or changed its history: nothing was written; try again
     """
 
 let commands: [String: Command] = [
@@ -141,6 +142,9 @@ do {
     case .cannotOpen: fail(error.description, status: ExitStatus.cannotOpen)
     case .notAStore, .newerSchema, .damaged: fail(error.description, status: ExitStatus.notAStore)
     case .snapshotNotFound: fail(error.description, status: ExitStatus.notFound)
+    case .historyConflict: fail(error.description, status: ExitStatus.tryAgain)
+    case .sqlite(let failure) where failure.code == .busy || failure.code == .locked:
+        fail(error.description, status: ExitStatus.tryAgain)
     default: fail(error.description, status: ExitStatus.failure)
     }
 } catch {

@@ -88,6 +88,25 @@ import Testing
         #expect(result.output.contains("Store: "))
     }
 
+    /// A demo run while another process holds the store's write lock (another demo, an app)
+    /// waits the busy timeout (5 s), then stops with `EX_TEMPFAIL`: a script may run it again.
+    @Test func aDemoOnAStoreAnotherProcessHoldsSaysTryAgainAndWritesNothing() throws {
+        let store = try demoStore()
+        let before = try KeepsakeStore(path: store, options: .init(readOnly: true)).timeline(of: "demo-note")
+        let blocker = try SQLiteConnection(path: store)
+        try blocker.execute("BEGIN IMMEDIATE")
+        let result = try run("demo", "--store", store)
+        try blocker.execute("ROLLBACK")
+        #expect(result.status == 75)
+        #expect(result.output.isEmpty)
+        #expect(
+            result.error
+                == "keepsake: SQLite error 5: database is locked: another connection kept \(store) locked for "
+                + "longer than the busy timeout; nothing was written — while executing `BEGIN IMMEDIATE`.\n")
+        let after = try KeepsakeStore(path: store, options: .init(readOnly: true))
+        #expect(try after.timeline(of: "demo-note") == before)
+        #expect(try after.verify().isOK)
+    }
     @Test func inspectLogShowAndSnapshotsDescribeTheStore() throws {
         let store = try demoStore()
         let inspect = try run("inspect", store)

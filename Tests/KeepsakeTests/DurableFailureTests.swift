@@ -217,6 +217,8 @@ import Testing
     @Test func aBusyStoreMakesTheWriteWaitThenFailAndNothingMoves() throws {
         let store = try KeepsakeStore(path: path, options: .init(busyTimeout: .milliseconds(100)))
         let history = try open(store)
+        let controller = try VersioningController(
+            Doc.empty, storage: .keepsake(store, history: "through a controller"))
         let blocker = try SQLiteConnection(path: path)
         try blocker.execute("BEGIN IMMEDIATE")
         var doc = history.value
@@ -233,6 +235,26 @@ import Testing
                 == "SQLite error 5: database is locked: another connection kept \(path) locked for longer than "
                 + "the busy timeout; nothing was written — while executing `BEGIN IMMEDIATE`")
         #expect(history.value == .empty && !history.hasUndo)
+        // The catches the README and `SQLiteError`'s DocC show match it. (The README used to
+        // show `catch let error as SQLiteError`, which the compiler says always fails here.) The
+        // last `catch` is plain: Swift 6.3.1 crashes compiling a `do` that rethrows the rest of a
+        // typed error past a `catch … where`.
+        var matched: [String] = []
+        do {
+            try history.append(doc)
+        } catch KeepsakeError.sqlite(let error) where error.code == .busy {
+            matched.append("KeepsakeError.sqlite")
+        } catch {
+            Issue.record("another error: \(error)")
+        }
+        do {
+            try controller.append(doc)
+        } catch {
+            if case .sqlite(let sqlite)? = error.keepsakeError, sqlite.code == .busy {
+                matched.append("ReversionError.storage")
+            }
+        }
+        #expect(matched == ["KeepsakeError.sqlite", "ReversionError.storage"])
         try blocker.execute("ROLLBACK")
         try history.append(doc)
         #expect(try open().value.title == "waiting")

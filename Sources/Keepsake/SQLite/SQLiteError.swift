@@ -3,15 +3,24 @@ public import Foundation
 
 /// An error reported by SQLite: its extended result code, its message and the SQL that failed.
 ///
-/// Match it by code in a `catch`:
+/// A store, history or caretaker call throws it as ``KeepsakeError/sqlite(_:)``, with a message
+/// that names the store; match it by code in a `catch`:
 ///
 /// ```swift
 /// do {
-///     try store.write { … }
-/// } catch let error as SQLiteError where error.code == .busy {
-///     // another connection held the write lock for longer than the busy timeout
+///     try history.append(document)
+/// } catch KeepsakeError.sqlite(let error) where error.code == .busy {
+///     // another connection held the write lock for longer than the busy timeout;
+///     // nothing was written
+/// } catch {
+///     // any other failure
 /// }
 /// ```
+///
+/// End with a plain `catch`, as here: Swift 6.3.1's compiler crashes on a `do` whose catches
+/// leave part of a typed error to be rethrown when one of them has a `where` clause.
+///
+/// ``SQLiteConnection`` and ``SQLiteDatabase``, used directly, throw it as it is.
 ///
 /// Related SQLite documentation: https://www.sqlite.org/rescode.html
 public struct SQLiteError: Error, Hashable, Sendable {
