@@ -179,9 +179,15 @@ import Testing
                 try JSONDecoder().decode(GoldenDocument.self, from: Data($0.utf8))
             }
         }
-        // Versions 394 to 400 are undone: their values are the ones redo reaches.
+        // Versions 394 to 400 are undone: their values are the ones redo reaches. Typed, every
+        // third version and the last ten (each read replays from the base value, so reading all
+        // 400 of each of the ten stores was a tenth of a run's time); undo and redo reach every
+        // one in `historyUndoesToTheStartAndRedoesToTheEnd`.
         for n in 0...GoldenSchema1.goldenAppends {
-            #expect(try store.value(ofHistory: "golden", atVersion: n, as: GoldenDocument.self) == golden[n])
+            if n % 3 == 0 || n > 390 {
+                #expect(
+                    try store.value(ofHistory: "golden", atVersion: n, as: GoldenDocument.self) == golden[n])
+            }
             // As JSON, a sample: the stored-form replay is slower, and tested on its own.
             if n % 10 == 0 || n > 390 { #expect(try json("golden", n) == golden[n], "version \(n)") }
         }
