@@ -239,22 +239,20 @@ extension KeepsakeStore {
                 switch value(of: row) {
                 case .success(let (json, salvaged)):
                     var (row, salvaged) = (row, salvaged)
-                    var replaced = row.replacingWhatIsOutOfRange()
+                    var rowDamage = row.replacingWhatIsOutOfRange()
                     if row.isRebuilt {
-                        replaced.append(
+                        rowDamage.append(
                             "its row cannot be read: its name is the index of names', and its value type, "
                                 + "creation date and limit are lost (the salvage's date is given, and no limit)"
                         )
                     }
-                    if !replaced.isEmpty {
-                        salvaged.damage = ([salvaged.damage].compactMap { $0 } + replaced).joined(
-                            separator: "; ")
-                    }
                     if let indexed = indexedNames[row.id], indexed != row.name {
-                        let disagreement =
+                        rowDamage.append(
                             "its name reads \"\(row.name)\" in its row but \"\(indexed)\" in the index of names: "
-                            + "one of them is damaged (it is copied under the first)"
-                        salvaged.damage = [salvaged.damage, disagreement].compactMap { $0 }.joined(
+                                + "one of them is damaged (it is copied under the first)")
+                    }
+                    if !rowDamage.isEmpty {
+                        salvaged.damage = ([salvaged.damage].compactMap { $0 } + rowDamage).joined(
                             separator: "; ")
                     }
                     histories.append((row, json))
