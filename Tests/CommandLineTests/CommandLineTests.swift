@@ -42,8 +42,9 @@ import Testing
         try run(arguments)
     }
 
-    func run(_ arguments: [String]) throws -> Run {
-        let outcome = try ChildProcess.run(Self.executable, arguments, in: directory)
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let outcome = try ChildProcess.run(
+            Self.executable, arguments, in: directory, environment: environment)
         return Run(
             status: outcome.status, output: String(decoding: outcome.output, as: UTF8.self),
             error: String(decoding: outcome.error, as: UTF8.self))
@@ -182,6 +183,34 @@ import Testing
         #expect(!(try run("inspect", store).output.contains("held change")))
         #expect(try run("log", store, "memo").output.split(separator: "\n").count == 4)
         #expect(try run("value", store, "memo").error == "")
+    }
+
+    /// The readable output gives dates in local time, as the store's views give them to the
+    /// `sqlite3` shell, to the second `--json`'s UTC dates give: a fraction is left out, not
+    /// rounded up (an `ISO8601DateFormatter` rounded 04:34:30.9996 to 04:34:31).
+    @Test func datesReadAsTheViewsGiveThemInLocalTime() throws {
+        let store = path("dates.keepsake")
+        let history = try KeepsakeStore(path: store).history("memo", initialValue: Memo())
+        try history.append(Memo(title: "one"))
+        try history.close()
+        try Caretaker(store: try KeepsakeStore(path: store)).save(Memo(title: "kept"), as: "kept")
+        // 2025-12-06 05:46:40.9996 UTC; in Kathmandu (+05:45) 11:31:40.
+        let connection = try SQLiteConnection(path: store)
+        for table in ["history", "version", "snapshot"] {
+            try connection.execute("UPDATE \(table) SET created_at = 1765000000.9996")
+        }
+        connection.close()
+        let nepal = ["TZ": "Asia/Kathmandu"]
+        let log = try run(["log", store, "memo"], environment: nepal).output.split(separator: "\n")
+        #expect(log.count == 3)
+        #expect(log.dropFirst().allSatisfy { $0.dropFirst(9).hasPrefix("2025-12-06 11:31:40  0  ") })
+        let snapshots = try run(["snapshots", store], environment: nepal).output
+        #expect(
+            snapshots == "CommandLineTests.CommandLineTests.Memo  kept  2 properties · 2025-12-06 11:31:40\n")
+        let json = try run(["log", store, "memo", "--json"], environment: nepal).output
+        #expect(json.components(separatedBy: "\"2025-12-06T05:46:40Z\"").count == 3)
+        let utc = try run(["log", store, "memo"], environment: ["TZ": "UTC"]).output
+        #expect(utc.split(separator: "\n").last?.dropFirst(9).hasPrefix("2025-12-06 05:46:40") == true)
     }
 
     @Test func jsonOutputParsesBack() throws {

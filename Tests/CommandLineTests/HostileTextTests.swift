@@ -12,10 +12,14 @@ import Testing
         var count = 0
     }
 
-    /// Retitles the terminal, turns the text red, breaks the line and reverses what follows.
-    static let name = "doc\u{1B}]0;pwned\u{07}\u{1B}[31m\nforged line\u{202E}txt"
+    /// Retitles the terminal, turns the text red, breaks the line, reverses what follows, then
+    /// a DEL, a C1 control sequence introducer clearing the screen (a terminal that reads C1
+    /// acts on it as on ESC [) and an isolate; the no-break space after them is shown as it is.
+    static let name =
+        "doc\u{1B}]0;pwned\u{07}\u{1B}[31m\nforged line\u{202E}txt\u{7F}\u{9B}2J\u{2066}\u{A0}end"
     /// The same as the commands show it.
-    static let shownName = #"doc\u{1B}]0;pwned\u{7}\u{1B}[31m\nforged line\u{202E}txt"#
+    static let shownName =
+        #"doc\u{1B}]0;pwned\u{7}\u{1B}[31m\nforged line\u{202E}txt\u{7F}\u{9B}2J\u{2066}"# + "\u{A0}end"
 
     /// Every character the terminal would act on rather than show, but the line ends.
     static func actedOn(_ text: String) -> [Unicode.Scalar] {

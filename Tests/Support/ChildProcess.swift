@@ -26,17 +26,22 @@ public enum ChildProcess {
         public let error: Data
     }
 
-    /// Runs `executable` with `arguments` (in `directory`, else the current one) and waits for
-    /// it to end, reading its standard output and error meanwhile.
+    /// Runs `executable` with `arguments` (in `directory`, else the current one; with this
+    /// process's environment and `environment` over it) and waits for it to end, reading its
+    /// standard output and error meanwhile.
     ///
     /// - Throws: The error `Process.run()` throws when it cannot start, or a POSIX error when
     ///   no pipe can be made.
-    public static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws
-        -> Outcome
-    {
+    public static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         if let directory { process.currentDirectoryURL = directory }
         let (outputRead, outputWrite) = try makePipe()
         let (errorRead, errorWrite) = try makePipe()
