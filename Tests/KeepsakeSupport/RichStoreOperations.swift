@@ -34,8 +34,8 @@ extension RichStore {
 
     /// Runs operations on the rich store at `path`, one per byte of `operations`: edits (some
     /// tagged), undo, redo, scopes pushed, ended and discarded, undo to the newest tag, closing
-    /// and reopening, another limit, checkpoints, snapshots saved and restored, and (debounced)
-    /// flushes; then reopens it. Returns what each step left, and the error that stopped them,
+    /// and reopening, another limit, checkpoints, compacting, snapshots saved and restored, and
+    /// (debounced) flushes; then reopens it. Returns what each step left, and the error that stopped them,
     /// if any.
     ///
     /// - Parameters:
@@ -126,6 +126,11 @@ extension RichStore {
                         .init(
                             "restored \(name)", history,
                             try Caretaker(store: store!).restore(name, as: Doc.self) ?? Doc.empty))
+                case 13 where variant % 3 == 2:
+                    // Blobs nothing refers to deleted, the file rebuilt (`VACUUM`), the log
+                    // truncated: under the open history, whose connection goes on.
+                    try store!.compact()
+                    record(.init("compacted", history))
                 case 13:
                     try history.writeCheckpoint()
                     record(.init("checkpoint", history))
