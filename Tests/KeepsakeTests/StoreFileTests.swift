@@ -321,6 +321,53 @@ enum FileLock {
         }
     }
 
+    /// A directory or a named pipe where SQLite keeps a file beside the store: opened for
+    /// writing, the store said "disk I/O error" naming the store itself, and with a pipe at
+    /// `-journal` the open hung for good. Refused at once, naming what is where, and nothing
+    /// is written; read-only, with no log to read, the store reads as its file holds it; with
+    /// it moved away, the store opens. The child process gives up after 10 s rather than hang.
+    @Test(arguments: ["-wal", "-shm", "-journal"], [true, false])
+    func somethingElseWhereSQLiteKeepsAFileBesideIsRefusedAtOnce(suffix: String, pipe: Bool) async throws {
+        let path = directory.path("beside.keepsake")
+        let writer = try KeepsakeStore(path: path)
+        let history = try writer.history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "kept"
+        try history.append(doc)
+        try history.close()
+        writer.close()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let junk = path + suffix
+        if pipe {
+            #expect(mkfifo(junk, 0o600) == 0)
+        } else {
+            try FileManager.default.createDirectory(atPath: junk, withIntermediateDirectories: false)
+        }
+        let what = [
+            "-wal": "the store's write-ahead log", "-shm": "the index of the store's write-ahead log",
+            "-journal": "the store's rollback journal",
+        ][suffix]!
+        let reason =
+            "SQLite keeps \(what) at \(junk), and \(pipe ? "a named pipe" : "a directory") is there: move it away"
+        await #expect(processExitsWith: .success) { [path = path as String, reason = reason as String] in
+            alarm(10)
+            do {
+                _ = try KeepsakeStore(path: path)
+                exit(1)
+            } catch {
+                if (error as? KeepsakeError) != .cannotOpen(path: path, reason: reason) { exit(2) }
+            }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try reader.value(ofHistory: "doc", as: Doc.self) == doc)
+        reader.close()
+        try FileManager.default.removeItem(atPath: junk)
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.history("doc", initialValue: Doc.empty).value == doc)
+        #expect(try store.verify().isOK)
+    }
+
     /// The error of a store opened for writing whose file cannot be written.
     static func unwritableFile(_ path: String) -> KeepsakeError {
         .cannotOpen(

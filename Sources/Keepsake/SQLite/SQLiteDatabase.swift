@@ -171,10 +171,11 @@ struct FileState: Equatable {
         return current == path ? nil : current
     }
 
-    /// The size of the write-ahead log beside the file at `path`, or `nil` when there is none.
+    /// The size of the write-ahead log beside the file at `path`, or `nil` when there is none:
+    /// no file there, or something else (a directory, a named pipe), which holds no commit.
     static func logSize(of path: String) -> Int64? {
         var info = stat()
-        guard stat(path + "-wal", &info) == 0 else { return nil }
+        guard stat(path + "-wal", &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return Int64(info.st_size)
     }
 

@@ -39,6 +39,15 @@ enum Schema {
         readsDamagedLog: Bool = false, throughLog: Bool = false
     ) throws(KeepsakeError) -> SQLiteConnection {
         try checkFile(path: path, readOnly: readOnly)
+        // A store with no write-ahead log beside it, or an empty one, holds every commit in
+        // its file (a connection in WAL mode keeps the log while it is open, and writes to it
+        // before it changes the file): read it as an immutable file, so that nothing is created
+        // beside it and read-only media work — and a disk too full for the log's index (which
+        // a writer that could not open leaves empty) does not refuse it. Once a writer's log
+        // holds a page, the reader opens it again, through the log (`FileState`). With a log
+        // that holds pages, read through it. Only then do the files beside it matter.
+        let immutable = readOnly && !throughLog && (FileState.logSize(of: path) ?? 0) == 0
+        if !immutable, path != ":memory:" { try checkCompanions(of: path) }
         if !readOnly, path != ":memory:" {
             removeCreationLeftovers(of: path)
             if !FileManager.default.fileExists(atPath: path) {
@@ -55,14 +64,6 @@ enum Schema {
             }
             if !readOnly { try WriteAheadLog.keepCopy(ofLogBeside: path) }
         }
-        // A store with no write-ahead log beside it, or an empty one, holds every commit in
-        // its file (a connection in WAL mode keeps the log while it is open, and writes to it
-        // before it changes the file): read it as an immutable file, so that nothing is created
-        // beside it and read-only media work — and a disk too full for the log's index (which
-        // a writer that could not open leaves empty) does not refuse it. Once a writer's log
-        // holds a page, the reader opens it again, through the log (`FileState`). With a log
-        // that holds pages, read through it.
-        let immutable = readOnly && !throughLog && (FileState.logSize(of: path) ?? 0) == 0
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(
@@ -208,6 +209,42 @@ enum Schema {
         }
     }
 
+    /// What a file of kind `kind` (`st_mode & S_IFMT`) is, said in a reason: "a directory",
+    /// "a named pipe".
+    private static func name(ofKind kind: mode_t) -> String {
+        switch kind {
+        case S_IFREG: "a file"
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a named pipe"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "a special file"
+        }
+    }
+
+    /// The files SQLite keeps beside a store, under its name with a suffix, and what each is.
+    static let companions = [
+        ("-wal", "the store's write-ahead log"), ("-shm", "the index of the store's write-ahead log"),
+        ("-journal", "the store's rollback journal"),
+    ]
+
+    /// Refuses a store beside which something other than a file stands where SQLite keeps one
+    /// of its own (``companions``): a directory or a device made SQLite fail with a disk I/O
+    /// error naming the store, and a named pipe at `-journal` made the open wait forever.
+    private static func checkCompanions(of path: String) throws(KeepsakeError) {
+        for (suffix, what) in companions {
+            var info = stat()
+            guard stat(path + suffix, &info) == 0, case let kind = info.st_mode & S_IFMT, kind != S_IFREG
+            else { continue }
+            throw .cannotOpen(
+                path: path,
+                reason:
+                    "SQLite keeps \(what) at \(path + suffix), and \(name(ofKind: kind)) is there: move it away"
+            )
+        }
+    }
+
     /// Checks that can be made before SQLite opens the file.
     private static func checkFile(path: String, readOnly: Bool) throws(KeepsakeError) {
         guard path != ":memory:" else { return }
@@ -225,15 +262,7 @@ enum Schema {
         case S_IFREG: break
         case S_IFDIR: throw .cannotOpen(path: path, reason: "it is a directory")
         case let kind:
-            let name =
-                switch kind {
-                case S_IFIFO: "a named pipe"
-                case S_IFCHR: "a character device"
-                case S_IFBLK: "a block device"
-                case S_IFSOCK: "a socket"
-                default: "a special file"
-                }
-            throw .cannotOpen(path: path, reason: "it is not a regular file (it is \(name))")
+            throw .cannotOpen(path: path, reason: "it is not a regular file (it is \(name(ofKind: kind)))")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .cannotOpen(path: path, reason: "the file cannot be read")
