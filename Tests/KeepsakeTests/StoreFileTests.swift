@@ -368,6 +368,48 @@ enum FileLock {
         #expect(try store.verify().isOK)
     }
 
+    /// A write-ahead log or its index this process may not write (locked here; another
+    /// user's, or made read-only, elsewhere) beside a store it may: the store opened for writing
+    /// and failed "attempt to write a readonly database" at the first edit. Refused at open,
+    /// saying which file and how to read it; read-only, it reads as before.
+    @Test(.enabled(if: FileLock.isAvailable, "needs root and chattr"), arguments: ["-wal", "-shm"])
+    func aLogThisProcessMayNotWriteIsRefusedAtOpen(suffix: String) throws {
+        let path = directory.path("locked-log.keepsake")
+        let writer = try KeepsakeStore(path: path)
+        let history = try writer.history("doc", initialValue: Doc.empty)
+        var doc = history.value
+        doc.title = "in the log"
+        try history.append(doc)
+        // The log and its index as a process killed now leaves them, the edit in the log. (Kept
+        // open in this process instead, the index would be mapped here, writable, before it is
+        // locked: SQLite's next write to it is a bus error.)
+        let left = try ["-wal", "-shm"].map { try Data(contentsOf: URL(fileURLWithPath: path + $0)) }
+        try history.close()
+        writer.close()
+        for (suffix, bytes) in zip(["-wal", "-shm"], left) {
+            try bytes.write(to: URL(fileURLWithPath: path + suffix))
+        }
+        #expect(FileLock.set(path + suffix, locked: true))
+        defer { _ = FileLock.set(path + suffix, locked: false) }
+        let what =
+            suffix == "-wal" ? "the store's write-ahead log" : "the index of the store's write-ahead log"
+        #expect(
+            throws: KeepsakeError.cannotOpen(
+                path: path,
+                reason: """
+                    SQLite keeps \(what) at \(path + suffix), and this process may not write it; \
+                    open it with KeepsakeStore.Options(readOnly: true) to read it
+                    """)
+        ) { try KeepsakeStore(path: path) }
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        #expect(try reader.value(ofHistory: "doc", as: Doc.self) == doc)
+        reader.close()
+        #expect(FileLock.set(path + suffix, locked: false))
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.history("doc", initialValue: Doc.empty).value == doc)
+        #expect(try store.verify().isOK)
+    }
+
     /// The error of a store opened for writing whose file cannot be written.
     static func unwritableFile(_ path: String) -> KeepsakeError {
         .cannotOpen(

@@ -47,7 +47,7 @@ enum Schema {
         // holds a page, the reader opens it again, through the log (`FileState`). With a log
         // that holds pages, read through it. Only then do the files beside it matter.
         let immutable = readOnly && !throughLog && (FileState.logSize(of: path) ?? 0) == 0
-        if !immutable, path != ":memory:" { try checkCompanions(of: path) }
+        if !immutable, path != ":memory:" { try checkCompanions(of: path, forWriting: !readOnly) }
         if !readOnly, path != ":memory:" {
             removeCreationLeftovers(of: path)
             if !FileManager.default.fileExists(atPath: path) {
@@ -230,18 +230,28 @@ enum Schema {
     ]
 
     /// Refuses a store beside which something other than a file stands where SQLite keeps one
-    /// of its own (``companions``): a directory or a device made SQLite fail with a disk I/O
-    /// error naming the store, and a named pipe at `-journal` made the open wait forever.
-    private static func checkCompanions(of path: String) throws(KeepsakeError) {
+    /// of its own (``companions``), or, to write it, a file this process may not write: a
+    /// directory or a device made SQLite fail with a disk I/O error naming the store, a named
+    /// pipe at `-journal` made the open wait forever, and a log or index the process may not
+    /// write (another user's, or made read-only) let the store open and fail "attempt to write
+    /// a readonly database" at the app's first edit.
+    private static func checkCompanions(of path: String, forWriting: Bool) throws(KeepsakeError) {
         for (suffix, what) in companions {
             var info = stat()
-            guard stat(path + suffix, &info) == 0, case let kind = info.st_mode & S_IFMT, kind != S_IFREG
-            else { continue }
+            guard stat(path + suffix, &info) == 0 else { continue }
+            let kind = info.st_mode & S_IFMT
+            guard kind == S_IFREG else {
+                throw .cannotOpen(
+                    path: path,
+                    reason:
+                        "SQLite keeps \(what) at \(path + suffix), and \(name(ofKind: kind)) is there: move it away"
+                )
+            }
+            guard forWriting, access(path + suffix, R_OK | W_OK) != 0 else { continue }
             throw .cannotOpen(
                 path: path,
-                reason:
-                    "SQLite keeps \(what) at \(path + suffix), and \(name(ofKind: kind)) is there: move it away"
-            )
+                reason: unwritable(
+                    "SQLite keeps \(what) at \(path + suffix), and this process may not write it"))
         }
     }
 
