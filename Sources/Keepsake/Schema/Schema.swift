@@ -247,7 +247,10 @@ enum Schema {
                         "SQLite keeps \(what) at \(path + suffix), and \(name(ofKind: kind)) is there: move it away"
                 )
             }
-            guard forWriting, access(path + suffix, R_OK | W_OK) != 0 else { continue }
+            // Asked as SQLite will open it: with the effective user and group.
+            guard forWriting, faccessat(AT_FDCWD, path + suffix, R_OK | W_OK, AT_EACCESS) != 0 else {
+                continue
+            }
             throw .cannotOpen(
                 path: path,
                 reason: unwritable(
