@@ -619,15 +619,23 @@ extension KeepsakeHistoryStorage {
     /// array costs O(change), not a copy of the value); if the transaction fails, they are taken
     /// back, so the value is as it was.
     func move(undo: Bool, steps: Int) throws(KeepsakeError) {
+        // The JSON the move worked on: the changes it read, and the stored value it replayed
+        // them on, if any. The memory of a replay, or of a long move's versions and their
+        // reversions (about four times their JSON: undoing 100,000 versions left 100 MB free
+        // in the allocator, kept from the system), is handed back once the move has let go of
+        // it, as an open's is.
+        var bytes = 0
+        defer { Self.releaseFreeMemory(afterValueOf: bytes) }
+        try move(undo: undo, steps: steps, workingOn: &bytes)
+    }
+
+    /// ``move(undo:steps:)``, adding the bytes of JSON it works on to `bytes`.
+    private func move(undo: Bool, steps: Int, workingOn bytes: inout Int) throws(KeepsakeError) {
         guard steps > 0 else { return }
         let (name, level) = (self.name, self.level)
         var applied: [Reversion<Value>] = []
         // The value before the move, kept only when it was reached on the stored form.
         var original: Value?
-        // The stored JSON a move reached on the stored form started from: its replay's memory
-        // is handed back after the move, as an open's is.
-        var replayedBytes = 0
-        defer { Self.releaseFreeMemory(afterValueOf: replayedBytes) }
         // The lowest position moved: a version below those this history wrote may carry what
         // the model does not read.
         var lowest = Int.max
@@ -643,6 +651,7 @@ extension KeepsakeHistoryStorage {
                             "its stored \(undo ? "undo" : "redo") count promises \(steps) more versions than its rows hold"
                     )
                 }
+                bytes += versions.reduce(0) { $0 + ($1.changes?.utf8.count ?? 0) }
                 try rows.checkMoving(versions, undo: undo, level: level, history: name)
                 lowest = versions.lazy.map(\.position).min() ?? lowest
                 var index = 0
@@ -675,7 +684,8 @@ extension KeepsakeHistoryStorage {
                         let reached = try storedFormValue(
                             rows, moving: undo ? Array(versions[index...]) : versions, undo: undo,
                             filling: current, atLeast: undo ? nil : index + 1, unreadable: unreadable)
-                        (current, replayedBytes) = (reached.value, reached.checkpointBytes)
+                        current = reached.value
+                        bytes += reached.checkpointBytes
                         index = undo ? versions.count : reached.moved
                     }
                 }
