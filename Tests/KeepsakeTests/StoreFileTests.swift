@@ -329,13 +329,7 @@ enum FileLock {
     @Test(arguments: ["-wal", "-shm", "-journal"], [true, false])
     func somethingElseWhereSQLiteKeepsAFileBesideIsRefusedAtOnce(suffix: String, pipe: Bool) async throws {
         let path = directory.path("beside.keepsake")
-        let writer = try KeepsakeStore(path: path)
-        let history = try writer.history("doc", initialValue: Doc.empty)
-        var doc = history.value
-        doc.title = "kept"
-        try history.append(doc)
-        try history.close()
-        writer.close()
+        try writeStore(at: path)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let junk = path + suffix
         if pipe {
@@ -360,11 +354,11 @@ enum FileLock {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
         let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
-        #expect(try reader.value(ofHistory: "doc", as: Doc.self) == doc)
+        #expect(try reader.value(ofHistory: "doc", as: Doc.self)?.title == "written")
         reader.close()
         try FileManager.default.removeItem(atPath: junk)
         let store = try KeepsakeStore(path: path)
-        #expect(try store.history("doc", initialValue: Doc.empty).value == doc)
+        #expect(try store.history("doc", initialValue: Doc.empty).value.title == "written")
         #expect(try store.verify().isOK)
     }
 
@@ -375,16 +369,12 @@ enum FileLock {
     @Test(.enabled(if: FileLock.isAvailable, "needs root and chattr"), arguments: ["-wal", "-shm"])
     func aLogThisProcessMayNotWriteIsRefusedAtOpen(suffix: String) throws {
         let path = directory.path("locked-log.keepsake")
+        try writeStore(at: path)
+        // The log and its index as a process killed while it has the store open leaves them.
+        // (Kept open in this process instead, the index would be mapped here, writable, before
+        // it is locked: SQLite's next write to it is a bus error.)
         let writer = try KeepsakeStore(path: path)
-        let history = try writer.history("doc", initialValue: Doc.empty)
-        var doc = history.value
-        doc.title = "in the log"
-        try history.append(doc)
-        // The log and its index as a process killed now leaves them, the edit in the log. (Kept
-        // open in this process instead, the index would be mapped here, writable, before it is
-        // locked: SQLite's next write to it is a bus error.)
         let left = try ["-wal", "-shm"].map { try Data(contentsOf: URL(fileURLWithPath: path + $0)) }
-        try history.close()
         writer.close()
         for (suffix, bytes) in zip(["-wal", "-shm"], left) {
             try bytes.write(to: URL(fileURLWithPath: path + suffix))
@@ -402,11 +392,11 @@ enum FileLock {
                     """)
         ) { try KeepsakeStore(path: path) }
         let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
-        #expect(try reader.value(ofHistory: "doc", as: Doc.self) == doc)
+        #expect(try reader.value(ofHistory: "doc", as: Doc.self)?.title == "written")
         reader.close()
         #expect(FileLock.set(path + suffix, locked: false))
         let store = try KeepsakeStore(path: path)
-        #expect(try store.history("doc", initialValue: Doc.empty).value == doc)
+        #expect(try store.history("doc", initialValue: Doc.empty).value.title == "written")
         #expect(try store.verify().isOK)
     }
 
