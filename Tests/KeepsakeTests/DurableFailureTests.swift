@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import KeepsakeTestSupport
 import Testing
@@ -89,6 +90,42 @@ import Testing
         try history.append(doc, tag: "big")
         #expect(try open().value == doc)
         try history.checkInvariants()
+    }
+
+    /// A value longer than SQLite stores in one (1,000,000,000 bytes unless built otherwise;
+    /// lowered here so the test need not hold a gigabyte): the append and the snapshot save fail
+    /// typed, saying both sizes (SQLite's message said neither), and nothing moves.
+    @Test func aValueLongerThanSQLiteStoresInOneSaysSoAndNothingMoves() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try open(store)
+        var doc = history.value
+        doc.title = "kept"
+        try history.append(doc)
+        let before = try Snapshot(history)
+        // Bound where they lie (4 KiB and more), and copied by SQLite.
+        for (limit, size) in [(100_000, 100_001), (100_000, 2_000_000), (2_000, 3_000)] {
+            _ = store.database.read { sqlite3_limit($0.handle, SQLITE_LIMIT_LENGTH, Int32(limit)) }
+            var big = doc
+            big.blob = Data(repeating: 7, count: size)
+            let refused = #expect(throws: KeepsakeError.self) { try history.append(big) }
+            guard case .sqlite(let sqlite)? = refused else {
+                Issue.record("not a SQLite error: \(String(describing: refused))")
+                return
+            }
+            #expect(sqlite.code == .tooBig)
+            #expect(
+                sqlite.description
+                    == "SQLite error 18: string or blob too big: a value of \(size) bytes, longer than the \(limit) "
+                    + "SQLite stores in one — while executing `INSERT INTO blob (digest, size, bytes) VALUES (?, ?, ?)`"
+            )
+            #expect(try Snapshot(history) == before)
+            #expect(throws: KeepsakeError.self) { try Caretaker(store: store).save(big, as: "big") }
+            #expect(try Caretaker(store: store).restore("big", as: Doc.self) == nil)
+        }
+        _ = store.database.read { sqlite3_limit($0.handle, SQLITE_LIMIT_LENGTH, 1_000_000_000) }
+        #expect(try Snapshot(open()) == before)
+        try history.checkInvariants()
+        #expect(try store.integrityCheck() == ["ok"])
     }
 
     @Test func anUndoWhoseTransactionFailsTakesBackWhatItAppliedInMemory() throws {

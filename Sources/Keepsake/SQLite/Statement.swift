@@ -118,13 +118,13 @@ public final class SQLiteStatement {
                 failure = bound(
                     sqlite3_bind_text64(
                         handle, index, bytes.baseAddress, UInt64(bytes.count), nil, UInt8(SQLITE_UTF8)),
-                    then: rest)
+                    bytes: bytes.count, then: rest)
             }
         case .blob(let data) where Self.bindsInPlace(value):
             data.withUnsafeBytes { bytes in
                 failure = bound(
                     sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), nil),
-                    then: rest)
+                    bytes: bytes.count, then: rest)
             }
         default:
             try bind(value, at: index)
@@ -133,12 +133,12 @@ public final class SQLiteStatement {
         if let failure { throw failure }
     }
 
-    /// Runs the statement with `rest` bound once binding a value in place returned `result`;
-    /// clears the bindings before that value's bytes can go, whatever happened. Returns the
-    /// failure.
-    private func bound(_ result: Int32, then rest: ArraySlice<SQLiteValue>) -> SQLiteError? {
+    /// Runs the statement with `rest` bound once binding a value of `bytes` bytes in place
+    /// returned `result`; clears the bindings before that value's bytes can go, whatever
+    /// happened. Returns the failure.
+    private func bound(_ result: Int32, bytes: Int, then rest: ArraySlice<SQLiteValue>) -> SQLiteError? {
         defer { sqlite3_clear_bindings(handle) }
-        guard result == SQLITE_OK else { return connection.error(code: result, sql: sql) }
+        guard result == SQLITE_OK else { return bindingFailure(result, bytes: bytes) }
         do {
             try run(binding: rest)
             return nil
@@ -149,14 +149,18 @@ public final class SQLiteStatement {
 
     private func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
         let result: Int32
+        var bytes = 0
         switch value {
         case .integer(let integer): result = sqlite3_bind_int64(handle, index, integer)
         case .real(let real): result = sqlite3_bind_double(handle, index, real)
         case .text(let text):
-            // With its byte length, so that text holding NUL characters is stored whole.
-            result = sqlite3_bind_text(
-                handle, index, text, Int32(text.utf8.count), keepsake_sqlite_transient())
+            // With its byte length, so that text holding NUL characters is stored whole (and as
+            // a 64-bit length: a longer text than `Int32` holds is SQLite's to refuse).
+            bytes = text.utf8.count
+            result = sqlite3_bind_text64(
+                handle, index, text, UInt64(bytes), keepsake_sqlite_transient(), UInt8(SQLITE_UTF8))
         case .blob(let data):
+            bytes = data.count
             result = data.withUnsafeBytes { bytes in
                 // An empty blob still binds as a zero-length BLOB, never NULL.
                 sqlite3_bind_blob64(
@@ -165,7 +169,21 @@ public final class SQLiteStatement {
             }
         case .null: result = sqlite3_bind_null(handle, index)
         }
-        guard result == SQLITE_OK else { throw connection.error(code: result, sql: sql) }
+        guard result == SQLITE_OK else { throw bindingFailure(result, bytes: bytes) }
+    }
+
+    /// The failure of binding a value of `bytes` bytes that returned `result`: SQLite's, with
+    /// the sizes said when the value is longer than SQLite stores in one (its message alone,
+    /// "string or blob too big", said neither).
+    private func bindingFailure(_ result: Int32, bytes: Int) -> SQLiteError {
+        let error = connection.error(code: result, sql: sql)
+        guard result & 0xFF == SQLITE_TOOBIG else { return error }
+        let limit = sqlite3_limit(connection.handle, SQLITE_LIMIT_LENGTH, -1)
+        return SQLiteError(
+            code: error.code,
+            message:
+                "\(error.message): a value of \(bytes) bytes, longer than the \(limit) SQLite stores in one",
+            sql: error.sql)
     }
 
     /// Runs one step.
