@@ -288,8 +288,9 @@ enum FileLock {
     }
 
     /// A named pipe at the path: reading it waited for a writer, and the open hung for good
-    /// (`keepsake inspect` too). It is refused at once, as a device file and an empty path
-    /// are; the child process gives up after 10 s rather than hang the tests.
+    /// (`keepsake inspect` too). It is refused at once, as a device file, an empty path and a
+    /// path ending with a slash are (as a copy's or a salvage's output too); the child process
+    /// gives up after 10 s rather than hang the tests.
     @Test func aNamedPipeOrADeviceIsRefusedAtOnce() async throws {
         let pipe = directory.path("pipe.keepsake")
         #expect(mkfifo(pipe, 0o600) == 0)
@@ -312,6 +313,27 @@ enum FileLock {
         ) {
             try KeepsakeStore(path: "/dev/null", options: .init(readOnly: true))
         }
+        // A store's path with a slash after it: SQLite opened the store, past every check
+        // (which found no file there), and wrote it; read-only, it said "no such file".
+        let store = directory.path("slashed.keepsake")
+        try writeStore(at: store)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
+        for (path, readOnly) in [(store + "/", false), (store + "/", true), (store + "-new/", false)] {
+            #expect(
+                throws: KeepsakeError.cannotOpen(
+                    path: path, reason: "the path ends with a slash, which names a directory")
+            ) { try KeepsakeStore(path: path, options: .init(readOnly: readOnly)) }
+        }
+        let reader = try KeepsakeStore(path: store, options: .init(readOnly: true))
+        for output in [store + "-copy/", store + "/"] {
+            let refusal = KeepsakeError.cannotOpen(
+                path: output, reason: "the path ends with a slash, which names a directory")
+            #expect(throws: refusal) { try reader.copy(to: output) }
+            #expect(throws: refusal) { try KeepsakeStore.salvage(from: store, to: output) }
+        }
+        reader.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == bytes)
+        #expect(try names(in: directory.url.path).filter { $0.hasPrefix("slashed") } == ["slashed.keepsake"])
         // An empty path said "Cannot open : No such file or directory", after making and
         // removing a file named ".creating-…" in the working directory.
         for readOnly in [false, true] {

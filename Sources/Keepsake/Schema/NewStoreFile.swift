@@ -38,7 +38,7 @@ enum NewStoreFile {
         build: (_ temporary: String) throws(KeepsakeError) -> Void
     ) throws(KeepsakeError) -> Bool {
         if exists(path) { return false }
-        try checkLength(of: path)
+        try checkPath(path)
         try checkFolder(of: path)
         let folder = folder(of: path)
         // Short, so that a store can be made wherever SQLite can open it but for names shorter
@@ -149,10 +149,16 @@ enum NewStoreFile {
         return "the folder \(folder) cannot be written (\(String(cString: strerror(errno))))"
     }
 
-    /// Refuses a path SQLite would not open, saying so.
+    /// Refuses a path SQLite would not open, or would open as another, saying so.
     ///
-    /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when ``tooLong(_:)``.
-    static func checkLength(of path: String) throws(KeepsakeError) {
+    /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when ``tooLong(_:)``, or when the
+    ///   path ends with a slash: SQLite opens `notes.keepsake/` as `notes.keepsake`, where
+    ///   every check of the file (its kind and header, its names, its log's damage, the files
+    ///   beside it) found no file, and a store opened for writing wrote past them.
+    static func checkPath(_ path: String) throws(KeepsakeError) {
+        if path.hasSuffix("/") {
+            throw .cannotOpen(path: path, reason: "the path ends with a slash, which names a directory")
+        }
         guard let length = tooLong(path) else { return }
         throw .cannotOpen(
             path: path,

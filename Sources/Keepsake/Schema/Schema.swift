@@ -263,7 +263,7 @@ enum Schema {
         guard path != ":memory:" else { return }
         // SQLite would open a private temporary database for it, gone at close.
         if path.isEmpty { throw .cannotOpen(path: path, reason: "the path is empty") }
-        try NewStoreFile.checkLength(of: path)
+        try NewStoreFile.checkPath(path)
         var info = stat()
         guard stat(path, &info) == 0 else {
             if readOnly { throw .cannotOpen(path: path, reason: "no such file") }
