@@ -185,6 +185,39 @@ import Testing
         #expect(try run("value", store, "memo").error == "")
     }
 
+    /// A store whose name begins with `file:`: Debian's SQLite reads such a name as a URI
+    /// everywhere, so `file:demo.keepsake` was created empty, checked, and then SQLite wrote
+    /// `demo.keepsake` beside it (readers read the empty one), and
+    /// `file:memo.keepsake?mode=memory` was a database in memory ("journal_mode is memory,
+    /// expected wal", exit 70). A URL's text where its path was meant says so.
+    @Test func aStoreNamedLikeAURIIsTheFileOfThatName() throws {
+        for name in ["file:demo.keepsake", "file:memo.keepsake?mode=memory"] {
+            let demo = try run("demo", "--store", name)
+            #expect(demo.status == 0, "\(name): \(demo.error)")
+            let log = try run("log", name, "demo-note")
+            #expect(log.output.split(separator: "\n").count == 9, "\(name): \(log.output)")
+        }
+        // A copy is built beside its path, under a temporary name that begins with `file:` too.
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("file:copies"), withIntermediateDirectories: false)
+        let copy = try run("copy", "file:demo.keepsake", "file:copies/demo.keepsake")
+        #expect(copy.status == 0, "\(copy.error)")
+        #expect(
+            try run("log", "file:copies/demo.keepsake", "demo-note").output.split(separator: "\n").count == 9)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [
+                "file:copies", "file:demo.keepsake", "file:memo.keepsake?mode=memory",
+            ])
+        let url = directory.appendingPathComponent("file:demo.keepsake")
+        let inspect = try run("inspect", url.absoluteString)
+        #expect(inspect.status == 66)
+        #expect(
+            inspect.error
+                == "keepsake: Cannot open \(url.absoluteString): it is a URL, not a path: give the URL's path "
+                + "(\(url.path)).\n")
+        #expect(try run("inspect", url.path).status == 0)
+    }
+
     /// The readable output gives dates in local time, as the store's views give them to the
     /// `sqlite3` shell, to the second `--json`'s UTC dates give: a fraction is left out, not
     /// rounded up (an `ISO8601DateFormatter` rounded 04:34:30.9996 to 04:34:31).

@@ -92,7 +92,7 @@ public final class SQLiteConnection {
     {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
-        var name = path
+        var name = Self.literalName(path)
         if readOnly, immutable, path != ":memory:" {
             flags |= SQLITE_OPEN_URI
             name = "file:" + Self.uriEscaped(path) + "?immutable=1"
@@ -480,6 +480,17 @@ extension SQLiteConnection {
 }
 
 extension SQLiteConnection {
+    /// `path` as SQLite takes it for the file of that name: `./` before a path that begins
+    /// with `file:`, which a SQLite built to read URI filenames everywhere (`SQLITE_USE_URI`, as
+    /// Debian's is) reads as a URI — `file:notes.keepsake` as `notes.keepsake`, and
+    /// `file:notes.keepsake?mode=memory` as a database in memory — while every check before it
+    /// read the file named so.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/uri.html#uri_filenames_in_sqlite
+    static func literalName(_ path: String) -> String {
+        path.hasPrefix("file:") ? "./" + path : path
+    }
+
     /// `path` with the characters a `file:` URI gives a meaning to escaped.
     static func uriEscaped(_ path: String) -> String {
         var escaped = ""

@@ -151,13 +151,22 @@ enum NewStoreFile {
 
     /// Refuses a path SQLite would not open, or would open as another, saying so.
     ///
-    /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when ``tooLong(_:)``, or when the
-    ///   path ends with a slash: SQLite opens `notes.keepsake/` as `notes.keepsake`, where
-    ///   every check of the file (its kind and header, its names, its log's damage, the files
-    ///   beside it) found no file, and a store opened for writing wrote past them.
+    /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when ``tooLong(_:)``, when the
+    ///   path ends with a slash (SQLite opens `notes.keepsake/` as `notes.keepsake`, where
+    ///   every check of the file — its kind and header, its names, its log's damage, the files
+    ///   beside it — found no file, and a store opened for writing wrote past them), or when it
+    ///   is a file URL's text (`file:///Users/…`) rather than a path.
     static func checkPath(_ path: String) throws(KeepsakeError) {
         if path.hasSuffix("/") {
             throw .cannotOpen(path: path, reason: "the path ends with a slash, which names a directory")
+        }
+        // A URL's `absoluteString` where its `path` was meant: read as a path, its folder is
+        // "file:" (and "the folder file:/Users/… does not exist" said nothing of why).
+        if path.hasPrefix("file://"), let url = URL(string: path), url.isFileURL,
+            !FileManager.default.fileExists(atPath: folder(of: path))
+        {
+            throw .cannotOpen(
+                path: path, reason: "it is a URL, not a path: give the URL's path (\(url.path))")
         }
         guard let length = tooLong(path) else { return }
         throw .cannotOpen(

@@ -36,7 +36,7 @@ extension KeepsakeStore {
                 let vacuum = { (connection: SQLiteConnection) throws in
                     // Read again when a writer changed an immutable file meanwhile: start over.
                     try? FileManager.default.removeItem(atPath: temporary)
-                    try connection.execute("VACUUM INTO ?", [.text(temporary)])
+                    try connection.execute("VACUUM INTO ?", [.text(SQLiteConnection.literalName(temporary))])
                 }
                 // On the checkpoint connection, which reads its own snapshot of the log: the
                 // store's connection, and its lock, stay free for the app's operations. A
