@@ -15,6 +15,19 @@ import Testing
         try (store ?? KeepsakeStore(path: path)).history("doc", initialValue: Doc.empty)
     }
 
+    /// The SQLite error `body` throws as `KeepsakeError.sqlite`; `nil`, recorded as an issue,
+    /// when it throws none or another.
+    func sqliteError(
+        sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) -> SQLiteError? {
+        let thrown = #expect(throws: KeepsakeError.self, sourceLocation: sourceLocation) { try body() }
+        guard case .sqlite(let sqlite)? = thrown else {
+            Issue.record("not a SQLite error: \(String(describing: thrown))", sourceLocation: sourceLocation)
+            return nil
+        }
+        return sqlite
+    }
+
     struct Snapshot: Equatable {
         let value: Doc
         let hasUndo: Bool
@@ -72,11 +85,7 @@ import Testing
         let pages = try store.database.read { try $0.scalarInt("PRAGMA page_count") }!
         try store.database.read { try $0.execute("PRAGMA max_page_count = \(pages)") }
         doc.blob = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
-        let full = #expect(throws: KeepsakeError.self) { try history.append(doc, tag: "big") }
-        guard case .sqlite(let sqlite)? = full else {
-            Issue.record("not a SQLite error: \(String(describing: full))")
-            return
-        }
+        guard let sqlite = sqliteError({ try history.append(doc, tag: "big") }) else { return }
         #expect(sqlite.code == .full)
         // Which store, and that nothing was written.
         #expect(
@@ -107,11 +116,7 @@ import Testing
             _ = store.database.read { sqlite3_limit($0.handle, SQLITE_LIMIT_LENGTH, Int32(limit)) }
             var big = doc
             big.blob = Data(repeating: 7, count: size)
-            let refused = #expect(throws: KeepsakeError.self) { try history.append(big) }
-            guard case .sqlite(let sqlite)? = refused else {
-                Issue.record("not a SQLite error: \(String(describing: refused))")
-                return
-            }
+            guard let sqlite = sqliteError({ try history.append(big) }) else { return }
             #expect(sqlite.code == .tooBig)
             #expect(
                 sqlite.description
@@ -260,11 +265,7 @@ import Testing
         try blocker.execute("BEGIN IMMEDIATE")
         var doc = history.value
         doc.title = "waiting"
-        let busy = #expect(throws: KeepsakeError.self) { try history.append(doc) }
-        guard case .sqlite(let sqlite)? = busy else {
-            Issue.record("not a SQLite error: \(String(describing: busy))")
-            return
-        }
+        guard let sqlite = sqliteError({ try history.append(doc) }) else { return }
         #expect(sqlite.code == .busy)
         // Which store, and that nothing was written.
         #expect(
