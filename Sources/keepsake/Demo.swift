@@ -46,6 +46,13 @@ enum Demo {
         let path =
             arguments.options["--store"] ?? FileManager.default.currentDirectoryPath
             + "/keepsake-demo.keepsake"
+        // SQLite's name for a database in memory: the second process found an empty store and
+        // said it undid the first one's change.
+        if path == ":memory:" {
+            throw UsageError(
+                "--store :memory: is a store in memory, which a second process cannot open: give a file's path"
+            )
+        }
         if arguments.options["--second-process"] != nil {
             try secondProcess(path: path)
         } else {

@@ -218,6 +218,28 @@ import Testing
         #expect(try run("inspect", url.path).status == 0)
     }
 
+    /// `:memory:`, SQLite's name for a database in memory, is no file: the demo's second
+    /// process found an empty store there and said it undid the first one's change (exit 0),
+    /// and a copy or a salvage to it wrote a file named `:memory:` that no open reads.
+    @Test func memoryIsNoPlaceForTheDemoOrACopy() throws {
+        let demo = try run("demo", "--store", ":memory:")
+        #expect(demo.status == 64)
+        #expect(
+            demo.error.hasPrefix(
+                "keepsake: --store :memory: is a store in memory, which a second process cannot open: give a "
+                    + "file's path.\nusage: keepsake demo"))
+        let store = try demoStore()
+        for command in ["copy", "salvage"] {
+            let result = try run(command, store, ":memory:")
+            #expect(result.status == 66)
+            #expect(
+                result.error
+                    == "keepsake: Cannot open :memory:: it is SQLite's name for a database in memory: give a "
+                    + "file's path.\n")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["demo.keepsake"])
+    }
+
     /// The readable output gives dates in local time, as the store's views give them to the
     /// `sqlite3` shell, to the second `--json`'s UTC dates give: a fraction is left out, not
     /// rounded up (an `ISO8601DateFormatter` rounded 04:34:30.9996 to 04:34:31).

@@ -154,11 +154,17 @@ enum NewStoreFile {
     /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when ``tooLong(_:)``, when the
     ///   path ends with a slash (SQLite opens `notes.keepsake/` as `notes.keepsake`, where
     ///   every check of the file — its kind and header, its names, its log's damage, the files
-    ///   beside it — found no file, and a store opened for writing wrote past them), or when it
-    ///   is a file URL's text (`file:///Users/…`) rather than a path.
+    ///   beside it — found no file, and a store opened for writing wrote past them), when it
+    ///   is a file URL's text (`file:///Users/…`) rather than a path, or `:memory:` (a store in
+    ///   memory is opened as such, never installed as a file).
     static func checkPath(_ path: String) throws(KeepsakeError) {
         if path.hasSuffix("/") {
             throw .cannotOpen(path: path, reason: "the path ends with a slash, which names a directory")
+        }
+        // A copy or a salvage written there made a file of that name, which no open reads.
+        if path == ":memory:" {
+            throw .cannotOpen(
+                path: path, reason: "it is SQLite's name for a database in memory: give a file's path")
         }
         // A URL's `absoluteString` where its `path` was meant: read as a path, its folder is
         // "file:" (and "the folder file:/Users/… does not exist" said nothing of why).
