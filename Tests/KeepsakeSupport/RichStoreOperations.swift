@@ -35,8 +35,8 @@ extension RichStore {
     /// Runs operations on the rich store at `path`, one per byte of `operations`: edits (some
     /// tagged), undo, redo, scopes pushed, ended and discarded, undo to the newest tag, closing
     /// and reopening, another limit, checkpoints, compacting, snapshots saved and restored, and
-    /// (debounced) flushes; then reopens it. Returns what each step left, and the error that stopped them,
-    /// if any.
+    /// (debounced) flushes; then reopens it. Returns what each step left, and the error that
+    /// stopped them, if any.
     ///
     /// - Parameters:
     ///   - debounced: Whether the history holds back each edit (on a clock that never moves):

@@ -169,9 +169,10 @@ import Testing
 
     /// Every operation a history has — edits, tags, undo, redo, undo to a tag, scopes pushed,
     /// ended and discarded, another limit (folding and compacting), checkpoints, the store
-    /// compacted (`VACUUM`), snapshots, closing and reopening — on the store that uses everything, its log checkpointed every few
-    /// pages, killed at a random moment (in a checkpoint too):
-    /// reopened, it is where the last reported operation left it, or the next one, and sound.
+    /// compacted (`VACUUM`), snapshots, closing and reopening — on the store that uses
+    /// everything, its log checkpointed every few pages, killed at a random moment (in a
+    /// checkpoint too): reopened, it is where the last reported operation left it, or the next
+    /// one, and sound.
     /// Debounced, each edit is held back until the next operation: reopening records the one
     /// held at the kill, so the value is the one the last reported operation left (or the
     /// next's), with one version more than the writer counted.

@@ -343,6 +343,12 @@ enum FileLock {
         }
     }
 
+    /// The files SQLite keeps beside a store, by the suffix of their names, as refusals name them.
+    static let beside = [
+        "-wal": "the store's write-ahead log", "-shm": "the index of the store's write-ahead log",
+        "-journal": "the store's rollback journal",
+    ]
+
     /// A directory or a named pipe where SQLite keeps a file beside the store: opened for
     /// writing, the store said "disk I/O error" naming the store itself, and with a pipe at
     /// `-journal` the open hung for good. Refused at once, naming what is where, and nothing
@@ -359,12 +365,8 @@ enum FileLock {
         } else {
             try FileManager.default.createDirectory(atPath: junk, withIntermediateDirectories: false)
         }
-        let what = [
-            "-wal": "the store's write-ahead log", "-shm": "the index of the store's write-ahead log",
-            "-journal": "the store's rollback journal",
-        ][suffix]!
         let reason =
-            "SQLite keeps \(what) at \(junk), and \(pipe ? "a named pipe" : "a directory") is there: move it away"
+            "SQLite keeps \(Self.beside[suffix]!) at \(junk), and \(pipe ? "a named pipe" : "a directory") is there: move it away"
         await #expect(processExitsWith: .success) { [path = path as String, reason = reason as String] in
             alarm(10)
             do {
@@ -403,13 +405,11 @@ enum FileLock {
         }
         #expect(FileLock.set(path + suffix, locked: true))
         defer { _ = FileLock.set(path + suffix, locked: false) }
-        let what =
-            suffix == "-wal" ? "the store's write-ahead log" : "the index of the store's write-ahead log"
         #expect(
             throws: KeepsakeError.cannotOpen(
                 path: path,
                 reason: """
-                    SQLite keeps \(what) at \(path + suffix), and this process may not write it; \
+                    SQLite keeps \(Self.beside[suffix]!) at \(path + suffix), and this process may not write it; \
                     open it with KeepsakeStore.Options(readOnly: true) to read it
                     """)
         ) { try KeepsakeStore(path: path) }

@@ -149,18 +149,18 @@ public final class SQLiteStatement {
 
     private func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
         let result: Int32
-        var bytes = 0
+        var length = 0
         switch value {
         case .integer(let integer): result = sqlite3_bind_int64(handle, index, integer)
         case .real(let real): result = sqlite3_bind_double(handle, index, real)
         case .text(let text):
             // With its byte length, so that text holding NUL characters is stored whole (and as
             // a 64-bit length: a longer text than `Int32` holds is SQLite's to refuse).
-            bytes = text.utf8.count
+            length = text.utf8.count
             result = sqlite3_bind_text64(
-                handle, index, text, UInt64(bytes), keepsake_sqlite_transient(), UInt8(SQLITE_UTF8))
+                handle, index, text, UInt64(length), keepsake_sqlite_transient(), UInt8(SQLITE_UTF8))
         case .blob(let data):
-            bytes = data.count
+            length = data.count
             result = data.withUnsafeBytes { bytes in
                 // An empty blob still binds as a zero-length BLOB, never NULL.
                 sqlite3_bind_blob64(
@@ -169,7 +169,7 @@ public final class SQLiteStatement {
             }
         case .null: result = sqlite3_bind_null(handle, index)
         }
-        guard result == SQLITE_OK else { throw bindingFailure(result, bytes: bytes) }
+        guard result == SQLITE_OK else { throw bindingFailure(result, bytes: length) }
     }
 
     /// The failure of binding a value of `bytes` bytes that returned `result`: SQLite's, with
