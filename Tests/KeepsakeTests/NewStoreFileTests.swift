@@ -86,6 +86,68 @@ import Testing
         #expect(try recovered.integrityCheck() == ["ok"])
     }
 
+    /// A log set aside where one already is — in the same second (a script replacing
+    /// documents), or on a clock set back — takes another name: the rename replaced the one
+    /// before, and the commits it held were gone.
+    @Test func aLogSetAsideWhereAnotherIsKeepsBoth() async throws {
+        let path = directory.path("doc.keepsake")
+        let now = Int(Date().timeIntervalSince1970)
+        // Every name a log set aside in the coming minute takes first, each taken already.
+        let taken = (now...(now + 60)).map { "doc.keepsake-wal.orphaned-\($0)" }
+        for name in taken {
+            #expect(FileManager.default.createFile(atPath: directory.path(name), contents: Data(name.utf8)))
+        }
+        var logs: [Data] = []
+        for count in [20, 7] {
+            await #expect(processExitsWith: .signal(SIGKILL)) {
+                [path = path as String, count = count as Int] in
+                try await MainActor.run { try NewStoreFileTests.writeTitlesAndDie(path: path, count: count) }
+            }
+            logs.append(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")))
+            #expect(unlink(path) == 0)
+            try KeepsakeStore(path: path).close()
+        }
+        #expect(logs[0] != logs[1])
+        for name in taken {
+            #expect(FileManager.default.contents(atPath: directory.path(name)) == Data(name.utf8))
+        }
+        let aside = try names().filter { $0.hasPrefix("doc.keepsake-wal.orphaned-") && !taken.contains($0) }
+        #expect(aside.count == 2)
+        #expect(Set(aside.map { FileManager.default.contents(atPath: directory.path($0)) }) == Set(logs))
+    }
+
+    /// Threads creating a store at once where a killed process left its log: one sets the
+    /// log aside and every one opens the store. The others' renames found no log, and their
+    /// opens failed "it cannot be moved aside (No such file or directory)" (6 of 240).
+    @Test func threadsCreatingOneStoreOverAnOrphanedLogAllOpenIt() async throws {
+        let killed = directory.path("killed.keepsake")
+        await #expect(processExitsWith: .signal(SIGKILL)) { [killed = killed as String] in
+            try await MainActor.run { try NewStoreFileTests.writeTitlesAndDie(path: killed, count: 20) }
+        }
+        let log = try Data(contentsOf: URL(fileURLWithPath: killed + "-wal"))
+        for round in 0..<60 {
+            let path = directory.path("race-\(round).keepsake")
+            try log.write(to: URL(fileURLWithPath: path + "-wal"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<4 {
+                    group.addTask {
+                        let store = try KeepsakeStore(path: path)
+                        defer { store.close() }
+                        _ = try store.history("h\(task)", initialValue: Doc.empty)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+            #expect(try store.historyNames() == ["h0", "h1", "h2", "h3"])
+            #expect(try store.verify().isOK)
+            store.close()
+            let aside = try names().filter { $0.hasPrefix("race-\(round).keepsake-wal.orphaned-") }
+            #expect(aside.count == 1)
+            #expect(aside.first.flatMap { FileManager.default.contents(atPath: directory.path($0)) } == log)
+        }
+    }
+
     @Test func aFileSystemWithoutHardLinksGetsTheFileRenamedIntoPlace() throws {
         let path = directory.path("doc.keepsake")
         let noHardLinks: NewStoreFile.Link = { _, _ in

@@ -102,13 +102,7 @@ enum WriteAheadLog {
         {
             return
         }
-        let name = log + ".damaged-\(Int(Date().timeIntervalSince1970))"
-        var copy = name
-        var suffix = 1
-        while FileManager.default.fileExists(atPath: copy) {
-            suffix += 1
-            copy = name + "-\(suffix)"
-        }
+        let copy = NewStoreFile.untakenName(log + ".damaged-\(Int(Date().timeIntervalSince1970))")
         do {
             try FileManager.default.copyItem(atPath: log, toPath: copy)
         } catch {

@@ -98,9 +98,9 @@ enum NewStoreFile {
     }
 
     /// Moves the write-ahead log at `path` aside when no file is at `path`, to
-    /// `<path>-wal.orphaned-<seconds since 1970>`, and removes its index (`-shm`), so that a
-    /// new store put at `path` does not read that log's pages as its own. A log that holds no
-    /// frame is removed.
+    /// `<path>-wal.orphaned-<seconds since 1970>` (with `-2`, `-3`… when that name is taken),
+    /// and removes its index (`-shm`), so that a new store put at `path` does not read that
+    /// log's pages as its own. A log that holds no frame is removed.
     ///
     /// Such a log is left by a process killed while it had a store at `path`, once that file
     /// is deleted or renamed: it holds the commits made since the file was last checkpointed.
@@ -117,8 +117,12 @@ enum NewStoreFile {
             try? FileManager.default.removeItem(atPath: path + "-shm")
             return
         }
-        let aside = log + ".orphaned-\(Int(Date().timeIntervalSince1970))"
+        // Never over a log set aside before (in the same second, or on a clock set back).
+        let aside = untakenName(log + ".orphaned-\(Int(Date().timeIntervalSince1970))")
         if rename(log, aside) != 0 {
+            // Another process creating the store set it aside first (and may have the new
+            // store's index at `-shm` by now).
+            if errno == ENOENT { return }
             throw .cannotOpen(
                 path: path,
                 reason: """
@@ -202,6 +206,18 @@ enum NewStoreFile {
             ?? absolute
         let length = full.utf8.count
         return length > SQLiteConnection.longestPath ? length : nil
+    }
+
+    /// `name`, or when something is there, the first of `name-2`, `name-3`… that nothing is:
+    /// a file set aside never replaces one set aside before.
+    static func untakenName(_ name: String) -> String {
+        var candidate = name
+        var suffix = 1
+        while exists(candidate) {
+            suffix += 1
+            candidate = name + "-\(suffix)"
+        }
+        return candidate
     }
 
     /// Whether anything is at `path` (a dangling symbolic link too).
