@@ -247,10 +247,11 @@ enum Schema {
                         "SQLite keeps \(what) at \(path + suffix), and \(name(ofKind: kind)) is there: move it away"
                 )
             }
-            // Asked as SQLite will open it: with the effective user and group.
-            guard forWriting, faccessat(AT_FDCWD, path + suffix, R_OK | W_OK, AT_EACCESS) != 0 else {
-                continue
-            }
+            // Asked as SQLite will open it: with the effective user and group. Gone since the
+            // `stat` (another connection's close removes the log and its index), it is no one's.
+            guard forWriting, faccessat(AT_FDCWD, path + suffix, R_OK | W_OK, AT_EACCESS) != 0,
+                errno != ENOENT
+            else { continue }
             throw .cannotOpen(
                 path: path,
                 reason: unwritable(
