@@ -311,6 +311,41 @@ import Testing
         #expect(try opened(copy) == ("v41", 41))
     }
 
+    /// Threads opening a store with a damaged log for writing at once, asked to read it: each
+    /// opens it as of the damage, and the log is kept aside as it was. Opens whose copy met
+    /// another's under the same name, or a log another open's close had removed, failed "it
+    /// could not be copied aside" (16 of 120 in a scratch run).
+    @Test func threadsOpeningAStoreWithADamagedLogAtOnceAllOpenIt() async throws {
+        let (path, log, commitFrames) = try await killedWriterStore()
+        var damaged = log
+        damaged[32 + commitFrames[9] * Self.frameSize + 100] ^= 0x04
+        for round in 0..<30 {
+            let copy = try copy(of: path, log: damaged, named: "r\(round).keepsake")
+            let titles = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        let store = try KeepsakeStore(path: copy, options: .init(readsDamagedLog: true))
+                        defer { store.close() }
+                        return try store.history("doc", initialValue: Doc.empty).value.title
+                    }
+                }
+                var titles: [String] = []
+                for try await title in group { titles.append(title) }
+                return titles
+            }
+            #expect(titles == ["v40", "v40", "v40", "v40"])
+            let asides = try contents().filter { $0.key.hasPrefix("r\(round).keepsake-wal.damaged-") }
+            #expect(!asides.isEmpty && asides.values.allSatisfy { $0 == damaged })
+            // Opens that wrote nothing may leave the log as damaged as it was (a close that met
+            // another open does not copy it into the file): read as asked, it is whole.
+            let store = try KeepsakeStore(path: copy, options: .init(readOnly: true, readsDamagedLog: true))
+            let history = try store.history("doc", initialValue: Doc.empty)
+            #expect((history.value.title, history.versionCount) == ("v40", 40))
+            #expect(try store.verify().isOK)
+            store.close()
+        }
+    }
+
     /// A disk too full to copy the damaged log aside refuses the writable open that would
     /// overwrite its frames, typed, leaving no partial copy and nothing written; with room
     /// again, it opens.

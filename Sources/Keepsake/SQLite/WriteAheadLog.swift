@@ -83,9 +83,12 @@ enum WriteAheadLog {
     }
 
     /// Copies the log beside the file at `path` aside, to `<path>-wal.damaged-<seconds since
-    /// 1970>` (with `-2`, `-3`… when that name is taken): a writer's next commits overwrite the
-    /// frames after the damage, which that copy keeps. A copy made before of the same bytes
-    /// (an open that wrote nothing, then another) is kept instead of a second one.
+    /// 1970>` (with `-2`, `-3`… when that name is taken), synced: a writer's next commits
+    /// overwrite the frames after the damage, which that copy keeps. A copy made before of the
+    /// same bytes (an open that wrote nothing, then another) is kept instead of a second one,
+    /// and a log gone or no longer damaged since it was found damaged needs none: another open
+    /// copied it aside first, then wrote over its frames or closed, which copies the log into
+    /// the file.
     ///
     /// - Throws: ``KeepsakeError/cannotOpen(path:reason:)`` when the copy cannot be made
     ///   (nothing is left of it then).
@@ -93,8 +96,24 @@ enum WriteAheadLog {
         let log = path + "-wal"
         let folder = NewStoreFile.folder(of: log)
         let prefix = (log as NSString).lastPathComponent + ".damaged-"
-        if let bytes = try? Data(contentsOf: URL(fileURLWithPath: log)),
-            let names = try? FileManager.default.contentsOfDirectory(atPath: folder),
+        func failure(_ reason: String) -> KeepsakeError {
+            .cannotOpen(
+                path: path,
+                reason: """
+                    its write-ahead log (\(log)) is damaged, and it could not be copied aside before \
+                    the store is written (\(reason)); nothing was written
+                    """)
+        }
+        let bytes: Data
+        do {
+            bytes = try Data(contentsOf: URL(fileURLWithPath: log))
+        } catch CocoaError.fileReadNoSuchFile {
+            return
+        } catch {
+            throw failure(error.localizedDescription)
+        }
+        guard damage(in: bytes) != nil else { return }
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: folder),
             names.contains(where: { name in
                 name.hasPrefix(prefix)
                     && (try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))) == bytes
@@ -102,17 +121,31 @@ enum WriteAheadLog {
         {
             return
         }
-        let copy = NewStoreFile.untakenName(log + ".damaged-\(Int(Date().timeIntervalSince1970))")
-        do {
-            try FileManager.default.copyItem(atPath: log, toPath: copy)
-        } catch {
-            try? FileManager.default.removeItem(atPath: copy)
-            throw .cannotOpen(
-                path: path,
-                reason: """
-                    its write-ahead log (\(log)) is damaged, and it could not be copied aside before \
-                    the store is written (\(error.localizedDescription)); nothing was written
-                    """)
+        let name = log + ".damaged-\(Int(Date().timeIntervalSince1970))"
+        while true {
+            // Created only where nothing is (another open may be copying the same log).
+            let copy = NewStoreFile.untakenName(name)
+            let descriptor = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if descriptor < 0 {
+                if errno == EEXIST { continue }
+                throw failure(String(cString: strerror(errno)))
+            }
+            let written = bytes.withUnsafeBytes { buffer -> String? in
+                var offset = 0
+                while offset < buffer.count {
+                    let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        return String(cString: strerror(errno))
+                    }
+                    offset += count
+                }
+                return fsync(descriptor) == 0 ? nil : String(cString: strerror(errno))
+            }
+            close(descriptor)
+            guard let reason = written else { return }
+            unlink(copy)
+            throw failure(reason)
         }
     }
 
