@@ -152,6 +152,89 @@ struct StubbornClock: Clock {
         #expect(held == 0)
     }
 
+    /// When the app lets go of an observing controller after closing its store.
+    enum LetGo: String, CaseIterable, Sendable {
+        /// In the turn of the edit and of `store.close()`.
+        case inTheTurn
+        /// Once the edit's delivery failed on the closed store (`error` says so).
+        case afterTheFailedDelivery
+        /// The same, the controller debouncing: the hold failed.
+        case afterTheFailedHold
+    }
+
+    /// An edit made in the turn the app closes the store (a window's close handler writing a
+    /// field back, then closing), before its controller records it: the recording fails on the
+    /// closed store, and letting go of the controller gave the edit to a store that refused
+    /// it too — gone, with no one to tell. The history, let go of, opens the file again to
+    /// hold it, and the next open records it as one version.
+    @Test(arguments: LetGo.allCases)
+    func anEditMadeInTheTurnTheStoreClosesIsHeldAsTheHistoryIsLetGoOf(letGo: LetGo) async throws {
+        let model = DrawingModel()
+        do {
+            let store = try KeepsakeStore(path: path)
+            var controller: VersioningController<DrawingModel, Doc, ReversionError>? =
+                try VersioningController(
+                    observing: model, at: \.drawing, storage: .keepsake(store, history: "doc"))
+            if letGo == .afterTheFailedHold {
+                controller = controller?.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+            }
+            model.drawing.title = "Typed as the window closed"
+            store.close()
+            if letGo != .inTheTurn {
+                #expect(await settle { controller?.error != nil })
+                #expect(controller?.value.title == "Typed as the window closed")
+            }
+            controller = nil
+            _ = controller
+        }
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("doc", initialValue: Doc.empty)
+        #expect(history.value.title == "Typed as the window closed" && history.versionCount == 1)
+        #expect(try history.undo() == .empty)
+        try history.checkInvariants()
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    /// That hold writes nothing to a file deleted since the store was closed (no store is
+    /// created), nor to another store put at the path, even one whose history of that name is
+    /// as new as the one left.
+    @Test func aHoldAfterTheStoreClosedWritesToNoOtherFile() async throws {
+        for replaced in [false, true] {
+            let model = DrawingModel()
+            let other = directory.path("other.keepsake")
+            do {
+                let store = try KeepsakeStore(path: path)
+                var controller: VersioningController<DrawingModel, Doc, ReversionError>? =
+                    try VersioningController(
+                        observing: model, at: \.drawing, storage: .keepsake(store, history: "doc"))
+                model.drawing.title = "Typed"
+                store.close()
+                #expect(unlink(path) == 0)
+                if replaced {
+                    // Its history of the same name is as new as the one left: only the file
+                    // tells them apart.
+                    let another = try KeepsakeStore(path: other)
+                    try another.history("doc", initialValue: titled("Another's")).close()
+                    another.close()
+                    #expect(rename(other, path) == 0)
+                }
+                controller = nil
+                _ = controller
+            }
+            guard replaced else {
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == [])
+                continue
+            }
+            let store = try KeepsakeStore(path: path)
+            let history = try store.history("doc", initialValue: Doc.empty)
+            #expect(history.value.title == "Another's" && history.versionCount == 0)
+            let held = try store.database.read { try $0.scalarInt("SELECT count(*) FROM pending_change") }
+            #expect(held == 0)
+            store.close()
+            #expect(unlink(path) == 0)
+        }
+    }
+
     @Test func editsMadeInOneTurnAreOneVersion() async throws {
         let model = DrawingModel()
         let controller = VersioningController(observing: model, at: \.drawing)

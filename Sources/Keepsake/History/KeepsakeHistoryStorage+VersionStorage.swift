@@ -53,8 +53,16 @@ extension KeepsakeHistoryStorage: VersionStorage {
         try durably { () throws(KeepsakeError) in try rebase(on: value) }
     }
 
+    /// Holds `value` in the store. One that a store the app closed refuses is kept, and held as
+    /// the history is let go of, through the file opened again (see ``KeepsakeStore/close()``).
     public func holdPending(_ value: Value?) throws(ReversionError) {
-        try durably { () throws(KeepsakeError) in try holdDurably(value) }
+        do {
+            try durably { () throws(KeepsakeError) in try holdDurably(value) }
+            unheld = nil
+        } catch {
+            if store.isClosed { unheld = value }
+            throw error
+        }
     }
 
     /// Stores the current value whole when versions were added since the last checkpoint.

@@ -68,6 +68,13 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// What compacting off the committing thread did (for tests).
     let compactions = CompactionSteps()
 
+    /// A change to hold that the store refused because the app had closed it (an edit made in
+    /// the turn of `store.close()`, given to the storage as its controller was let go of),
+    /// held as this history is let go of.
+    var unheld: Value?
+    /// The store a hold after the app closed ``store`` writes through (``holdAfterClose(_:)``).
+    var reopened: KeepsakeStore?
+
     /// Versions between checkpoints at most, so reopening replays at most this many.
     static var checkpointInterval: Int { 1_024 }
 
@@ -125,6 +132,33 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 adopt(state)
             }
         }
+    }
+
+    deinit {
+        if let unheld { holdAfterClose(unheld) }
+    }
+
+    /// Holds `value` as a held change, which the next open records as a version, through the
+    /// store's file opened again: the app closed the store in the turn of the edit (an edit
+    /// its controller had not recorded yet), then let go of the controller, which gives such an
+    /// edit to its storage. Best effort, as that giving is: nothing is written when the file is
+    /// gone or cannot be opened, or when its history of this name is not the one this storage
+    /// left — another id, revision, value or stack sizes (another writer since, another file
+    /// put at the path, a backup restored; its inode tells nothing, as a new file may take the
+    /// number of one deleted).
+    private func holdAfterClose(_ value: Value) {
+        guard !store.options.readOnly, store.path != ":memory:",
+            FileManager.default.fileExists(atPath: store.path),
+            let again = try? KeepsakeStore(path: store.path, options: store.options)
+        else { return }
+        defer { again.close() }
+        guard let stored = try? Self.load(name, from: again, initialValue: { current }),
+            (stored.id, stored.revision, stored.counts) == (id, revision, counts),
+            stored.value.reversion(to: current) == nil
+        else { return }
+        (reopened, lastWrite) = (again, nil)
+        try? holdDurably(value)
+        reopened = nil
     }
 
     /// Takes what opening read: the value, the counters and what replaying them left.
@@ -344,7 +378,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         var held = heldDigest
         lastWrite = nil
         var written: LastWrite?
-        let result = try store.write { connection, blobs in
+        let result = try (reopened ?? store).write { connection, blobs in
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
             let previousNewest: Int?
             if let known, connection.isUnchanged(sinceCommit: known.commit) {

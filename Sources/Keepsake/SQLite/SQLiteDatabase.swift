@@ -99,6 +99,13 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// The message of the ``SQLiteError/Code/busy`` error of ``readFollowingWriters(_:)``.
     static let changedUnderEveryRead = "a writer changed the file under each of five reads"
 
+    /// Whether ``close()`` has closed the connection.
+    var isClosed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return connection.isClosed
+    }
+
     /// Closes the connection; later calls fail with `SQLITE_MISUSE`.
     public func close() {
         lock.lock()

@@ -150,7 +150,13 @@ public final class KeepsakeStore: Sendable {
 
     /// Closes the store's connection. Histories and caretakers on it fail afterwards, with
     /// ``KeepsakeError/sqlite(_:)`` of code `SQLITE_MISUSE` naming the file, and change
-    /// nothing, in memory or in the file.
+    /// nothing, in memory or in the file — but for an edit no one could record: made to an
+    /// observed model in the turn of `close()` (a window's close handler writing a field back,
+    /// then closing the store), its recording fails; the controller keeps it (``VersioningController/error``
+    /// says why), and once let go of, its history opens the file again to hold it as a
+    /// change held back, which the next open records as a version — when the file there still
+    /// holds the history as it was left. Close the controllers first
+    /// (``VersioningController/close()``) to have every edit recorded now.
     ///
     /// The store's background work ends first, without waiting for the pause in the writing
     /// it waits for: a checkpoint of a history's value that is built and waiting to be stored
@@ -160,6 +166,9 @@ public final class KeepsakeStore: Sendable {
         stopCheckpointer()
         database.close()
     }
+
+    /// Whether ``close()`` has closed the store.
+    var isClosed: Bool { database.isClosed }
 
     /// Runs `body` in one write transaction, mapping failures to ``KeepsakeError``. A store
     /// opened read-only refuses before anything runs, saying so (SQLite's own refusal names
