@@ -70,6 +70,8 @@ enum ExitStatus {
     static let notAStore: Int32 = 65
     static let cannotOpen: Int32 = 66
     static let failure: Int32 = 70
+    /// Standard output could not be written (`EX_IOERR`): a full disk under a redirection.
+    static let outputFailed: Int32 = 74
     /// Another process held the store locked for longer than the busy timeout, or changed the
     /// history under this one (`EX_TEMPFAIL`): nothing was written, and running the command
     /// again may succeed.

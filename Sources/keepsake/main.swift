@@ -25,8 +25,9 @@ let help = """
 
     exit status: 0 success · 1 verify found problems, or salvage left something out · 2 unknown
     history, version or snapshot · 64 usage error · 65 not a Keepsake store (or a newer schema,
-    or corrupt) · 66 cannot open the file · 70 other failure · 75 another process held the store
-    or changed its history: nothing was written; try again
+    or corrupt) · 66 cannot open the file · 70 other failure · 74 the output could not be
+    written (a full disk) · 75 another process held the store or changed its history: nothing
+    was written; try again
     """
 
 let commands: [String: Command] = [
@@ -98,6 +99,20 @@ func fail(_ message: String, then details: String? = nil, status: Int32) -> Neve
     exit(status)
 }
 
+/// Exits with `status` once standard output is written out. Output that could not be written
+/// (`keepsake value … > out.json` on a full disk) exits with ``ExitStatus/outputFailed``,
+/// saying so: it exited 0, and a script kept an empty or cut file as the value.
+func finish(_ status: Int32) -> Never {
+    // Every stream: standard output is the one written through C's buffers (`print`), and
+    // writing it out again after a failed write fails again.
+    if fflush(nil) != 0 {
+        fail(
+            "the output could not be written (\(String(cString: strerror(errno)))); what was written is cut short",
+            status: ExitStatus.outputFailed)
+    }
+    exit(status)
+}
+
 /// Writes `keepsake: note: <message>.` to standard error, where a script reading standard
 /// output does not see it, and goes on.
 func note(_ message: String) {
@@ -111,11 +126,11 @@ guard let name = arguments.first else {
 }
 if ["--help", "-h", "help"].contains(name) {
     print(help)
-    exit(ExitStatus.success)
+    finish(ExitStatus.success)
 }
 if name == "--version" {
     print(version)
-    exit(ExitStatus.success)
+    finish(ExitStatus.success)
 }
 guard let command = commands[name] else {
     fail("unknown command '\(name)'; see 'keepsake --help'", status: ExitStatus.usage)
@@ -123,11 +138,11 @@ guard let command = commands[name] else {
 let rest = arguments.dropFirst()
 if rest.contains("--help") || rest.contains("-h") {
     print(command.usage)
-    exit(ExitStatus.success)
+    finish(ExitStatus.success)
 }
 do {
     let parsed = try Arguments(rest, flags: command.flags, options: command.options)
-    exit(try command.run(parsed))
+    finish(try command.run(parsed))
 } catch let error as UsageError {
     fail(error.message, then: command.usage, status: ExitStatus.usage)
 } catch let error as ToolFailure {

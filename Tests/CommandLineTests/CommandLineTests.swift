@@ -218,6 +218,29 @@ import Testing
         #expect(try run("inspect", url.path).status == 0)
     }
 
+    /// Output that cannot be written — `keepsake value STORE HISTORY > value.json` on a full
+    /// disk (here `/dev/full`, which refuses every write) — exits 74 saying so: every command
+    /// exited 0, and a script kept an empty or cut file as the value.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full"))
+    func outputThatCannotBeWrittenIsAFailure() throws {
+        let store = try demoStore()
+        let commands = [
+            ["inspect", store], ["log", store, "demo-note"], ["value", store, "demo-note"],
+            ["show", store, "demo-note", "2"], ["verify", store, "--json"], ["--version"], ["log", "--help"],
+        ]
+        for command in commands {
+            let outcome = try ChildProcess.run(
+                URL(fileURLWithPath: "/bin/sh"),
+                ["-c", "exec \"$0\" \"$@\" > /dev/full", Self.executable.path] + command)
+            #expect(outcome.status == 74, "\(command)")
+            #expect(
+                String(decoding: outcome.error, as: UTF8.self)
+                    == "keepsake: the output could not be written (No space left on device); what was written is cut short.\n"
+            )
+            #expect(try run(command).status == 0)
+        }
+    }
+
     /// `:memory:`, SQLite's name for a database in memory, is no file: the demo's second
     /// process found an empty store there and said it undid the first one's change (exit 0),
     /// and a copy or a salvage to it wrote a file named `:memory:` that no open reads.
