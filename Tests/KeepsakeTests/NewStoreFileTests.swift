@@ -128,20 +128,7 @@ import Testing
         for round in 0..<60 {
             let path = directory.path("race-\(round).keepsake")
             try log.write(to: URL(fileURLWithPath: path + "-wal"))
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for task in 0..<4 {
-                    group.addTask {
-                        let store = try KeepsakeStore(path: path)
-                        defer { store.close() }
-                        _ = try store.history("h\(task)", initialValue: Doc.empty)
-                    }
-                }
-                try await group.waitForAll()
-            }
-            let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
-            #expect(try store.historyNames() == ["h0", "h1", "h2", "h3"])
-            #expect(try store.verify().isOK)
-            store.close()
+            try await StoreFileTests.fourThreadsOpen(path)
             let aside = try names().filter { $0.hasPrefix("race-\(round).keepsake-wal.orphaned-") }
             #expect(aside.count == 1)
             #expect(aside.first.flatMap { FileManager.default.contents(atPath: directory.path($0)) } == log)

@@ -270,21 +270,28 @@ enum FileLock {
     /// open the path at once, one of them creating it, wait that moment out and all open it.
     @Test func threadsCreatingOneStoreAtOnceAllOpenIt() async throws {
         for round in 0..<25 {
-            let path = directory.path("race-\(round).keepsake")
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for task in 0..<4 {
-                    group.addTask {
-                        let store = try KeepsakeStore(path: path)
-                        defer { store.close() }
-                        _ = try store.history("h\(task)", initialValue: Doc.empty)
-                    }
-                }
-                try await group.waitForAll()
-            }
-            let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
-            #expect(try store.historyNames() == ["h0", "h1", "h2", "h3"])
-            #expect(try store.verify().isOK)
+            try await Self.fourThreadsOpen(directory.path("race-\(round).keepsake"))
         }
+    }
+
+    /// Four threads at once open the store at `path` (creating it when there is none), each
+    /// opening a history of its own ("h0" to "h3"), and close it: every one opens it, and the
+    /// store then holds the four.
+    static func fourThreadsOpen(_ path: String) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<4 {
+                group.addTask {
+                    let store = try KeepsakeStore(path: path)
+                    defer { store.close() }
+                    _ = try store.history("h\(task)", initialValue: Doc.empty)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let store = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        defer { store.close() }
+        #expect(try store.historyNames() == ["h0", "h1", "h2", "h3"])
+        #expect(try store.verify().isOK)
     }
 
     /// Threads opening one store for writing or reading and closing it, over and over: a

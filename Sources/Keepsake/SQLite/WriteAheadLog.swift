@@ -123,29 +123,25 @@ enum WriteAheadLog {
         }
         let name = log + ".damaged-\(Int(Date().timeIntervalSince1970))"
         while true {
-            // Created only where nothing is (another open may be copying the same log).
+            // Made only where nothing is: another open may be copying the same log.
             let copy = NewStoreFile.untakenName(name)
             let descriptor = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if descriptor < 0 {
                 if errno == EEXIST { continue }
                 throw failure(String(cString: strerror(errno)))
             }
-            let written = bytes.withUnsafeBytes { buffer -> String? in
-                var offset = 0
-                while offset < buffer.count {
-                    let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        return String(cString: strerror(errno))
-                    }
-                    offset += count
-                }
-                return fsync(descriptor) == 0 ? nil : String(cString: strerror(errno))
-            }
             close(descriptor)
-            guard let reason = written else { return }
-            unlink(copy)
-            throw failure(reason)
+            do {
+                try bytes.write(to: URL(fileURLWithPath: copy))
+            } catch {
+                unlink(copy)
+                throw failure(error.localizedDescription)
+            }
+            if let reason = NewStoreFile.sync(copy) {
+                unlink(copy)
+                throw failure(reason)
+            }
+            return
         }
     }
 

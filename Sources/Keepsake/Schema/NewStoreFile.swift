@@ -233,7 +233,7 @@ enum NewStoreFile {
     }
 
     /// Flushes the file or folder at `path` to disk; returns why it failed, or `nil`.
-    private static func sync(_ path: String) -> String? {
+    static func sync(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { return String(cString: strerror(errno)) }
         defer { close(descriptor) }
