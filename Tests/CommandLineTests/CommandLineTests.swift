@@ -218,6 +218,28 @@ import Testing
         #expect(try run("inspect", url.path).status == 0)
     }
 
+    /// `Scripts/inspect PATH SQL`, the README's way into a store with the `sqlite3` shell: it
+    /// runs the query read-only, with headers and aligned columns, on a store named like a URI
+    /// too (the shell read `file:…` as one, another file), and refuses what it cannot open.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs the sqlite3 shell"))
+    func scriptsInspectRunsAQueryOnTheStore() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Scripts/inspect")
+        let store = try demoStore()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
+        try FileManager.default.copyItem(atPath: store, toPath: path("file:notes.keepsake"))
+        for name in [store, "file:notes.keepsake"] {
+            let run = try ChildProcess.run(script, [name, "SELECT name FROM history"], in: directory)
+            #expect(run.status == 0, "\(String(decoding: run.error, as: UTF8.self))")
+            #expect(String(decoding: run.output, as: UTF8.self) == "name     \n---------\ndemo-note\n")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == bytes)
+        #expect(try ChildProcess.run(script, [path("missing.keepsake")]).status == 66)
+        #expect(try ChildProcess.run(script, []).status == 64)
+    }
+
     /// Output that cannot be written — `keepsake value STORE HISTORY > value.json` on a full
     /// disk (here `/dev/full`, which refuses every write) — exits 74 saying so: every command
     /// exited 0, and a script kept an empty or cut file as the value.
