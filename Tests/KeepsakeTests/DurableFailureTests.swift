@@ -15,6 +15,17 @@ import Testing
         try (store ?? KeepsakeStore(path: path)).history("doc", initialValue: Doc.empty)
     }
 
+    /// A store at ``path`` whose history holds one version, titled "kept" (tagged `tag`), with
+    /// the history and that version's value.
+    func storeKeepingOneVersion(tag: String? = nil) throws -> (KeepsakeStore, KeepsakeHistory<Doc>, Doc) {
+        let store = try KeepsakeStore(path: path)
+        let history = try open(store)
+        var doc = history.value
+        doc.title = "kept"
+        try history.append(doc, tag: tag)
+        return (store, history, doc)
+    }
+
     /// The SQLite error `body` throws as `KeepsakeError.sqlite`; `nil`, recorded as an issue,
     /// when it throws none or another.
     func sqliteError(
@@ -50,11 +61,7 @@ import Testing
     /// `SQLITE_MISUSE` naming the file (it used to say only "the connection is closed", which
     /// told an app with several stores open nothing), and nothing moves, in memory or on disk.
     @Test func aClosedStoreSaysWhichFileWasClosedAndNothingMoves() throws {
-        let store = try KeepsakeStore(path: path)
-        let history = try open(store)
-        var doc = history.value
-        doc.title = "kept"
-        try history.append(doc)
+        let (store, history, doc) = try storeKeepingOneVersion()
         store.close()
         func closed(_ sql: String) -> KeepsakeError {
             .sqlite(
@@ -75,11 +82,8 @@ import Testing
     }
 
     @Test func aFullDiskLeavesMemoryAndDiskEqualAndTheRetrySucceeds() throws {
-        let store = try KeepsakeStore(path: path)
-        let history = try open(store)
-        var doc = history.value
-        doc.title = "kept"
-        try history.append(doc, tag: "kept")
+        let (store, history, kept) = try storeKeepingOneVersion(tag: "kept")
+        var doc = kept
         try history.pushNewScope()
         let before = try Snapshot(history)
         let pages = try store.database.read { try $0.scalarInt("PRAGMA page_count") }!
@@ -105,11 +109,7 @@ import Testing
     /// lowered here so the test need not hold a gigabyte): the append and the snapshot save fail
     /// typed, saying both sizes (SQLite's message said neither), and nothing moves.
     @Test func aValueLongerThanSQLiteStoresInOneSaysSoAndNothingMoves() throws {
-        let store = try KeepsakeStore(path: path)
-        let history = try open(store)
-        var doc = history.value
-        doc.title = "kept"
-        try history.append(doc)
+        let (store, history, doc) = try storeKeepingOneVersion()
         let before = try Snapshot(history)
         // Bound where they lie (4 KiB and more), and copied by SQLite.
         for (limit, size) in [(100_000, 100_001), (100_000, 2_000_000), (2_000, 3_000)] {
