@@ -38,6 +38,11 @@ public enum KeepsakeError: Error, Hashable, Sendable {
     case reversion(history: String, version: Int?, error: ReversionError)
     /// The stored value of `history` (a checkpoint) does not decode as the requested type.
     case undecodableValue(history: String, reason: String)
+    /// The value of `history` cannot be stored whole, as a new history's first version or as
+    /// the version an edit would make: `JSONEncoder` refuses it (it nests arrays and objects
+    /// deeper than the 511 levels JSON is written to, or the model's `encode(to:)` threw).
+    /// Nothing was written; the history keeps its versions.
+    case unencodableValue(history: String, reason: String)
     /// A snapshot called `name` already exists in `namespace`; nothing was written. Pass
     /// `replacingExisting: true` to overwrite it.
     case snapshotExists(namespace: String, name: String)
@@ -108,6 +113,8 @@ extension KeepsakeError {
             .damaged(history: name, reason: reason)
         case .historyConflict(let history) where history.isEmpty:
             .historyConflict(history: name)
+        case .unencodableValue(let history, let reason) where history.isEmpty:
+            .unencodableValue(history: name, reason: reason)
         default:
             self
         }
@@ -140,6 +147,8 @@ extension KeepsakeError: CustomStringConvertible {
             "History \"\(history)\"\(version.map { ", version \($0)" } ?? ""): \(error)"
         case .undecodableValue(let history, let reason):
             "The stored value of history \"\(history)\" does not decode: \(reason)."
+        case .unencodableValue(let history, let reason):
+            "The value of history \"\(history)\" cannot be stored: \(reason). Nothing was written."
         case .snapshotExists(let namespace, let name):
             "A snapshot \"\(name)\" already exists in \(namespace); pass replacingExisting: true to overwrite it."
         case .snapshotNotFound(let namespace, let name):
@@ -153,6 +162,34 @@ extension KeepsakeError: CustomStringConvertible {
         case .damaged(let history, let reason):
             "The stored history \"\(history)\" is damaged: \(reason). Nothing was changed."
         }
+    }
+}
+
+extension KeepsakeError {
+    /// Why a value could not be encoded whole, for an error's reason: where and what
+    /// `JSONEncoder` refused, without the value itself, which an `EncodingError`'s own
+    /// description prints whole (megabytes of text, for a large document); the model's own
+    /// error as it describes itself. `property` names the property whose value alone was
+    /// encoded, where a place is named.
+    static func encodingFailure(_ error: any Error, property: String? = nil) -> String {
+        guard let error = error as? EncodingError, case .invalidValue(_, let context) = error else {
+            return "\(error)"
+        }
+        // The one error of Foundation's JSON writer (its nesting limit), reported at the top.
+        if context.codingPath.isEmpty, context.underlyingError == nil,
+            context.debugDescription == "Unable to encode the given top-level value to JSON."
+        {
+            return "it nests arrays and objects deeper than the 511 levels JSONEncoder writes"
+        }
+        let path = RecordCoding.text(of: context.codingPath)
+        let place =
+            switch (property, path) {
+            case (nil, ""): ""
+            case (nil, _): " at \(path)"
+            case (let property?, _) where path.isEmpty || path.hasPrefix("["): " at \(property)\(path)"
+            case (let property?, _): " at \(property).\(path)"
+            }
+        return "JSONEncoder refused it\(place): \(context.debugDescription)"
     }
 }
 

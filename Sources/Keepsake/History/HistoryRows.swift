@@ -1186,9 +1186,20 @@ struct HistoryRows {
 
     /// `value` as a checkpoint's JSON (its large byte strings stored as blobs), and its size,
     /// blobs included.
+    ///
+    /// - Throws: ``KeepsakeError/unencodableValue(history:reason:)`` (with no history name: the
+    ///   caller fills it in) when `JSONEncoder` refuses the value; a blob's write error as it is.
     func encodeCheckpoint<Value: Encodable>(_ value: Value) throws -> (json: String, size: Int) {
         let blobBytesBefore = blobs.blobBytesEncoded
-        let json = String(decoding: try blobs.encoder.encode(value), as: UTF8.self)
+        let data: Data
+        do {
+            data = try blobs.encoder.encode(value)
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            throw KeepsakeError.unencodableValue(history: "", reason: KeepsakeError.encodingFailure(error))
+        }
+        let json = String(decoding: data, as: UTF8.self)
         return (json, json.utf8.count + blobs.blobBytesEncoded - blobBytesBefore)
     }
 

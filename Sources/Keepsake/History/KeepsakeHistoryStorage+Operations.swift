@@ -40,8 +40,8 @@ extension KeepsakeHistoryStorage {
                 position = try rows.highestTaken() + 1
             }
             let bytes = try insert(
-                reversion, rows: rows, position: position, scope: level, tag: tag, history: name,
-                counters: counters)
+                reversion, resulting: newValue, rows: rows, position: position, scope: level, tag: tag,
+                history: name, counters: counters)
             // The version records what was held: the held rows go in the same transaction.
             if hasPendingRows { try rows.replacePending(with: [], replacing: nil) }
             let wroteCheckpoint = try checkpointIfDue(
@@ -70,35 +70,61 @@ extension KeepsakeHistoryStorage {
     }
 
     private func insert(
-        _ reversion: Reversion<Value>, rows: HistoryRows, position: Int, scope: Int, tag: VersionTag?,
-        history: String, counters: HistoryRows.Counters? = nil
+        _ reversion: Reversion<Value>, resulting value: Value, rows: HistoryRows, position: Int, scope: Int,
+        tag: VersionTag?, history: String, counters: HistoryRows.Counters? = nil
     ) throws -> Int {
-        let changes = try stored(history: history) { () throws(ReversionError) in
+        let changes = try stored(history: history, resulting: value) { () throws(ReversionError) in
             try StoredChanges.encode(reversion, position: position, encoderWhenNeeded: { rows.blobs.encoder })
         }
+        if changes.liesDeep { try Self.checkEncodable(value, history: history) }
         return try rows.insertVersion(
-            position: position, scope: scope, tag: tag, changes: changes, counters: counters)
+            position: position, scope: scope, tag: tag, changes: (changes.text, changes.bytes),
+            counters: counters)
     }
 
-    /// The stored form of `reversion`.
-    private func records(of reversion: Reversion<Value>, _ rows: HistoryRows, history: String) throws
-        -> [ChangeRecord]
-    {
-        try stored(history: history) { () throws(ReversionError) in
+    /// The stored form of `reversion`, which makes `value`.
+    private func records(
+        of reversion: Reversion<Value>, resulting value: Value, _ rows: HistoryRows, history: String
+    ) throws -> [ChangeRecord] {
+        let records = try stored(history: history, resulting: value) { () throws(ReversionError) in
             try reversion.records(encoderWhenNeeded: { rows.blobs.encoder })
         }
+        let liesDeep = records.contains { record in
+            record.payload.withUnsafeBytes { StoredChanges.mayLieDeep(path: record.path, patch: $0) }
+        }
+        if liesDeep { try Self.checkEncodable(value, history: history) }
+        return records
     }
 
-    /// What `encode` makes of a reversion, its errors as the store reports them: a blob that
-    /// could not be written (a full disk) as the store's own error, a value that does not
-    /// encode as `.reversion`.
-    private func stored<T>(history: String, _ encode: () throws(ReversionError) -> T) throws -> T {
+    /// What `encode` makes of a reversion that makes `value`, its errors as the store reports
+    /// them: a blob that could not be written (a full disk) as the store's own error, a change
+    /// that does not encode as ``KeepsakeError/unencodableValue(history:reason:)`` when the
+    /// value does not either (a subtree nested too deep for JSON; the model's `encode(to:)`
+    /// refusing it), else as `.reversion`.
+    private func stored<T>(history: String, resulting value: Value, _ encode: () throws(ReversionError) -> T)
+        throws -> T
+    {
         do {
             return try encode()
         } catch .storage(let failure) {
             throw failure.error
         } catch {
+            if case .notEncodable = error { try Self.checkEncodable(value, history: history) }
             throw KeepsakeError.reversion(history: history, version: nil, error: error)
+        }
+    }
+
+    /// Refuses a value `JSONEncoder` cannot write whole, which no checkpoint, snapshot or base
+    /// value could hold: a value a change reaches deep into (``StoredChanges/mayLieDeep(path:patch:)``)
+    /// is encoded once, so that the edit that would nest it too deep is the one refused, rather
+    /// than every later checkpoint failing on it. No blob is written.
+    ///
+    /// - Throws: ``KeepsakeError/unencodableValue(history:reason:)``.
+    private static func checkEncodable(_ value: Value, history: String) throws(KeepsakeError) {
+        do {
+            _ = try ChangeRecord.makeEncoder().encode(value)
+        } catch {
+            throw .unencodableValue(history: history, reason: KeepsakeError.encodingFailure(error))
         }
     }
 
@@ -108,11 +134,14 @@ extension KeepsakeHistoryStorage {
     /// small transaction per keystroke, so that a crash loses nothing typed. `nil` (or a value
     /// equal to the current one) clears it.
     func holdDurably(_ value: Value?) throws(KeepsakeError) {
-        let reversion = value.flatMap { $0.reversion(to: current) }
-        guard reversion != nil || hasPendingRows else { return }
+        let change = value.flatMap { value in value.reversion(to: current).map { (value, $0) } }
+        guard change != nil || hasPendingRows else { return }
         let (name, previous) = (self.name, heldRecords)
         let held = try transact { rows in
-            let held = try reversion.map { try records(of: $0, rows, history: name) } ?? []
+            let held =
+                try change.map { value, reversion in
+                    try records(of: reversion, resulting: value, rows, history: name)
+                } ?? []
             try rows.replacePending(with: held, replacing: previous)
             return held
         } counts: { [counts] _ in
@@ -162,8 +191,17 @@ extension KeepsakeHistoryStorage {
         if store.checkpointer != nil, checkpointBytes > Self.smallCheckpoint {
             return .deferred(position: position)
         }
-        let written = try rows.writeCheckpoint(
-            value, position: position, history: name, unread: unreadStoredData)
+        let written: Int?
+        do {
+            written = try rows.writeCheckpoint(
+                value, position: position, history: name, unread: unreadStoredData)
+        } catch KeepsakeError.unencodableValue {
+            // The model's `encode(to:)` refuses this value, which it diffs and decodes: a
+            // checkpoint only shortens reopening, so none is stored, as a build off the thread
+            // stores none (the next append tries again). Refusing the append would refuse
+            // every later one too, until the value changed back.
+            return nil
+        }
         // None stored (the stored values hold what the model does not read, and the model's
         // value is not theirs): the versions are replayed from the last one.
         return .written(written ?? checkpointBytes)
@@ -865,7 +903,8 @@ extension KeepsakeHistoryStorage {
                 try rows.deleteVersions(scope: level - 1, undoneOnly: true)
                 let position = try rows.highestTaken() + 1
                 bytes = try insert(
-                    reversion, rows: rows, position: position, scope: level - 1, tag: topTag, history: name)
+                    reversion, resulting: value, rows: rows, position: position, scope: level - 1,
+                    tag: topTag, history: name)
                 checkpoint = try checkpointIfDue(rows, value: value, position: position, adding: bytes)
                 counts = Counts(undo: counts.undo + 1, redo: 0, total: counts.total - counts.redo + 1)
             }

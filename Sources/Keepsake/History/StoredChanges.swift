@@ -39,12 +39,67 @@ enum StoredChanges {
     /// - Throws: What ``Reversion/records(encoder:)`` throws.
     static func encode<Root>(
         _ reversion: Reversion<Root>, position: Int, encoderWhenNeeded makeEncoder: () -> JSONEncoder
-    ) throws(ReversionError) -> (text: String, bytes: Int) {
+    ) throws(ReversionError) -> (text: String, bytes: Int, liesDeep: Bool) {
         var writer = Writer(position: position, capacity: 256)
+        var liesDeep = false
         try reversion.forEachRecord(encoderWhenNeeded: makeEncoder) { path, kind, patch in
             writer.append(path: path, kind: kind, patch: patch)
+            liesDeep = liesDeep || mayLieDeep(path: path, patch: patch)
         }
-        return writer.finish()
+        let (text, bytes) = writer.finish()
+        return (text, bytes, liesDeep)
+    }
+
+    /// How many levels down the value's JSON a change may reach (its path's steps and its
+    /// patch's own nesting) before the value is checked to encode whole: `JSONEncoder` writes
+    /// 511 at most, and a model's own `encode(to:)` may nest a few levels for each of its steps.
+    /// A model's changes lie a handful of levels down; an outline, a linked list, may not.
+    static var levelsToCheck: Int { 64 }
+
+    /// Whether the change at `path`, whose patch is the JSON `patch`, may reach
+    /// ``levelsToCheck`` levels down the value: the patch is read only when it is long enough
+    /// to nest that deep.
+    static func mayLieDeep(path: PathDescriptor, patch: UnsafeRawBufferPointer) -> Bool {
+        let steps = path.components.count
+        guard steps + patch.count / 2 >= levelsToCheck else { return false }
+        return steps + nesting(of: patch) >= levelsToCheck
+    }
+
+    /// The deepest nesting of arrays and objects in the JSON `json` (`0` for a scalar),
+    /// brackets within strings left out.
+    static func nesting(of json: UnsafeRawBufferPointer) -> Int {
+        let (quote, backslash) = (UInt8(ascii: "\""), UInt8(ascii: "\\"))
+        guard let base = json.baseAddress else { return 0 }
+        var (depth, deepest, index) = (0, 0, 0)
+        while index < json.count {
+            switch json[index] {
+            case quote:
+                // To the closing quote: the next one not escaped by an odd run of backslashes
+                // (`memchr`: a long text's patch is skipped at the speed of memory).
+                var end = index + 1
+                while true {
+                    guard let match = memchr(base + end, Int32(quote), json.count - end) else {
+                        return deepest
+                    }
+                    let found = base.distance(to: UnsafeRawPointer(match))
+                    var escapes = 0
+                    while json[found - 1 - escapes] == backslash { escapes += 1 }
+                    end = found + 1
+                    if escapes.isMultiple(of: 2) { break }
+                }
+                index = end
+                continue
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+            default:
+                break
+            }
+            index += 1
+        }
+        return deepest
     }
 
     /// Writes the column's text one change at a time, with each change's digest.

@@ -53,10 +53,16 @@ extension RestorableObject {
             encoder in
             var rows: [(PathDescriptor, String)] = []
             for (name, property) in properties {
-                rows.append(([.property(name)], try property.json(encoder)))
+                let json = try SnapshotCoding.encoding(snapshot: key, property: name) {
+                    try property.json(encoder)
+                }
+                rows.append(([.property(name)], json))
             }
             for reference in references {
-                rows.append(([.property(reference.name)], try reference.json(self, encoder)))
+                let json = try SnapshotCoding.encoding(snapshot: key, property: reference.name) {
+                    try reference.json(self, encoder)
+                }
+                rows.append(([.property(reference.name)], json))
             }
             return rows
         }

@@ -1,0 +1,190 @@
+import Foundation
+import KeepsakeTestSupport
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// A value `JSONEncoder` cannot write whole — nested deeper than the 511 levels it writes, or
+/// refused by the model's own `encode(to:)` — is diffed and decoded like any other, but no
+/// checkpoint, snapshot or base value can hold it. The edit that would make a history's value
+/// one is refused, typed and saying why; a history whose model refuses a value for a while
+/// goes on recording it.
+@MainActor @Suite struct UnencodableValueTests {
+    let directory = TemporaryDirectory()
+    var path: String { directory.path("outline.keepsake") }
+
+    /// An outline: each level nests an object and an array in JSON.
+    struct Node: Versionable, Codable, Equatable {
+        var children: [Node] = []
+
+        /// A node `depth` levels above a leaf: `2 × depth + 2` levels of JSON.
+        static func chain(_ depth: Int) -> Node {
+            (0..<depth).reduce(Node()) { node, _ in Node(children: [node]) }
+        }
+    }
+
+    /// The document: an object holding the outline, `2 × depth + 3` levels of JSON in all.
+    struct Outline: Versionable, Codable, Equatable {
+        var title = ""
+        var root = Node()
+    }
+
+    /// A model whose `encode(to:)` refuses some values, as a validating model may.
+    struct Gauge: Versionable, Codable, Equatable {
+        var level = 0
+        var label = ""
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            guard level >= 0 else {
+                throw EncodingError.invalidValue(
+                    level,
+                    .init(
+                        codingPath: container.codingPath + [CodingKeys.level], debugDescription: "below zero")
+                )
+            }
+            try container.encode(level, forKey: .level)
+            try container.encode(label, forKey: .label)
+        }
+    }
+
+    static let tooDeep = "it nests arrays and objects deeper than the 511 levels JSONEncoder writes"
+
+    /// The checkpoints stored for history `name`.
+    func checkpoints(_ store: KeepsakeStore, _ name: String) throws -> Int64 {
+        try store.database.read {
+            try $0.scalarInt(
+                "SELECT count(*) FROM checkpoint JOIN history ON history.id = history_id WHERE history.name = ?",
+                [.text(name)]) ?? 0
+        }
+    }
+
+    @Test func theEditThatWouldNestTheValueTooDeepIsRefusedAndTheHistoryGoesOn() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("outline", initialValue: Outline(root: .chain(200)))
+        // 511 levels, the most JSONEncoder writes: a change 401 path steps down.
+        try history.append(Outline(root: .chain(254)))
+        #expect(try JSONEncoder().encode(history.value).count > 0)
+        // 513 levels: refused, whether the change lies deep or holds the deep part.
+        let refused = KeepsakeError.unencodableValue(history: "outline", reason: Self.tooDeep)
+        #expect(throws: refused) { try history.append(Outline(root: .chain(255))) }
+        #expect(throws: refused) { try history.append(Outline(root: Node(children: [.chain(300)]))) }
+        #expect(history.value == Outline(root: .chain(254)) && history.versionCount == 1)
+
+        // Edits after it are recorded, and the checkpoints they fall due with are stored (a
+        // value stored too deep failed each of them: every later append, or none stored).
+        for edit in 1...1_200 {
+            var outline = history.value
+            outline.title = "edit \(edit)"
+            try history.append(outline)
+        }
+        // Pruned to the default limit of 1,000 at the 1,126th version, then 75 more.
+        #expect(history.versionCount == 1_075 && history.value.title == "edit 1200")
+        try history.writeCheckpoint()
+        #expect(try checkpoints(store, "outline") >= 2)
+        try history.checkInvariants()
+        store.close()
+
+        let reopened = try KeepsakeStore(path: path)
+        let again = try reopened.history("outline", initialValue: Outline())
+        #expect(again.value.title == "edit 1200" && again.value.root == .chain(254))
+        #expect(try reopened.verify().problems == [] && reopened.integrityCheck() == ["ok"])
+    }
+
+    @Test func aFirstValueOrAnInsertedPartNestedTooDeepIsRefused() throws {
+        let store = try KeepsakeStore(path: path)
+        let refused = KeepsakeError.unencodableValue(history: "outline", reason: Self.tooDeep)
+        #expect(throws: refused) {
+            _ = try store.history("outline", initialValue: Outline(root: .chain(255)))
+        }
+        #expect(try store.historyNames() == [])
+        // The change near the root holds the deep part, which does not encode by itself: the
+        // value is encoded to say why.
+        let history = try store.history("outline", initialValue: Outline())
+        #expect(throws: refused) { try history.append(Outline(root: .chain(255))) }
+        #expect(history.value == Outline() && history.versionCount == 0)
+        try history.checkInvariants()
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test func aDebouncedEditNestingTheValueTooDeepIsNotHeld() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("outline", initialValue: Outline(root: .chain(200)))
+        history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        #expect(throws: KeepsakeError.unencodableValue(history: "outline", reason: Self.tooDeep)) {
+            try history.append(Outline(root: .chain(255)))
+        }
+        #expect(try store.database.read { try $0.scalarInt("SELECT count(*) FROM pending_change") } == 0)
+        try history.append(Outline(title: "typed", root: .chain(200)))
+        try history.flush()
+        #expect(history.versionCount == 1 && history.value.title == "typed")
+        try history.checkInvariants()
+    }
+
+    @Test func aValueTheModelRefusesToEncodeIsRecordedWithoutCheckpoints() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("gauge", initialValue: Gauge())
+        // Below zero from the first edit: each checkpoint that falls due is left out, as one
+        // built off the thread is, instead of failing the append it falls due with.
+        for edit in 1...1_200 {
+            try history.append(Gauge(level: -1, label: "edit \(edit)"))
+        }
+        // Pruned to the default limit at the 1,126th version, then 74 more.
+        #expect(history.versionCount == 1_074)
+        #expect(try checkpoints(store, "gauge") == 1)
+        #expect(
+            throws: KeepsakeError.unencodableValue(
+                history: "gauge", reason: "JSONEncoder refused it at level: below zero")
+        ) {
+            try history.writeCheckpoint()
+        }
+        // Back above zero: the next checkpoint due is stored.
+        for edit in 1...1_100 {
+            try history.append(Gauge(level: edit, label: "edit \(edit)"))
+        }
+        #expect(try checkpoints(store, "gauge") >= 2)
+        try history.checkInvariants()
+        store.close()
+        let again = try KeepsakeStore(path: path).history("gauge", initialValue: Gauge())
+        #expect(again.value == Gauge(level: 1_100, label: "edit 1100"))
+        try again.undo()
+        #expect(again.value == Gauge(level: 1_099, label: "edit 1099"))
+    }
+
+    final class Settings: RestorableObject {
+        @Restorable var gauge = Gauge()
+    }
+
+    @Test func aSnapshotOfAValueJSONCannotHoldSaysWhyWithoutTheValue() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        #expect(throws: KeepsakeError.unencodableSnapshot(name: "deep", reason: Self.tooDeep)) {
+            try caretaker.save(Outline(root: .chain(255)), as: "deep")
+        }
+        #expect(
+            throws: KeepsakeError.unencodableSnapshot(
+                name: "gauge", reason: "JSONEncoder refused it at level: below zero")
+        ) {
+            try caretaker.save(Gauge(level: -1), as: "gauge")
+        }
+        let settings = Settings()
+        settings.gauge.level = -2
+        #expect(
+            throws: KeepsakeError.unencodableSnapshot(
+                name: "settings", reason: "JSONEncoder refused it at gauge.level: below zero")
+        ) {
+            try settings.takeSnapshot(withKey: "settings", in: caretaker)
+        }
+        #expect(try caretaker.snapshots().isEmpty)
+    }
+
+    @Test func theNestingOfAPatchLeavesOutBracketsInStrings() {
+        let cases: [(String, Int)] = [
+            (#"3"#, 0), (#""[[{""#, 0), (#"[1,[2,[3]],{"a":[]}]"#, 3),
+            (#"{"a":"[[[\"]]]","b":[[1]]}"#, 3), (#"["\\",["\\\"[",[]]]"#, 3), (#"[""#, 1),
+        ]
+        for (json, nesting) in cases {
+            #expect(Array(json.utf8).withUnsafeBytes { StoredChanges.nesting(of: $0) } == nesting, "\(json)")
+        }
+    }
+}
