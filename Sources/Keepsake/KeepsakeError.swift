@@ -193,6 +193,19 @@ extension KeepsakeError {
     }
 }
 
+extension KeepsakeError: ValueRefusal {
+    /// Whether the value itself is refused: it cannot be encoded whole, a change of it is not
+    /// `Encodable`, or it is longer than SQLite stores.
+    package var refusesValue: Bool {
+        switch self {
+        case .unencodableValue: true
+        case .reversion(_, _, let error): error.refusesValue
+        case .sqlite(let error): error.code == .tooBig
+        default: false
+        }
+    }
+}
+
 extension KeepsakeError: LocalizedError {
     /// The ``description``: what an app shows with `error.localizedDescription` (in an alert,
     /// say), which would otherwise read "The operation could not be completed".

@@ -1,5 +1,6 @@
 import Foundation
 import KeepsakeTestSupport
+import Observation
 import TestSupport
 import Testing
 
@@ -120,6 +121,46 @@ import Testing
         try history.flush()
         #expect(history.versionCount == 1 && history.value.title == "typed")
         try history.checkInvariants()
+    }
+
+    @Observable final class OutlineModel {
+        var outline = Outline(root: .chain(250))
+    }
+
+    /// An observed edit nesting the value too deep is refused where no caller receives the
+    /// error: it stays pending, so every later edit meets the refusal too, until undo takes it
+    /// back (before, undo recorded it first, and failed the same way: the app could neither
+    /// edit nor undo).
+    @Test(arguments: [false, true])
+    func undoTakesBackAnObservedEditNestingTheValueTooDeep(debounced: Bool) async throws {
+        let model = OutlineModel()
+        let store = try KeepsakeStore(path: path)
+        let controller = try VersioningController(
+            observing: model, at: \.outline, storage: .keepsake(store, history: "outline"))
+        if debounced { controller.withDebouncing(clock: ManualClock(), interval: .seconds(1)) }
+        model.outline.title = "kept"
+        try controller.flush()
+        #expect(controller.versionCount == 1)
+        let refused = KeepsakeError.unencodableValue(history: "outline", reason: Self.tooDeep)
+        model.outline.root = .chain(256)
+        #expect(await settle { controller.error == ReversionError.storage(StorageFailure(refused)) })
+        model.outline.title = "typed after it"
+        #expect(throws: ReversionError.storage(StorageFailure(refused))) { try controller.flush() }
+        #expect(controller.hasUndo && controller.versionCount == 1)
+
+        try controller.undo()
+        #expect(model.outline == Outline(title: "kept", root: .chain(250)))
+        #expect(controller.error == nil && controller.versionCount == 1 && !controller.hasRedo)
+        #expect(try store.database.read { try $0.scalarInt("SELECT count(*) FROM pending_change") } == 0)
+        // Editing goes on, and a second undo undoes the recorded version.
+        model.outline.title = "edited"
+        try controller.flush()
+        #expect(controller.versionCount == 2 && controller.error == nil)
+        try controller.undo()
+        try controller.undo()
+        #expect(model.outline == Outline(root: .chain(250)))
+        try controller.checkInvariants()
+        #expect(try store.integrityCheck() == ["ok"])
     }
 
     @Test func aValueTheModelRefusesToEncodeIsRecordedWithoutCheckpoints() throws {

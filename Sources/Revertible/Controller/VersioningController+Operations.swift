@@ -223,11 +223,19 @@ extension VersioningController {
     /// Goes back one version in the current scope and returns it; the reference root, if any,
     /// is updated too. A debounced change is recorded first, so it is what gets undone.
     ///
+    /// A pending change the storage refuses outright — one it can never store, such as a value
+    /// nested deeper than JSON is written, where no caller received the error (an observed
+    /// edit, a `@Versioned` setter) — is taken back instead: the value returns to the current
+    /// version, and nothing is recorded. Otherwise every later edit and undo would meet the
+    /// same refusal.
+    ///
     /// - Returns: The current version afterwards (unchanged when there is nothing to undo).
     /// - Throws: ``ReversionError`` in the throwing error mode; nothing changes then.
     @discardableResult
     public func undo() throws(Failure) -> Value {
-        try move { () throws(ReversionError) in storage.undoCount > 0 ? (undo: true, count: 1) : nil }
+        try move(takingBackRefused: true) { () throws(ReversionError) in
+            storage.undoCount > 0 ? (undo: true, count: 1) : nil
+        }
     }
 
     /// Goes forward one version in the current scope and returns it.
@@ -259,17 +267,34 @@ extension VersioningController {
         root[keyPath: keyPath] = try redo()
     }
 
-    /// Records what is pending, then moves as many versions as `steps` says, if any.
-    private func move(_ steps: () throws(ReversionError) -> (undo: Bool, count: Int)?) throws(Failure)
-        -> Value
-    {
+    /// Records what is pending, then moves as many versions as `steps` says, if any; when
+    /// `takingBackRefused`, a pending change the storage refuses outright is taken back
+    /// instead (``takeBackRefusedChange()``).
+    private func move(
+        takingBackRefused: Bool = false, _ steps: () throws(ReversionError) -> (undo: Bool, count: Int)?
+    ) throws(Failure) -> Value {
         try perform { () throws(ReversionError) in
-            try recordPending()
+            do throws(ReversionError) {
+                try recordPending()
+            } catch {
+                guard takingBackRefused, error.refusesValue, hasUnrecorded else { throw error }
+                return try takeBackRefusedChange()
+            }
             guard let (undo, count) = try steps(), count > 0 else { return }
             if undo { try storage.undo(count) } else { try storage.redo(count) }
             didChange()
         }
         return storage.current
+    }
+
+    /// Drops the pending change that recording just failed to store, as the storage can
+    /// never store it (``ReversionError/refusesValue``): the value and the tracked property
+    /// return to the current version; a change held back before it, stored as held, goes
+    /// with it, as undoing the version recording them would take both back.
+    private func takeBackRefusedChange() throws(ReversionError) {
+        unrecorded = nil
+        if debouncer?.take() != nil { try storage.holdPending(nil) }
+        didChange()
     }
 
     // MARK: - Tags

@@ -67,6 +67,25 @@ public struct StorageFailure: Error, Hashable, Sendable, CustomStringConvertible
     }
 }
 
+/// A storage error that can say whether it refuses a value itself — recording the same value
+/// again can only fail the same way — rather than the moment (a full disk, a busy store).
+package protocol ValueRefusal: Error {
+    /// Whether the value itself is refused.
+    var refusesValue: Bool { get }
+}
+
+extension ReversionError {
+    /// Whether the value itself was refused: a change that is not `Encodable`, or a storage
+    /// error saying so (``ValueRefusal``).
+    package var refusesValue: Bool {
+        switch self {
+        case .notEncodable: true
+        case .storage(let failure): (failure.error as? any ValueRefusal)?.refusesValue ?? false
+        default: false
+        }
+    }
+}
+
 extension ReversionError: CustomStringConvertible {
     /// A sentence saying what failed and where.
     public var description: String {
