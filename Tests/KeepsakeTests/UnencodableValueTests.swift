@@ -219,6 +219,67 @@ import Testing
         #expect(try caretaker.snapshots().isEmpty)
     }
 
+    /// Random edits near the limit — the outline deepened or shortened at its far end, a
+    /// branch added near the top, the title changed — with undo, redo and reopening, under a
+    /// small limit that prunes and checkpoints often: the store holds exactly what an in-memory
+    /// history holds that was given only the values `JSONEncoder` writes, and refuses the others.
+    @Test(arguments: Soak.batches(usually: 2))
+    func randomEditsNearTheLimitKeepWhatJSONCanHold(batch: UInt64) throws {
+        var generator = SeededGenerator(seed: 0xDEE9_0000 &+ batch)
+        let limit = 24
+        let reference = VersioningController(Outline(root: .chain(240)), maximumVersions: limit)
+        var store = try KeepsakeStore(path: path)
+        var history = try store.history("outline", initialValue: reference.value, maximumVersions: limit)
+        for step in 0..<300 {
+            var next = reference.value
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0...3:
+                // Deepen or shorten the longest branch at its far end: depth 246 to 262.
+                let target = Int.random(in: 246...262, using: &generator)
+                next.root.children = [.chain(target - 1)] + next.root.children.dropFirst()
+            case 4:
+                next.root.children.append(.chain(Int.random(in: 0...300, using: &generator)))
+            case 5:
+                next.title = "step \(step)"
+            case 6:
+                try reference.undo()
+                try history.undo()
+                continue
+            case 7:
+                try reference.redo()
+                try history.redo()
+                continue
+            case 8:
+                store.close()
+                store = try KeepsakeStore(path: path)
+                history = try store.history("outline", initialValue: Outline(), maximumVersions: limit)
+            default:
+                if reference.hasUndo { next.root.children.removeLast(min(1, next.root.children.count - 1)) }
+            }
+            let fits = (try? ChangeRecord.makeEncoder().encode(next)) != nil
+            if fits {
+                try reference.append(next)
+                try history.append(next)
+            } else {
+                #expect(throws: KeepsakeError.unencodableValue(history: "outline", reason: Self.tooDeep)) {
+                    try history.append(next)
+                }
+            }
+            #expect(history.value == reference.value, "batch \(batch), step \(step)")
+            #expect(Self.stacks(history) == Self.stacks(reference), "batch \(batch), step \(step)")
+        }
+        try history.checkInvariants()
+        store.close()
+        let reopened = try KeepsakeStore(path: path)
+        #expect(try reopened.history("outline", initialValue: Outline()).value == reference.value)
+        #expect(try reopened.verify().problems == [] && reopened.integrityCheck() == ["ok"])
+    }
+
+    /// Whether a controller can undo, can redo, and how many versions it holds.
+    static func stacks<Failure>(_ controller: VersioningController<Outline, Outline, Failure>) -> [Int] {
+        [controller.hasUndo ? 1 : 0, controller.hasRedo ? 1 : 0, controller.versionCount]
+    }
+
     @Test func theNestingOfAPatchLeavesOutBracketsInStrings() {
         let cases: [(String, Int)] = [
             (#"3"#, 0), (#""[[{""#, 0), (#"[1,[2,[3]],{"a":[]}]"#, 3),
