@@ -166,7 +166,8 @@ extension VersioningController {
     /// Records every pending change, then stops recording: debouncing is turned off and
     /// changes to an observed root are no longer appended. Call it when a document closes or
     /// the app quits. A durable storage also stores the current value whole, so that the next
-    /// open — perhaps by an updated app whose model changed — reads it and replays nothing.
+    /// open — perhaps by an updated app whose model changed — reads it and replays nothing
+    /// (unless the model's `encode(to:)` refuses the value: then the next open replays).
     ///
     /// A change held back by debouncing is also in a durable store as it is held, so if the
     /// process ends without `close()` — even by `kill -9` — the next open records it as a
