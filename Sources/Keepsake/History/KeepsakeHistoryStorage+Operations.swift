@@ -575,6 +575,17 @@ extension KeepsakeHistoryStorage {
         if bytes > releasesMemoryAfter { keepsake_release_free_memory() }
     }
 
+    /// ``writeCheckpoint()`` where the checkpoint only spares a later open a replay or a merge
+    /// (at a close, at the first open after an update): a value the model's `encode(to:)`
+    /// refuses — which it diffs and decodes — gets none, as for one due at an append.
+    func writeCheckpointUnlessRefused() throws(KeepsakeError) {
+        do {
+            try writeCheckpoint()
+        } catch .unencodableValue {
+            // The next open replays instead.
+        }
+    }
+
     /// Stores the current value whole, so that reopening the history replays no change.
     ///
     /// Keepsake writes checkpoints by itself (every 1,024 versions, or when the changes since

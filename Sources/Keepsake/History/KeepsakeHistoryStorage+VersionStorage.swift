@@ -68,14 +68,7 @@ extension KeepsakeHistoryStorage: VersionStorage {
     /// Stores the current value whole when versions were added since the last checkpoint.
     public func close() throws(ReversionError) {
         guard stepsSinceCheckpoint > 0 else { return }
-        try durably { () throws(KeepsakeError) in
-            do throws(KeepsakeError) {
-                try writeCheckpoint()
-            } catch .unencodableValue {
-                // The model's `encode(to:)` refuses the value: the checkpoint only spares the
-                // next open a replay, so none is stored, as for one due at an append.
-            }
-        }
+        try durably { () throws(KeepsakeError) in try writeCheckpointUnlessRefused() }
     }
 
     public func checkInvariants() throws(ReversionError) {

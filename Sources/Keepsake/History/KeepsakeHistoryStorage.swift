@@ -120,15 +120,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 // Replayed on the stored form, or read from an older model's checkpoint: stored
                 // whole in today's model, so that the next open (and the next checkpoint, built
                 // from this one) replays and merges nothing old.
-                if state.rewritesCheckpoint, !store.options.readOnly {
-                    do {
-                        try writeCheckpoint()
-                    } catch .unencodableValue {
-                        // Today's model refuses to encode the value it decoded (an update
-                        // made `encode(to:)` validate): the checkpoint only spares the next
-                        // open the replay or merge, so none is stored, as for one due later.
-                    }
-                }
+                // Not when today's model refuses to encode the value it decoded (an update made
+                // `encode(to:)` validate): the next open replays or merges again.
+                if state.rewritesCheckpoint, !store.options.readOnly { try writeCheckpointUnlessRefused() }
                 // A read-only store keeps its stored limit: opening must not write.
                 if maximumVersions != limit, !store.options.readOnly { try storeLimit(maximumVersions) }
                 if let held = state.pending, !store.options.readOnly { try recordHeldChange(held) }
