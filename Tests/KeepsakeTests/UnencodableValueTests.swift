@@ -195,6 +195,46 @@ import Testing
         #expect(again.value == Gauge(level: 1_099, label: "edit 1099"))
     }
 
+    /// A reading stored whole, whose `encode(to:)` throws an error of the model's own.
+    struct Reading: VersionableLeaf, Codable {
+        struct BelowZero: Error, CustomStringConvertible {
+            var description: String { "a reading below zero" }
+        }
+
+        var value = 0
+
+        init(value: Int = 0) { self.value = value }
+
+        init(from decoder: any Decoder) throws {
+            value = try decoder.singleValueContainer().decode(Int.self)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            guard value >= 0 else { throw BelowZero() }
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        }
+    }
+
+    struct Meter: Versionable, Codable, Equatable {
+        var name = ""
+        var reading = Reading()
+    }
+
+    /// A change whose value the model's `encode(to:)` refuses with an error of its own: before,
+    /// *SQLite error 1: a reading below zero*, as if the store had failed.
+    @Test func anErrorOfTheModelsOwnWhileEncodingAChangeSaysTheValueIsRefused() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try store.history("meter", initialValue: Meter())
+        #expect(throws: KeepsakeError.unencodableValue(history: "meter", reason: "a reading below zero")) {
+            try history.append(Meter(name: "sensor", reading: Reading(value: -2)))
+        }
+        #expect(history.value == Meter() && history.versionCount == 0)
+        try history.append(Meter(name: "sensor", reading: Reading(value: 2)))
+        #expect(history.versionCount == 1)
+        try history.checkInvariants()
+    }
+
     /// The gauge as an earlier release had it: any level encodes.
     struct EarlierGauge: Versionable, Codable, Equatable {
         var level = 0

@@ -97,16 +97,21 @@ extension KeepsakeHistoryStorage {
     }
 
     /// What `encode` makes of a reversion that makes `value`, its errors as the store reports
-    /// them: a blob that could not be written (a full disk) as the store's own error, a change
-    /// that does not encode as ``KeepsakeError/unencodableValue(history:reason:)`` when the
-    /// value does not either (a subtree nested too deep for JSON; the model's `encode(to:)`
-    /// refusing it), else as `.reversion`.
+    /// them: a blob that could not be written (a full disk) as the store's own error, an error
+    /// of the model's own `encode(to:)` and a change that does not encode as
+    /// ``KeepsakeError/unencodableValue(history:reason:)`` — the latter when the value does not
+    /// encode either (a subtree nested too deep for JSON), else as `.reversion`.
     private func stored<T>(history: String, resulting value: Value, _ encode: () throws(ReversionError) -> T)
         throws -> T
     {
         do {
             return try encode()
         } catch .storage(let failure) {
+            guard failure.error is SQLiteError || failure.error is KeepsakeError else {
+                // Thrown by the model's `encode(to:)` (before, reported as SQLite error 1).
+                throw KeepsakeError.unencodableValue(
+                    history: history, reason: KeepsakeError.encodingFailure(failure.error))
+            }
             throw failure.error
         } catch {
             if case .notEncodable = error { try Self.checkEncodable(value, history: history) }
