@@ -174,6 +174,34 @@ import Testing
             try caretaker.restore("missing", into: history)
         }
     }
+
+    func titled(_ title: String) -> Doc {
+        var doc = Doc.empty
+        doc.title = title
+        return doc
+    }
+
+    /// An app's own error type, from a controller's `.throwing(transform)` mode.
+    struct AppError: Error {
+        let underlying: ReversionError
+    }
+
+    /// A restore whose append fails says what failed, as the append itself would: before, a
+    /// controller throwing an app's own error type made it *SQLite error 1: AppError(…)*.
+    @Test func aRestoreWhoseAppendFailsSaysWhyWhateverTheControllersErrorType() throws {
+        let caretaker = Caretaker(store: try KeepsakeStore(path: path))
+        try caretaker.save(titled("Saved"), as: "checkpoint")
+        let closed = try KeepsakeStore(path: directory.path("closed.keepsake"))
+        let controller = try VersioningController(
+            titled("Open"), storage: .keepsake(closed, history: "doc"),
+            errorMode: .throwing { AppError(underlying: $0) })
+        closed.close()
+        // What the append itself fails with: the closed store's error.
+        let appended = #expect(throws: AppError.self) { try controller.append(titled("Edited")) }
+        let expected = try #require(appended?.underlying.keepsakeError)
+        #expect(throws: expected) { try caretaker.restore("checkpoint", into: controller) }
+        #expect(controller.value == titled("Open") && controller.versionCount == 0)
+    }
 }
 
 /// The Restore seed: objects with marked properties and references.

@@ -490,14 +490,12 @@ extension Caretaker {
         guard let value = try restore(name, as: Value.self, fillingMissingFrom: controller.value) else {
             throw .snapshotNotFound(namespace: namespace(for: Value.self), name: name)
         }
-        do {
-            try controller.setWithTransaction { $0 = value }
-        } catch let error as KeepsakeError {
-            throw error
-        } catch let error as ReversionError {
-            throw KeepsakeError(error)
+        // The append's own error, not a throwing mode's transform of it (an app's error type,
+        // which was reported as SQLite error 1).
+        do throws(ReversionError) {
+            try controller.appendReportingReversionError(value)
         } catch {
-            throw .sqlite(SQLiteError(code: .error, message: "\(error)"))
+            throw KeepsakeError(error)
         }
     }
 }

@@ -486,6 +486,25 @@ extension VersioningController {
         }
     }
 
+    /// Appends `value` as one version, as ``setWithTransaction(tag:_:)`` setting it does, for a
+    /// caller that reports a failure in an error type of its own (a caretaker's restore, which
+    /// throws `KeepsakeError`): the throwing modes throw the ``ReversionError`` itself, not the
+    /// mode's transform of it, which may be any type; the assigning modes report it as usual.
+    package func appendReportingReversionError(_ value: Value) throws(ReversionError) {
+        do {
+            try keepingOnFailureWhenAssigning(value) { () throws(ReversionError) in
+                try recordPending()
+                try commit(value, tag: nil)
+            }
+            writeRoot()
+            if storedError != nil { setError(nil) }
+        } catch {
+            guard errorMode.assignsToController else { throw error }
+            // An assigning mode's report throws nothing.
+            try? report(error)
+        }
+    }
+
     /// Replaces the current version without recording a new one: the change cannot be undone,
     /// and earlier versions are reverted relative to it.
     ///

@@ -431,7 +431,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// that code not specialized for `Root` looks up where the function starts, which every
     /// operation would pay for if this were inlined.
     @inline(never)
-    private func report(_ error: ReversionError) throws(Failure) {
+    func report(_ error: ReversionError) throws(Failure) {
         if errorMode.assignsToController { setError(error) }
         try errorMode.handle(error, object as? Root)
     }
