@@ -191,6 +191,24 @@ extension KeepsakeError {
             }
         return "JSONEncoder refused it\(place): \(context.debugDescription)"
     }
+
+    /// What `encode` returns, where it encodes a value whole: an error of the store's own (a
+    /// large byte string's blob that could not be written: a full disk) is thrown as it is, and
+    /// any other — `JSONEncoder` refusing the value, or the model's `encode(to:)` throwing — as
+    /// `refusal` of its ``encodingFailure(_:property:)`` (`property` naming the property whose
+    /// value alone `encode` encodes).
+    static func encoding<T>(
+        _ encode: () throws -> T, property: String? = nil,
+        refusedAs refusal: (_ reason: String) -> KeepsakeError
+    ) throws -> T {
+        do {
+            return try encode()
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            throw refusal(encodingFailure(error, property: property))
+        }
+    }
 }
 
 extension KeepsakeError: ValueRefusal {

@@ -1191,14 +1191,8 @@ struct HistoryRows {
     ///   caller fills it in) when `JSONEncoder` refuses the value; a blob's write error as it is.
     func encodeCheckpoint<Value: Encodable>(_ value: Value) throws -> (json: String, size: Int) {
         let blobBytesBefore = blobs.blobBytesEncoded
-        let data: Data
-        do {
-            data = try blobs.encoder.encode(value)
-        } catch let error as SQLiteError {
-            throw error
-        } catch {
-            throw KeepsakeError.unencodableValue(history: "", reason: KeepsakeError.encodingFailure(error))
-        }
+        let data = try KeepsakeError.encoding(
+            { try blobs.encoder.encode(value) }, refusedAs: { .unencodableValue(history: "", reason: $0) })
         let json = String(decoding: data, as: UTF8.self)
         return (json, json.utf8.count + blobs.blobBytesEncoded - blobBytesBefore)
     }

@@ -125,12 +125,10 @@ extension KeepsakeHistoryStorage {
     /// than every later checkpoint failing on it. No blob is written.
     ///
     /// - Throws: ``KeepsakeError/unencodableValue(history:reason:)``.
-    private static func checkEncodable(_ value: Value, history: String) throws(KeepsakeError) {
-        do {
-            _ = try ChangeRecord.makeEncoder().encode(value)
-        } catch {
-            throw .unencodableValue(history: history, reason: KeepsakeError.encodingFailure(error))
-        }
+    private static func checkEncodable(_ value: Value, history: String) throws {
+        _ = try KeepsakeError.encoding(
+            { try ChangeRecord.makeEncoder().encode(value) },
+            refusedAs: { .unencodableValue(history: history, reason: $0) })
     }
 
     // MARK: - Held changes

@@ -51,17 +51,16 @@ extension RestorableObject {
             uniquingKeysWith: { first, _ in first })
         try caretaker.saveProperties(of: Self.self, as: key, replacingExisting: true, propertyTypes: types) {
             encoder in
+            let refused = { KeepsakeError.unencodableSnapshot(name: key, reason: $0) }
             var rows: [(PathDescriptor, String)] = []
             for (name, property) in properties {
-                let json = try SnapshotCoding.encoding(snapshot: key, property: name) {
-                    try property.json(encoder)
-                }
+                let json = try KeepsakeError.encoding(
+                    { try property.json(encoder) }, property: name, refusedAs: refused)
                 rows.append(([.property(name)], json))
             }
             for reference in references {
-                let json = try SnapshotCoding.encoding(snapshot: key, property: reference.name) {
-                    try reference.json(self, encoder)
-                }
+                let json = try KeepsakeError.encoding(
+                    { try reference.json(self, encoder) }, property: reference.name, refusedAs: refused)
                 rows.append(([.property(reference.name)], json))
             }
             return rows

@@ -9,30 +9,14 @@ enum SnapshotCoding {
     static func properties<Value: Encodable>(of value: Value, name: String, encoder: JSONEncoder) throws -> [(
         PathDescriptor, String
     )] {
-        let data = try encoding(snapshot: name) { try encoder.encode(value) }
+        let data = try KeepsakeError.encoding(
+            { try encoder.encode(value) }, refusedAs: { .unencodableSnapshot(name: name, reason: $0) })
         // The encoder wrote sorted keys: the top-level members are split out of its bytes as
         // they are, without parsing and writing the JSON again.
         guard let members = JSONMembers.split(data) else {
             return [([], String(decoding: data, as: UTF8.self))]
         }
         return members.map { (PathDescriptor([.property($0.key)]), $0.json) }
-    }
-
-    /// What `encode` returns, its failure reported as snapshot `name`'s
-    /// ``KeepsakeError/unencodableSnapshot(name:reason:)`` (`property` naming the property
-    /// whose value alone it encodes); a blob's write error (a full disk) as it is, since it is
-    /// not the value's.
-    static func encoding<T>(snapshot name: String, property: String? = nil, _ encode: () throws -> T) throws
-        -> T
-    {
-        do {
-            return try encode()
-        } catch let error as SQLiteError {
-            throw error
-        } catch {
-            throw KeepsakeError.unencodableSnapshot(
-                name: name, reason: KeepsakeError.encodingFailure(error, property: property))
-        }
     }
 
     /// Joins the rows into a `Value`; what they lack (properties added since) comes from

@@ -476,14 +476,19 @@ extension VersioningController {
     /// writes it into the reference root.
     private func append(_ value: Value, transactionTag tag: AnyHashable?) throws(Failure) {
         try perform { () throws(ReversionError) in
-            let tag = try tag.map { tag throws(ReversionError) in try VersionTag(tagging: tag) }
-            func record() throws(ReversionError) {
-                try recordPending()
-                try commit(value, tag: tag)
-            }
-            try keepingOnFailureWhenAssigning(value, record)
-            writeRoot()
+            try appendAsTransaction(
+                value, tag: try tag.map { tag throws(ReversionError) in try VersionTag(tagging: tag) })
         }
+    }
+
+    /// Records what is pending, then `value` as one version (kept pending if that fails, in the
+    /// assigning modes), and writes it into the reference root.
+    private func appendAsTransaction(_ value: Value, tag: VersionTag?) throws(ReversionError) {
+        try keepingOnFailureWhenAssigning(value) { () throws(ReversionError) in
+            try recordPending()
+            try commit(value, tag: tag)
+        }
+        writeRoot()
     }
 
     /// Appends `value` as one version, as ``setWithTransaction(tag:_:)`` setting it does, for a
@@ -492,11 +497,7 @@ extension VersioningController {
     /// mode's transform of it, which may be any type; the assigning modes report it as usual.
     package func appendReportingReversionError(_ value: Value) throws(ReversionError) {
         do {
-            try keepingOnFailureWhenAssigning(value) { () throws(ReversionError) in
-                try recordPending()
-                try commit(value, tag: nil)
-            }
-            writeRoot()
+            try appendAsTransaction(value, tag: nil)
             if storedError != nil { setError(nil) }
         } catch {
             guard errorMode.assignsToController else { throw error }
