@@ -59,7 +59,7 @@ let package = Package(
                 "Golden/schema-1.keepsake", "Golden/schema-2.keepsake", "Golden/schema-3.keepsake",
                 "Golden/schema-4.keepsake", "Golden/schema-5.keepsake",
                 "Golden/schema-6.keepsake", "Golden/schema-7.keepsake", "Golden/schema-8.keepsake",
-                "Golden/schema-9.keepsake", "Golden/schema-10.keepsake",
+                "Golden/schema-9.keepsake", "Golden/schema-10.keepsake", "Golden/schema-11.keepsake",
             ],
             swiftSettings: strictSettings),
         // Compiled as Xcode 26 compiles a new app target: main-actor isolation by default, and the

@@ -122,9 +122,9 @@ import Testing
                 // A checkpoint, now and then (on disk; in memory, nothing): once the floor passes
                 // it, the versions under it are compacted away.
                 if Bool.random(using: &generator) { try controller.writeCheckpoint() }
-                // A new limit, now and then: the versions over it go at once.
+                // A new limit, now and then (0: no undo): the versions over it go at once.
                 guard maximumVersions != nil, Int.random(in: 0..<8, using: &generator) == 0 else { continue }
-                maximumVersions = [3, 10, 40].randomElement(using: &generator)!
+                maximumVersions = [0, 3, 10, 40].randomElement(using: &generator)!
                 try controller.setMaximumVersions(maximumVersions)
                 model.setMaximumVersions(maximumVersions, slack: maximumVersions! / 8)
             case 14:
@@ -249,7 +249,7 @@ import Testing
                 recordHeld()
             default:
                 // A new limit: the versions over it go at once, the held change recorded first.
-                maximumVersions = [3, 10, 40].randomElement(using: &generator)!
+                maximumVersions = [0, 3, 10, 40].randomElement(using: &generator)!
                 try controller.setMaximumVersions(maximumVersions)
                 recordHeld()
                 model.setMaximumVersions(maximumVersions, slack: maximumVersions! / 8)

@@ -287,6 +287,87 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         #expect(try store.verify().problems == [])
     }
 
+    /// A limit of 0 — an app's "no undo" setting — keeps no version besides the current one,
+    /// in memory and durably, at creation and when set; one below 0 is kept as 0. It stopped
+    /// the process (a precondition) before, and schema 10 refused 0.
+    @Test(arguments: [0, -1, Int.min])
+    func aLimitOfZeroOrLessKeepsNoUndo(limit: Int) throws {
+        var value = DecodeCounted()
+        value.title = "first"
+        let store = try KeepsakeStore(path: directory.path("no-undo\(limit).keepsake"))
+        let durable = try VersioningController(
+            value, storage: .keepsake(store, history: "doc"), maximumVersions: limit)
+        let inMemory = VersioningController(value, maximumVersions: limit)
+        var history = VersionHistory(value, maximumVersions: limit)
+        #expect(
+            [durable.maximumVersions, inMemory.maximumVersions, history.maximumVersions]
+                == [Int?](repeating: 0, count: 3))
+        /// Appends `values` to all three, undoing now and then (which keeps the value: nothing
+        /// to undo), and checks that none keeps a version.
+        func append(_ values: ClosedRange<Int>) throws {
+            for n in values {
+                value.count = n
+                try durable.append(value)
+                try inMemory.append(value)
+                _ = history.append(value)
+                if n % 3 == 0 {
+                    #expect(try durable.undo() == value && inMemory.undo() == value)
+                }
+            }
+            #expect(
+                [durable.versionCount, inMemory.versionCount, history.versionCount]
+                    == [Int](repeating: 0, count: 3))
+            #expect(!durable.hasUndo && !inMemory.hasUndo && !history.hasUndo)
+            #expect(durable.value == value && inMemory.value == value && history.current == value)
+        }
+        try append(1...20)
+        // A scope keeps its versions until it ends; then they go too, squashed into one.
+        for controller in [durable, inMemory] {
+            try controller.pushNewScope()
+            for n in 1...3 {
+                value.title = "scoped \(n)"
+                try controller.append(value)
+            }
+            #expect(controller.versionCount == 3 && controller.hasUndo)
+            try controller.popCurrentScope()
+            #expect(controller.versionCount == 0 && !controller.hasUndo && controller.value == value)
+        }
+        history.pushScope()
+        _ = history.append(value)
+        history.popScope()
+        #expect(try store.database.read { try $0.scalarInt("SELECT maximum_versions FROM history") } == 0)
+
+        // Set to none, then to the limit again: down to the current version at once.
+        try durable.setMaximumVersions(nil)
+        try inMemory.setMaximumVersions(nil)
+        history.maximumVersions = nil
+        for n in 21...23 {
+            value.count = n
+            try durable.append(value)
+            try inMemory.append(value)
+            _ = history.append(value)
+        }
+        #expect(
+            [durable.versionCount, inMemory.versionCount, history.versionCount]
+                == [Int](repeating: 3, count: 3))
+        try durable.setMaximumVersions(limit)
+        try inMemory.setMaximumVersions(limit)
+        history.maximumVersions = limit
+        #expect(
+            [durable.maximumVersions, inMemory.maximumVersions, history.maximumVersions]
+                == [Int?](repeating: 0, count: 3))
+        try append(24...40)
+        try durable.checkInvariants()
+        try inMemory.checkInvariants()
+        try history.checkInvariants()
+
+        // A reopen with the same limit finds the value and nothing to undo.
+        let reopened = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: limit)
+        #expect(reopened.value == value && !reopened.hasUndo && reopened.maximumVersions == 0)
+        try reopened.checkInvariants()
+        #expect(try store.verify().problems == [])
+    }
+
     /// A checkpoint at the version that becomes the floor (closing a document writes one at
     /// its current version) lets compaction delete every version folded: the base value is
     /// then the value at the floor. Every version kept undone, the history reopens there, and
@@ -346,7 +427,7 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         #expect(try store.value(ofHistory: "doc", atVersion: 0, as: DecodeCounted.self) == values[10])
         store.close()
         let upgraded = try SQLiteConnection(path: path, readOnly: true)
-        #expect(try upgraded.scalarInt("PRAGMA user_version") == 10)
+        #expect(try upgraded.scalarInt("PRAGMA user_version") == Int64(KeepsakeStore.schemaVersion))
         #expect(try upgraded.scalarInt("SELECT base_position FROM scope WHERE level = 0") == 10)
         upgraded.close()
         let reopened = try KeepsakeStore(path: path).history(

@@ -306,16 +306,28 @@ import Testing
     }
 
     /// Soak batch 80119, variant 14: a byte flipped in the key of history "other"'s row
-    /// garbles the row (the table lists it under id 0, with no name) and hides it from a search
-    /// by its own id. Salvage skipped it without a word and called the report complete. The
-    /// index of names still holds its name and id, and its versions and checkpoints are intact
-    /// under that id: it is copied from them, at its newest value, the report saying what was
-    /// lost of its row; the garbled row is reported lost.
+    /// garbles the row (the table lists it under another id, with no name) and hides it from a
+    /// search by its own id. Salvage skipped it without a word and called the report complete.
+    /// The index of names still holds its name and id, and its versions and checkpoints are
+    /// intact under that id: it is copied from them, at its newest value, the report saying what
+    /// was lost of its row; the garbled row is reported lost. The damage is done where the row
+    /// lies (``BTreeCells``), not at the soak's random offset, which a change of layout moves:
+    /// its payload size gains a continuation bit and swallows the row id, so that the row is
+    /// listed under the id its record header's size reads as.
     @Test func aHistoryWhoseRowIsGarbledIsRebuiltFromTheIndexOfNames() throws {
         let (original, expected) = try sampleStore()
-        var generator = SeededGenerator(seed: 0x5A17_0000 + 80119)
         let path = directory.path("garbled.keepsake")
-        for _ in 0...14 { _ = try writeWithAByteFlipped(original, to: path, using: &generator) }
+        try original.write(to: URL(fileURLWithPath: path))
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        let root = try #require(
+            try connection.scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'history'"))
+        let id = try #require(try connection.scalarInt("SELECT id FROM history WHERE name = 'other'"))
+        connection.close()
+        let rowID = try #require(BTreeCells(original, root: Int(root)).cells.compactMap(\.rowID).last)
+        try #require(original[rowID] == UInt8(id) && original[rowID - 1] < 0x80)
+        var damaged = original
+        damaged[rowID - 1] ^= 0x80
+        try damaged.write(to: URL(fileURLWithPath: path))
         let report = try KeepsakeStore.salvage(from: path, to: path + ".salvaged")
         #expect(report.histories.map(\.name) == ["doc", "other"])
         let other = try #require(report.histories.last)
@@ -324,11 +336,34 @@ import Testing
             other.damage
                 == "its row cannot be read: its name is the index of names', and its value type, creation date "
                 + "and limit are lost (the salvage's date is given, and no limit)")
-        #expect(report.lost.map(\.what) == ["the history of row 0"])
+        #expect(report.lost.map(\.what) == ["the history of row \(original[rowID + 1])"])
         let store = try KeepsakeStore(path: path + ".salvaged")
         #expect(try store.history("other", initialValue: Doc.empty).value == expected.other)
         store.close()
         try checkSalvaged(path + ".salvaged", report, expected, "garbled")
+    }
+
+    /// A history that keeps no undo (a limit of 0, allowed from schema 11) is copied with its
+    /// limit, as any other; from a store of schema 10, which refused 0, the 0 is damage, as
+    /// `verify` says there, and the history is copied without a limit.
+    @Test(arguments: [KeepsakeStore.schemaVersion, 10])
+    func aLimitOfZeroIsCopiedFromAStoreThatAllowsIt(schema: Int) throws {
+        let (bytes, expected) = try sampleStore()
+        let path = try copy(bytes, as: "no-undo-\(schema).keepsake") {
+            try $0.execute("UPDATE history SET maximum_versions = 0 WHERE name = 'other'")
+            try $0.execute("PRAGMA user_version = \(schema)")
+        }
+        let damage =
+            schema >= 11 ? nil : "its limit of versions is out of range (0): it is copied without one"
+        #expect(
+            try KeepsakeStore(path: path, options: .init(readOnly: true)).verify().problems
+                == (damage == nil ? [] : ["history other: a stored number is out of range"]))
+        let report = try KeepsakeStore.salvage(from: path, to: path + ".salvaged")
+        #expect(report.histories.map(\.damage) == [nil, damage])
+        #expect(report.lost.isEmpty)
+        let summary = try KeepsakeStore(path: path + ".salvaged").summary()
+        #expect(summary.histories.map(\.maximumVersions) == [nil, schema >= 11 ? 0 : nil])
+        try checkSalvaged(path + ".salvaged", report, expected, "no undo \(schema)")
     }
 
     /// A date no clock gives and a limit no history has (damage no digest covers, which
@@ -339,7 +374,7 @@ import Testing
         let (bytes, expected) = try sampleStore()
         let path = try copy(bytes, as: "dates.keepsake") {
             try $0.execute("PRAGMA ignore_check_constraints = ON")
-            try $0.execute("UPDATE history SET created_at = 9e18, maximum_versions = 0 WHERE name = 'doc'")
+            try $0.execute("UPDATE history SET created_at = 9e18, maximum_versions = -1 WHERE name = 'doc'")
             try $0.execute("UPDATE history SET created_at = -1e300 WHERE name = 'other'")
             try $0.execute("UPDATE snapshot SET created_at = -1")
         }
@@ -348,7 +383,7 @@ import Testing
         #expect(
             report.histories.map(\.damage) == [
                 "its creation date is out of range (9e+18): the salvage's date is given; "
-                    + "its limit of versions is out of range (0): it is copied without one",
+                    + "its limit of versions is out of range (-1): it is copied without one",
                 "its creation date is out of range (-1e+300): the salvage's date is given",
             ])
         #expect(

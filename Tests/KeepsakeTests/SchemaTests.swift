@@ -49,6 +49,43 @@ import Testing
         _ = try open(path)  // opening again migrates nothing
     }
 
+    /// Schema 11 rebuilds `history` to allow a limit of 0 (no undo): every row is kept as it
+    /// was, id and all, and a deleted history's id is still never given again (the largest id
+    /// ever given survives the rebuild, in `sqlite_sequence`).
+    @Test func schema11KeepsEveryHistoryRowAndTheLargestIdEverGiven() throws {
+        let path = directory.path("schema-10.keepsake")
+        try FileManager.default.copyItem(atPath: GoldenStores.url(schema: 10).path, toPath: path)
+        let old = try SQLiteConnection(path: path)
+        let rows =
+            "SELECT id, name, value_type, created_at, maximum_versions, revision, undo_count FROM history ORDER BY id"
+        func read(_ connection: SQLiteConnection) throws -> [String] {
+            try connection.query(rows) { row in (0..<7).map { row.text($0) ?? "NULL" }.joined(separator: "|")
+            }
+        }
+        try old.execute("PRAGMA foreign_keys = ON")
+        let deleted = try #require(try old.scalarInt("SELECT max(id) FROM history"))
+        try old.execute("DELETE FROM history WHERE id = ?", [.integer(deleted)])
+        let kept = try read(old)
+        #expect(kept.count >= 3)
+        #expect(throws: SQLiteError.self) { try old.execute("UPDATE history SET maximum_versions = 0") }
+        old.close()
+
+        let store = try KeepsakeStore(path: path)
+        #expect(try store.database.read { try read($0) } == kept)
+        let created = try store.history("created after the upgrade", initialValue: "", maximumVersions: 0)
+        try created.append("edited")
+        #expect(!created.hasUndo)
+        let ids = try store.database.read {
+            try $0.query("SELECT id FROM history ORDER BY id") { $0.int64(0)! }
+        }
+        #expect(ids.last == deleted + 1)
+        #expect(try store.verify().problems == [])
+        // Below 0 is still refused by the column, as any number the library never writes.
+        #expect(throws: SQLiteError.self) {
+            try store.database.write { try $0.execute("UPDATE history SET maximum_versions = -1") }
+        }
+    }
+
     /// A migration that runs with foreign keys off must not leave a row referring to a missing
     /// one: one that does is rolled back whole, and the connection has them on again.
     @Test func aMigrationWithForeignKeysOffThatLeavesDanglingRowsIsRolledBack() throws {

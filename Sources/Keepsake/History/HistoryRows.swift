@@ -677,6 +677,12 @@ struct HistoryRows {
     /// history (a trillion versions), far below where adding to it could overflow.
     static let largestNumber = 1 << 40
 
+    /// The limits of versions a store of `schemaVersion` may hold: 0 (no undo) from schema 11 on,
+    /// which refused it before.
+    static func limits(schemaVersion: Int) -> ClosedRange<Int> {
+        (schemaVersion >= 11 ? 0 : 1)...largestNumber
+    }
+
     /// The dates a clock gives, as rows hold them: seconds since 1970, up to the end of 9999.
     /// No digest covers a date: one outside is damage (``KeepsakeStore/verify()`` reports it).
     static let dates: ClosedRange<Double> = 0...253_402_300_799

@@ -908,11 +908,13 @@ extension KeepsakeHistoryStorage {
     func squashScope() throws(KeepsakeError) {
         guard level > 0 else { return }
         let (name, level, value, total) = (self.name, self.level, self.current, self.total)
-        let (counts, checkpoint, bytes, position) = try transact { rows in
+        let background = store.checkpointer != nil
+        let (counts, checkpoint, bytes, position, folded) = try transact { rows in
             let (start, topTag, outer) = try deleteScope(rows, level: level, total: total, history: name)
             var counts = outer
             var checkpoint: DueCheckpoint?
             var bytes = 0
+            var folded = false
             if let reversion = value.reversion(to: start) {
                 try rows.deleteVersions(scope: level - 1, undoneOnly: true)
                 let position = try rows.highestTaken() + 1
@@ -923,12 +925,22 @@ extension KeepsakeHistoryStorage {
                 counts = Counts(undo: counts.undo + 1, redo: 0, total: counts.total - counts.redo + 1)
             }
             try rows.checkCounts(level: level - 1, expected: counts, history: name)
-            return (counts, checkpoint, bytes, try rows.highestTaken())
+            // The squashed version may take the history over its limit, as an append may (under
+            // a limit of 0, always). The parent's redo versions are deleted above, so only the
+            // root's oldest are folded.
+            if let pruned = try pruneIfNeeded(
+                rows, total: counts.total, force: false, compacting: !background)
+            {
+                counts = pruned.counts(after: counts, level: level - 1)
+                folded = pruned.folded > 0 && background
+            }
+            return (counts, checkpoint, bytes, try rows.highestTaken(), folded)
         } counts: {
             $0.0
         }
         lastPosition = position
         noteCheckpoint(checkpoint, adding: bytes)
+        if folded { noteFolding() }
         settle(value, counts, level: level - 1)
     }
 

@@ -81,7 +81,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     init(store: KeepsakeStore, name: String, initialValue: () -> Value, maximumVersions: Int?)
         throws(KeepsakeError)
     {
-        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
+        let maximumVersions = VersionHistory<Value>.keptLimit(maximumVersions)
         self.store = store
         self.name = name
         // Read first (no write lock); create under the write lock only if still missing, since
@@ -335,7 +335,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
 
     /// Stores a new limit, folding versions over it.
     func storeLimit(_ maximumVersions: Int?) throws(KeepsakeError) {
-        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
+        let maximumVersions = VersionHistory<Value>.keptLimit(maximumVersions)
         let (id, name, level, previous, stored) = (self.id, self.name, self.level, self.limit, self.total)
         limit = maximumVersions
         do {

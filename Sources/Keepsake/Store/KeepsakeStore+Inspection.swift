@@ -644,6 +644,7 @@ extension KeepsakeStore {
             "\(column) NOT BETWEEN \(Int(HistoryRows.dates.lowerBound)) AND \(Int(HistoryRows.dates.upperBound))"
         }
         let largest = HistoryRows.largestNumber
+        let limits = HistoryRows.limits(schemaVersion: schemaVersion)
         let floor = "(SELECT floor FROM scope WHERE history_id = h.id AND level = 0)"
         var queries: [(String, String)] = [
             (
@@ -701,7 +702,7 @@ extension KeepsakeStore {
             (
                 Self.counters
                     + "SELECT h.name FROM counters h WHERE coalesce(h.revision, -1) NOT BETWEEN 0 AND \(largest) "
-                    + "OR coalesce(h.maximum_versions, 1) NOT BETWEEN 1 AND \(largest) "
+                    + "OR coalesce(h.maximum_versions, 1) NOT BETWEEN \(limits.lowerBound) AND \(limits.upperBound) "
                     + "OR EXISTS (SELECT 1 FROM version WHERE history_id = h.id AND (position NOT BETWEEN 1 AND \(largest) "
                     + "OR is_undone NOT IN (0, 1) OR scope_level < 0))",
                 "history %@: a stored number is out of range"

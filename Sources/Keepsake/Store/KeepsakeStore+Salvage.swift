@@ -126,17 +126,17 @@ extension KeepsakeStore {
 
         static let columns = "name, value_type, created_at, maximum_versions"
 
-        /// Replaces a creation date no clock gives by the salvage's, and a limit no history has
-        /// by none (damage no digest covers: copied, they would make the new store fail
-        /// ``KeepsakeStore/verify()``); says what it replaced.
-        mutating func replacingWhatIsOutOfRange() -> [String] {
+        /// Replaces a creation date no clock gives by the salvage's, and a limit no history of
+        /// `schemaVersion` has by none (damage no digest covers: copied, they would make the new
+        /// store fail ``KeepsakeStore/verify()``); says what it replaced.
+        mutating func replacingWhatIsOutOfRange(schemaVersion: Int) -> [String] {
             var replaced: [String] = []
             if !HistoryRows.dates.contains(createdAt) {
                 replaced.append(
                     "its creation date is out of range (\(createdAt)): the salvage's date is given")
                 createdAt = HistoryRows.now()
             }
-            if let limit, !(1...Int64(HistoryRows.largestNumber)).contains(limit) {
+            if let limit, !HistoryRows.limits(schemaVersion: schemaVersion).contains(Int(limit)) {
                 replaced.append("its limit of versions is out of range (\(limit)): it is copied without one")
                 self.limit = nil
             }
@@ -239,7 +239,7 @@ extension KeepsakeStore {
                 switch value(of: row) {
                 case .success(let (json, salvaged)):
                     var (row, salvaged) = (row, salvaged)
-                    var rowDamage = row.replacingWhatIsOutOfRange()
+                    var rowDamage = row.replacingWhatIsOutOfRange(schemaVersion: connection.schemaVersion)
                     if row.isRebuilt {
                         rowDamage.append(
                             "its row cannot be read: its name is the index of names', and its value type, "

@@ -47,20 +47,35 @@ public struct VersionHistory<Value: Versionable> {
     /// limit more than it (1,125 versions under a limit of 1,000), it drops back to the limit
     /// at once. Dropping one per append would move the whole stack, every append, once the
     /// limit is reached. Setting the limit drops down to it at once.
+    ///
+    /// A limit of 0 keeps no version besides the current one: nothing to undo or redo. A limit
+    /// below 0 is kept as 0. (Unlike `UndoManager`'s `levelsOfUndo`, 0 does not mean "no
+    /// limit": `nil` does.)
     public var maximumVersions: Int? {
-        didSet { enforceLimit(allowingSlack: false) }
+        didSet {
+            if maximumVersions != Self.keptLimit(maximumVersions) {
+                maximumVersions = Self.keptLimit(maximumVersions)
+            }
+            enforceLimit(allowingSlack: false)
+        }
     }
 
     /// Starts a history whose only version is `value`.
     ///
     /// - Parameters:
     ///   - value: The first version.
-    ///   - maximumVersions: The most versions kept; `nil` for no limit.
+    ///   - maximumVersions: The most versions kept; `nil` for no limit, 0 or less for none
+    ///     besides the current version.
     public init(_ value: Value, maximumVersions: Int? = nil) {
-        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
         current = value
         scopes = [Scope(baseTag: nil, start: nil, undo: [], redo: [])]
-        self.maximumVersions = maximumVersions
+        self.maximumVersions = Self.keptLimit(maximumVersions)
+    }
+
+    /// The limit kept for `maximumVersions`: a limit below 0 is 0 (no version besides the
+    /// current one); `nil` stays no limit.
+    package static func keptLimit(_ maximumVersions: Int?) -> Int? {
+        maximumVersions.map { max($0, 0) }
     }
 
     /// The 0-based level of the current scope.

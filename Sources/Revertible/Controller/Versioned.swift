@@ -42,7 +42,8 @@ public struct Versioned<Value: Versionable> {
     /// - Parameters:
     ///   - wrappedValue: The first version (of a new history, with a durable storage).
     ///   - storage: Where the versions are kept; in memory by default.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     public init(
         wrappedValue: Value, storage: HistoryStorage<Value> = .inMemory,
         maximumVersions: Int? = VersioningController<Value, Value, Never>.defaultMaximumVersions
@@ -87,7 +88,8 @@ public struct ThrowingVersioned<Value: Versionable> {
     /// - Parameters:
     ///   - wrappedValue: The first version (of a new history, with a durable storage).
     ///   - storage: Where the versions are kept; in memory by default.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     public init(
         wrappedValue: Value, storage: HistoryStorage<Value> = .inMemory,
         maximumVersions: Int? = VersioningController<Value, Value, ReversionError>.defaultMaximumVersions

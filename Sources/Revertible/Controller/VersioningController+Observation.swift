@@ -29,7 +29,8 @@ extension VersioningController where Root: AnyObject & Observable {
     ///   - root: The object, held weakly.
     ///   - keyPath: The tracked property.
     ///   - errorMode: How errors are reported.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     ///   - isolation: The actor the controller belongs to; the caller's by default.
     public convenience init(
         observing root: Root, at keyPath: WritableKeyPath<Root, Value>,
@@ -62,7 +63,8 @@ extension VersioningController where Root: AnyObject & Observable {
     ///   - keyPath: The tracked property.
     ///   - storage: Where the versions are kept.
     ///   - errorMode: How errors are reported, opening errors included.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     ///   - isolation: The actor the controller belongs to; the caller's by default.
     /// - Throws: What the error mode throws when the storage cannot be opened.
     public convenience init(
@@ -126,7 +128,8 @@ extension VersioningController where Root: AnyObject & Observable, Failure == Re
     /// - Parameters:
     ///   - root: The object, held weakly.
     ///   - keyPath: The tracked property.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     ///   - isolation: The actor the controller belongs to; the caller's by default.
     public convenience init(
         observing root: Root, at keyPath: WritableKeyPath<Root, Value>,
@@ -147,7 +150,8 @@ extension VersioningController where Root: AnyObject & Observable, Failure == Re
     ///   - root: The object, held weakly; its property is the first version of a new history.
     ///   - keyPath: The tracked property.
     ///   - storage: Where the versions are kept.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     ///   - isolation: The actor the controller belongs to; the caller's by default.
     /// - Throws: ``ReversionError/storage(_:)`` when the storage cannot be opened.
     public convenience init(

@@ -149,7 +149,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     static func open(_ storage: HistoryStorage<Value>, initialValue: Value, maximumVersions: Int?) -> (
         storage: any VersionStorage<Value>, error: ReversionError?
     ) {
-        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
+        let maximumVersions = VersionHistory<Value>.keptLimit(maximumVersions)
         do {
             return (try storage.open({ initialValue }, maximumVersions), nil)
         } catch {
@@ -166,7 +166,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     ///
     /// - Parameters:
     ///   - value: The first version.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     public convenience init(_ value: Value, maximumVersions: Int? = defaultMaximumVersions)
     where Root == Value, Failure == ReversionError {
         self.init(
@@ -179,7 +180,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// - Parameters:
     ///   - value: The first version.
     ///   - errorMode: `.throwing` or ``VersioningErrorMode/assignToController``.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     public convenience init(
         _ value: Value, errorMode: VersioningErrorMode<Root, Failure>,
         maximumVersions: Int? = defaultMaximumVersions
@@ -206,7 +208,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     ///   - errorMode: How errors are reported, opening errors included; in an assigning mode a
     ///     storage that fails to open leaves the controller in memory, with the error in ``error``
     ///     and ``openingError``.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     /// - Throws: What the error mode throws when the storage cannot be opened.
     public convenience init(
         _ initialValue: Value, storage: HistoryStorage<Value>, errorMode: VersioningErrorMode<Root, Failure>,
@@ -222,7 +225,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// - Parameters:
     ///   - initialValue: The first version of a new history.
     ///   - storage: Where the versions are kept.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     /// - Throws: ``ReversionError/storage(_:)`` when the storage cannot be opened.
     public convenience init(
         _ initialValue: Value, storage: HistoryStorage<Value>, maximumVersions: Int? = defaultMaximumVersions
@@ -235,7 +239,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// - Parameters:
     ///   - root: The root holding the first version.
     ///   - keyPath: The tracked property.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     public convenience init(
         on root: Root, at keyPath: WritableKeyPath<Root, Value>,
         maximumVersions: Int? = defaultMaximumVersions
@@ -252,7 +257,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     ///   - root: The object holding the first version.
     ///   - keyPath: The tracked property.
     ///   - errorMode: How errors are reported.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     public convenience init(
         on root: Root, at keyPath: WritableKeyPath<Root, Value>,
         errorMode: VersioningErrorMode<Root, Failure>,
@@ -268,7 +274,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// - Parameters:
     ///   - root: The object holding the first version.
     ///   - keyPath: The tracked property.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     public convenience init(
         on root: Root, at keyPath: WritableKeyPath<Root, Value>,
         maximumVersions: Int? = defaultMaximumVersions
@@ -285,7 +292,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     ///   - keyPath: The tracked property.
     ///   - storage: Where the versions are kept.
     ///   - errorMode: How errors are reported, opening errors included.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     /// - Throws: What the error mode throws when the storage cannot be opened.
     public convenience init(
         on root: Root, at keyPath: WritableKeyPath<Root, Value>, storage: HistoryStorage<Value>,
@@ -304,7 +312,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     ///   - root: The object; its property is the first version of a new history.
     ///   - keyPath: The tracked property.
     ///   - storage: Where the versions are kept.
-    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all.
+    ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
+    ///     none (no undo).
     /// - Throws: ``ReversionError/storage(_:)`` when the storage cannot be opened.
     public convenience init(
         on root: Root, at keyPath: WritableKeyPath<Root, Value>, storage: HistoryStorage<Value>,
@@ -365,17 +374,21 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// more than the limit (1,125 versions under 1,000; none more under a limit below 8)
     /// before an append drops back to it, so that an append past the limit does not move the
     /// whole stack. ``setMaximumVersions(_:)`` drops down to the new limit at once.
+    ///
+    /// A limit of 0 keeps no version besides the current one: nothing to undo or redo, an app's
+    /// "no undo" setting. A limit below 0 is kept as 0. (Unlike `UndoManager`'s
+    /// `levelsOfUndo`, 0 does not mean "no limit": `nil` does.)
     public var maximumVersions: Int? { storage.maximumVersions }
 
     /// Changes ``maximumVersions``, dropping the oldest versions over the new limit.
     ///
-    /// - Parameter maximumVersions: The new limit (at least 1), or `nil` for none.
+    /// - Parameter maximumVersions: The new limit, or `nil` for none; 0 or less keeps no
+    ///   version besides the current one.
     /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode; the limit is unchanged.
     public func setMaximumVersions(_ maximumVersions: Int?) throws(Failure) {
-        precondition(maximumVersions.map { $0 >= 1 } ?? true, "maximumVersions must be at least 1")
         try perform { () throws(ReversionError) in
             try recordPending()
-            try storage.setMaximumVersions(maximumVersions)
+            try storage.setMaximumVersions(VersionHistory<Value>.keptLimit(maximumVersions))
             didChange(writingRoot: false)
         }
     }

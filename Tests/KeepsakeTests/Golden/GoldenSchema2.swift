@@ -39,7 +39,8 @@ enum GoldenSchema2 {
 /// release that brought its schema, by the schema-2 script (``GoldenSchema2/write(to:)``); never
 /// regenerated. Schema 3 brought the views; 4, changes held in their version's row; 5, the held
 /// change's digest; 6, snapshots' property counts; 7, tags' digests; 8, history ids never used
-/// twice; 9, the version each scope started from.
+/// twice; 9, the version each scope started from; 10, the version the base value is; 11, a
+/// limit of 0 (no undo).
 enum GoldenStores {
     /// The golden store of `schema`.
     nonisolated static func url(schema: Int) -> URL {
