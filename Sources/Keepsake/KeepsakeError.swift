@@ -15,7 +15,10 @@ public import Foundation
 /// }
 /// ```
 public enum KeepsakeError: Error, Hashable, Sendable {
-    /// The file cannot be opened: it is missing, a directory, or in a missing folder.
+    /// The file cannot be opened: it is missing, a directory, or in a missing folder; or, for
+    /// writing, it cannot be written, or its rows refused an upgrade to this code's schema (a
+    /// damaged store, left at the last schema committed). ``remedy`` says when a read-only
+    /// open reads it.
     case cannotOpen(path: String, reason: String)
     /// The file is not a Keepsake store (not a SQLite database, empty, truncated, corrupt, a
     /// database of another application, or its write-ahead log damaged so that SQLite would
@@ -66,8 +69,9 @@ extension KeepsakeError {
     /// A way to open a store that an error refused, by an option of ``KeepsakeStore/Options``.
     public enum Remedy: Sendable, Hashable {
         /// The file, or its folder, cannot be written (it is locked, on read-only media, not
-        /// permitted, or the file has a second name), or its schema is damaged so that writing
-        /// through it could store rows wrongly: ``KeepsakeStore/Options/readOnly`` opens it to
+        /// permitted, or the file has a second name), its schema is damaged so that writing
+        /// through it could store rows wrongly, or its rows refused an upgrade (a damaged store,
+        /// left at the last schema committed): ``KeepsakeStore/Options/readOnly`` opens it to
         /// read (and ``KeepsakeStore/salvage(from:to:)`` copies what it holds).
         case openReadOnly
         /// Its write-ahead log is damaged: ``KeepsakeStore/Options/readsDamagedLog`` opens it

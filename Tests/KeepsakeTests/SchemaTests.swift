@@ -86,6 +86,57 @@ import Testing
         }
     }
 
+    /// A damaged store whose rows the upgrade refuses (the schema-10 golden store with its
+    /// newest history's row garbled: its payload size swallows its row id, so that it reads
+    /// under another id, with no name) is refused for writing with what happened, where, and
+    /// what to do — not SQLite's error printing the whole migration — and is left as it was:
+    /// it opens read-only, reading what the undamaged store reads, and salvage copies it.
+    @Test func aStoreWhoseRowsRefuseTheUpgradeSaysSoAndStaysReadable() throws {
+        // Copies only: a connection leaves files beside the store it opens.
+        let golden = directory.path("schema-10.keepsake")
+        try FileManager.default.copyItem(atPath: GoldenStores.url(schema: 10).path, toPath: golden)
+        let path = directory.path("garbled-10.keepsake")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: golden))
+        let file = try SQLiteConnection(path: golden, readOnly: true)
+        let root = try #require(
+            try file.scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'history'"))
+        file.close()
+        let rowID = try #require(BTreeCells(bytes, root: Int(root)).cells.compactMap(\.rowID).last)
+        bytes[rowID - 1] ^= 0x80
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let reason =
+            "it could not be upgraded from schema 10 to \(Schema.currentVersion): migration 11 "
+            + "(limit_of_no_undo) failed on what the store holds (NOT NULL constraint failed: history_11.name), "
+            + "so it is damaged or was changed by hand; it is left at schema 10: open it with "
+            + "KeepsakeStore.Options(readOnly: true) to read it, and KeepsakeStore.salvage(from:to:) to copy "
+            + "what it holds into a new store"
+        #expect {
+            try KeepsakeStore(path: path)
+        } throws: { error in
+            let error = error as? KeepsakeError
+            return error == .cannotOpen(path: path, reason: reason) && error?.remedy == .openReadOnly
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+
+        let reader = try KeepsakeStore(path: path, options: .init(readOnly: true))
+        let undamaged = try KeepsakeStore(path: golden, options: .init(readOnly: true))
+        for name in ["golden", "limited", "scoped"] {
+            #expect(
+                try reader.history(name, initialValue: GoldenDocument.initial).value
+                    == undamaged.history(name, initialValue: GoldenDocument.initial).value)
+        }
+        let report = try KeepsakeStore.salvage(from: path, to: path + ".salvaged")
+        #expect(report.histories.map(\.name) == ["golden", "limited", "scoped", "typing"])
+        #expect(report.lost.map(\.what) == ["the history of row \(bytes[rowID + 1])"])
+        // Its held change recorded, as a writable open of the undamaged store records it.
+        let salvaged = try KeepsakeStore(path: path + ".salvaged")
+        #expect(
+            try salvaged.history("typing", initialValue: GoldenDocument.initial).value.title
+                == GoldenSchema2.heldTitle)
+        #expect(try salvaged.verify().problems == [])
+    }
+
     /// A migration that runs with foreign keys off must not leave a row referring to a missing
     /// one: one that does is rolled back whole, and the connection has them on again.
     @Test func aMigrationWithForeignKeysOffThatLeavesDanglingRowsIsRolledBack() throws {

@@ -87,7 +87,11 @@ enum Schema {
             if !readOnly {
                 try connection.enableWAL(synchronous: synchronous)
                 if unreadableViews { try dropUnreadableViews(connection) }
-                try migrate(connection, from: version)
+                do {
+                    try migrate(connection, from: version)
+                } catch let error as SQLiteError {
+                    throw upgradeFailure(error, connection, from: version, path: path)
+                }
                 try refreshViews(connection)
                 try checkShape(connection, path: path)
             } else if version < 4 {
@@ -149,6 +153,29 @@ enum Schema {
     /// The advice ending the reason a store opened for writing cannot be written, which
     /// ``KeepsakeError/remedy`` reads.
     static let readOnlyAdvice = "open it with KeepsakeStore.Options(readOnly: true) to read it"
+
+    /// What a migration's failure while upgrading a store from `version` is to the app. One
+    /// that the rows refused (a constraint, a malformed page, a missing table or column: a
+    /// damaged store, or one edited by hand) leaves the store at the last migration committed,
+    /// which a read-only open reads and salvage copies: a `cannotOpen` naming the migration and
+    /// saying so, with the read-only ``KeepsakeError/remedy``, rather than SQLite's error
+    /// printing the whole migration. A failure of the moment (a busy store, a full disk, an I/O
+    /// error) is classified as any other, to be tried again.
+    private static func upgradeFailure(
+        _ error: SQLiteError, _ connection: SQLiteConnection, from version: Int, path: String
+    ) -> KeepsakeError {
+        guard [.constraint, .corrupt, .error].contains(error.code),
+            let reached = (try? connection.scalarInt("PRAGMA user_version")).flatMap({ $0 }).map(Int.init),
+            migrations.indices.contains(reached)
+        else { return classify(error, path: path) }
+        let failed = migrations[reached]
+        return .cannotOpen(
+            path: path,
+            reason: "it could not be upgraded from schema \(version) to \(currentVersion): migration "
+                + "\(failed.version) (\(failed.name)) failed on what the store holds (\(error.message)), so it is "
+                + "damaged or was changed by hand; it is left at schema \(reached): \(readOnlyAdvice), and "
+                + "KeepsakeStore.salvage(from:to:) to copy what it holds into a new store")
+    }
 
     /// `error` with a hint when a corrupt store has a write-ahead log with frames beside it:
     /// SQLite reads any log at `<path>-wal` as the file's own, so a file restored from a backup
