@@ -36,8 +36,7 @@ extension KeepsakeStore {
     ///   - type: The value type (inferred from `initialValue`).
     ///   - initialValue: The first version of a new history; not evaluated for an existing one.
     ///   - maximumVersions: The most versions kept (default 1,000); `nil` keeps all, 0 or less
-    ///     none (no undo). Stored with the history; passing a different value
-    ///     changes it.
+    ///     none (no undo). Stored with the history; passing a different value changes it.
     /// - Returns: The history, at the version the last writer left it.
     /// - Throws: ``KeepsakeError``; `.reversion` or `.undecodableValue` when stored data no longer
     ///   decodes as `Value`.

@@ -22,10 +22,11 @@ public protocol VersionStorage<Value>: AnyObject {
     var redoCount: Int { get }
     /// The number of undo and redo steps kept in every scope.
     var versionCount: Int { get }
-    /// The most versions kept, or `nil` for no limit.
+    /// The most versions kept, or `nil` for no limit; 0 keeps none besides the current one.
     var maximumVersions: Int? { get }
 
-    /// Changes the limit, dropping the oldest versions over it.
+    /// Changes the limit, dropping the oldest versions over it. The controller passes no
+    /// limit below 0 (it keeps one below as 0), here as to the storage's opening.
     func setMaximumVersions(_ maximumVersions: Int?) throws(ReversionError)
 
     /// Records a new version of the current scope and clears its redo steps.
