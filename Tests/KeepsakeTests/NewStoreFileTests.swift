@@ -135,6 +135,44 @@ import Testing
         }
     }
 
+    /// Creators of stores in one folder take turns from the check that no file is at the path
+    /// until theirs is in place. Without turns, one could find no file, then set aside as
+    /// orphaned the log of the store another had just put there and opened — that store's
+    /// commits gone with the log's name (the race test above met it under load: a creator's
+    /// read failed with SQLite error 522, its log renamed away). Here another creator holds
+    /// the turn (a `flock` on the folder, as creators take it) and puts its store in place,
+    /// open with a log: the waiting creator, its file built, puts nothing in place meanwhile,
+    /// then finds that store and leaves it and its log alone.
+    @Test func aCreatorWaitsForItsTurnAndLeavesTheStoreAnotherPutThereAlone() throws {
+        let path = directory.path("turns.keepsake")
+        let folder = open(directory.url.path, O_RDONLY | O_DIRECTORY)
+        #expect(flock(folder, LOCK_EX) == 0)
+        let built = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var installed: Result<Bool, KeepsakeError>?
+        Thread.detachNewThread {
+            installed = Result { () throws(KeepsakeError) -> Bool in
+                try NewStoreFile.install(at: path) { temporary in
+                    _ = FileManager.default.createFile(atPath: temporary, contents: Data("waiting".utf8))
+                    built.signal()
+                }
+            }
+            finished.signal()
+        }
+        built.wait()
+        let waited = finished.wait(timeout: .now() + .milliseconds(200)) == .timedOut
+        #expect(waited)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("other".utf8)))
+        #expect(FileManager.default.createFile(atPath: path + "-wal", contents: Data("its log".utf8)))
+        close(folder)
+        if waited { finished.wait() }
+        #expect(try installed?.get() == false)
+        #expect(FileManager.default.contents(atPath: path) == Data("other".utf8))
+        #expect(FileManager.default.contents(atPath: path + "-wal") == Data("its log".utf8))
+        #expect(try names() == ["turns.keepsake", "turns.keepsake-wal"])
+    }
+
     @Test func aFileSystemWithoutHardLinksGetsTheFileRenamedIntoPlace() throws {
         let path = directory.path("doc.keepsake")
         let noHardLinks: NewStoreFile.Link = { _, _ in

@@ -72,6 +72,11 @@ enum NewStoreFile {
         if let failure = sync(temporary) {
             throw .cannotOpen(path: path, reason: "the new file could not be synced to disk: \(failure)")
         }
+        // Creators of stores in the folder take turns from here until the file is in place:
+        // else one could find no file at `path`, and set aside as orphaned the log of the store
+        // another had just put there and opened (its commits then gone with the log's name).
+        let turn = FolderLock(folder)
+        defer { turn.release() }
         if exists(path) { return false }
         try setAsideOrphanedLog(of: path)
         // link(2) fails when `path` exists, unlike rename(2), so a file another process put
@@ -255,5 +260,24 @@ extension KeepsakeError {
             .sqlite(SQLiteError(code: error.code, message: replaced(error.message), sql: error.sql))
         default: self
         }
+    }
+}
+
+/// An exclusive `flock(2)` on a folder, which store creators in it take in turn (another
+/// process's too): released by ``release()``, or when the process ends. Best effort: where the
+/// folder cannot be opened or locked (a file system without locks), creators go unserialized,
+/// as before.
+private struct FolderLock {
+    private let descriptor: Int32
+
+    init(_ folder: String) {
+        descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
+    }
+
+    func release() {
+        // Closing the descriptor releases the lock.
+        if descriptor >= 0 { close(descriptor) }
     }
 }
