@@ -31,9 +31,12 @@ public enum KeepsakeError: Error, Hashable, Sendable {
     case newerSchema(path: String, version: Int, supported: Int)
     /// SQLite reported an error (busy, full disk, I/O, …).
     case sqlite(SQLiteError)
-    /// The history was changed or deleted since this controller read it: by another process,
-    /// another controller on the same history, or ``KeepsakeStore/deleteHistory(_:)``. Nothing
-    /// was written. Reopen the history (a deleted one opens anew, with the initial value).
+    /// The history was deleted since this controller read it (by
+    /// ``KeepsakeStore/deleteHistory(_:)``, in this process or another), or other writers
+    /// changed it each time this controller read it again, eight times running. Nothing was
+    /// written. Reopen the history (a deleted one opens anew, with the initial value). A
+    /// history another writer changed once is read again by the controller, which writes on
+    /// top of it: see <doc:DurableHistory>.
     case historyConflict(history: String)
     /// A change of `history` could not be stored or read back: its path no longer names a
     /// tracked property, its value no longer decodes, or the value is not `Encodable`.
@@ -142,8 +145,9 @@ extension KeepsakeError: CustomStringConvertible {
             error.description
         case .historyConflict(let history):
             """
-            The history "\(history)" was changed or deleted since this controller read it (by another \
-            process, another controller, or deleteHistory); reopen it. Nothing was written.
+            The history "\(history)" was deleted since this controller read it (by deleteHistory, in \
+            this process or another), or other writers kept changing it as this controller read it again; \
+            reopen it. Nothing was written.
             """
         case .reversion(let history, let version, let error) where history.isEmpty:
             "\(version.map { "Version \($0): " } ?? "")\(error)"

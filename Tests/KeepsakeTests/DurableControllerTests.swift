@@ -173,20 +173,16 @@ final class Counter: @unchecked Sendable {
         let assigning = VersioningController(
             on: viewModel, at: \.document, storage: .keepsake(store, history: "doc"),
             errorMode: .assign(to: \.versioningError))
-        // A second controller on the same history writes first: the first one's next write is a
-        // conflict, reported to the root's property; nothing is stored, and the value stays
-        // pending (no caller received it back), as a held change does.
-        let other = try VersioningController(Doc.empty, storage: .keepsake(store, history: "doc"))
-        var doc = other.value
-        doc.title = "theirs"
-        try other.append(doc)
+        // The history is deleted under the controller: its next write is a conflict, reported
+        // to the root's property; nothing is stored, and the value stays pending (no caller
+        // received it back), as a held change does.
+        #expect(try store.deleteHistory("doc"))
         viewModel.document.title = "mine"
         assigning.appendCurrentVersion()
         #expect(viewModel.versioningError?.keepsakeError == .historyConflict(history: "doc"))
         #expect(assigning.error?.keepsakeError == .historyConflict(history: "doc"))
         #expect(assigning.versionCount == 0 && assigning.value.title == "mine" && assigning.hasUndo)
-        #expect(
-            try other.durableStorage!.store.history("doc", initialValue: Doc.empty).value.title == "theirs")
+        #expect(try store.historyNames() == [])
 
         // A full disk, in the throwing mode: typed, and nothing moves.
         let throwing = try VersioningController(Doc.empty, storage: .keepsake(store, history: "big"))

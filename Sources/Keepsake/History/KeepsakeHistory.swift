@@ -167,7 +167,10 @@ extension VersioningController where Value: Codable & SendableMetatype {
         try perform { () throws(ReversionError) in
             try recordPending()
             guard let durableStorage else { return }
-            try durableStorage.durably { () throws(KeepsakeError) in try durableStorage.writeCheckpoint() }
+            try writingThroughConflicts { _ throws(ReversionError) in
+                try durableStorage.durably { () throws(KeepsakeError) in try durableStorage.writeCheckpoint()
+                }
+            }
         }
     }
 }

@@ -71,6 +71,15 @@ extension KeepsakeHistoryStorage: VersionStorage {
         try durably { () throws(KeepsakeError) in try writeCheckpointUnlessRefused() }
     }
 
+    /// Reads the history again when `error` is a ``KeepsakeError/historyConflict(history:)``:
+    /// another process, or another controller on the same history, wrote since this one read
+    /// it. A history deleted since is not read again (`false`): the controller keeps getting
+    /// the conflict, and writes nowhere.
+    public func reload(after error: ReversionError) throws(ReversionError) -> Bool {
+        guard let error = error.keepsakeError else { return false }
+        return try durably { () throws(KeepsakeError) in try readAgain(after: error) }
+    }
+
     public func checkInvariants() throws(ReversionError) {
         try durably { () throws(KeepsakeError) in try checkStoredInvariants() }
     }

@@ -14,10 +14,12 @@ public import Revertible
 /// value, so opening a long history reads one checkpoint and a bounded stretch of changes, and
 /// the undo and redo stacks are read from the store one version at a time when needed.
 ///
-/// Open one history per name per process; a second writer on the same history (another
-/// process included) gets ``KeepsakeError/historyConflict(history:)`` instead of silently
-/// diverging. Opening itself is not refused so: processes opening one history at the same
-/// moment each read it again after the first one's write.
+/// Several writers may share one history (another process, another controller): a write
+/// that finds another writer's since this storage read it writes nothing and throws
+/// ``KeepsakeError/historyConflict(history:)``; the controller then reads the history again
+/// (``reload(after:)``) and makes its write from there, never diverging. Opening itself is
+/// not refused so: processes opening one history at the same moment each read it again after
+/// the first one's write.
 public final class KeepsakeHistoryStorage<Value: Versionable & Codable & SendableMetatype> {
     /// The store holding the history.
     public let store: KeepsakeStore
@@ -102,19 +104,27 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             guard attempts < 8 else { throw .historyConflict(history: name) }
             loaded = try Self.load(name, from: store, initialValue: initialValue)
         }
-        guard var state = loaded else { throw .historyConflict(history: name) }
+        guard let state = loaded else { throw .historyConflict(history: name) }
         (id, current) = (state.id, state.value)
         adopt(state)
+        try writeWhatReadingNeeds(state, limit: maximumVersions, initialValue: initialValue)
+    }
+
+    /// Writes what reading the history left to write: a value replayed on its stored form, the
+    /// limit `requested` (`nil`: the one stored is kept), a change held when the last writer
+    /// stopped. Another writer may write first (a process opening the same history at the same
+    /// moment: a document opened twice); the history is then read again, and what is left is
+    /// written, rather than refusing.
+    private func writeWhatReadingNeeds(
+        _ state: LoadedState, limit requested: Int??, initialValue: () -> Value
+    ) throws(KeepsakeError) {
+        var state = state
         // A replay on the stored form parses the whole value into a tree, some 15 times its
         // JSON for a moment (420 MB for 24 MB of JSON, which the process then kept); a merge
         // with what the stored value lacks walks it as Foundation objects.
         defer {
             if state.rewritesCheckpoint { Self.releaseFreeMemory(afterValueOf: state.checkpointBytes) }
         }
-        // Opening writes only what it read: a value replayed on its stored form, a limit
-        // changed, a change held when the last writer stopped. Another process opening the same
-        // history at the same moment (a document opened twice) may write it first; this one
-        // then reads the history again and writes what is left, rather than refusing to open.
         for attempt in 0... {
             do throws(KeepsakeError) {
                 // Replayed on the stored form, or read from an older model's checkpoint: stored
@@ -124,7 +134,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 // `encode(to:)` validate): the next open replays or merges again.
                 if state.rewritesCheckpoint, !store.options.readOnly { try writeCheckpointUnlessRefused() }
                 // A read-only store keeps its stored limit: opening must not write.
-                if maximumVersions != limit, !store.options.readOnly { try storeLimit(maximumVersions) }
+                if let requested, requested != limit, !store.options.readOnly { try storeLimit(requested) }
                 if let held = state.pending, !store.options.readOnly { try recordHeldChange(held) }
                 return
             } catch .historyConflict(_) where attempt < 8 {
@@ -134,6 +144,20 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 adopt(state)
             }
         }
+    }
+
+    /// Reads the history again after another writer changed it, keeping its stored limit; see
+    /// ``VersionStorage/reload(after:)``.
+    ///
+    /// - Returns: Whether it was read again: not when `error` is no conflict, nor when the
+    ///   history was deleted (a history created since under its name is another one).
+    func readAgain(after error: KeepsakeError) throws(KeepsakeError) -> Bool {
+        guard case .historyConflict = error,
+            let state = try Self.load(name, from: store, initialValue: { current }), state.id == id
+        else { return false }
+        adopt(state)
+        try writeWhatReadingNeeds(state, limit: nil, initialValue: { current })
+        return true
     }
 
     deinit {

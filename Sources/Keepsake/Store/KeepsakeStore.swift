@@ -284,7 +284,8 @@ public final class KeepsakeStore: Sendable {
     /// Deletes a history with all its versions.
     ///
     /// A controller still open on the history, in this process or another, writes nothing
-    /// more: its next operation throws ``KeepsakeError/historyConflict(history:)``. A history
+    /// more: its next write throws ``KeepsakeError/historyConflict(history:)`` (it is not read
+    /// again, as a history another writer changed is). A history
     /// created later, under any name, never takes over the deleted one's rows (its id is never
     /// used again), so that controller cannot write into it.
     ///

@@ -77,11 +77,26 @@ public protocol VersionStorage<Value>: AnyObject {
     /// durable storage stores the current value whole, so that the next open reads it and
     /// replays nothing.
     func close() throws(ReversionError)
+
+    /// Reads the versions again when `error`, thrown by one of this storage's writes, says that
+    /// another writer changed them since this storage last read or wrote them (another process,
+    /// or another storage on the same versions): ``current``, the stacks and the limit become
+    /// the ones kept. The controller then makes its write again, from there.
+    ///
+    /// Storages whose versions have no other writer (in memory) need not do anything.
+    ///
+    /// - Parameter error: What the write threw.
+    /// - Returns: Whether the versions were read again: `false` for any other error, and when
+    ///   there are none to read any more (deleted); nothing changes then.
+    /// - Throws: When reading them, or writing what reading them requires, failed: what is kept
+    ///   is as it was, and ``current`` and the stacks may already be the ones kept.
+    func reload(after error: ReversionError) throws(ReversionError) -> Bool
 }
 
 extension VersionStorage {
     public func holdPending(_ value: Value?) throws(ReversionError) {}
     public func close() throws(ReversionError) {}
+    public func reload(after error: ReversionError) throws(ReversionError) -> Bool { false }
 }
 
 /// Which storage a ``VersioningController`` keeps its versions in, and how to open it.

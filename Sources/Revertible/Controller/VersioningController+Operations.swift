@@ -63,8 +63,12 @@ extension VersioningController {
     /// Appends `newValue`, or holds it back when debouncing and untagged.
     func record(_ newValue: Value, tag: VersionTag?) throws(ReversionError) {
         if let debouncer, tag == nil {
-            try storage.holdPending(newValue)
-            debouncer.hold(newValue)
+            let held = try writingThroughConflicts(newValue, editedFrom: debouncer.pending) {
+                held throws(ReversionError) in
+                try storage.holdPending(held)
+                return held
+            }
+            debouncer.hold(held)
             announceHeldChange()
             return
         }
@@ -148,8 +152,10 @@ extension VersioningController {
         do {
             // The version clears the stored held change in its own transaction; with no change
             // (typing undone by hand) the stored one is cleared here.
-            if try !commit(newest, tag: nil) {
-                if held != nil { try storage.holdPending(nil) }
+            if try !commit(newest, tag: nil, editedFrom: held) {
+                if held != nil {
+                    try writingThroughConflicts { _ throws(ReversionError) in try storage.holdPending(nil) }
+                }
                 if kept { announceHeldChange() }
             }
         } catch {
@@ -180,7 +186,7 @@ extension VersioningController {
     public func close() throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
-            try storage.close()
+            try writingThroughConflicts { _ throws(ReversionError) in try storage.close() }
         }
         debouncer = nil
         observedChange = nil
@@ -194,21 +200,27 @@ extension VersioningController {
     }
 
     /// Appends `newValue` to the storage when it differs from the current version, else tags
-    /// the current version.
+    /// the current version; carried over onto another writer's version, when one wrote first
+    /// (``writingThroughConflicts(_:editedFrom:announcing:_:)``: `held` is the change held back
+    /// by debouncing that `newValue` holds, if any).
     ///
     /// - Returns: Whether a version was appended.
     @discardableResult
-    func commit(_ newValue: Value, tag: VersionTag?) throws(ReversionError) -> Bool {
-        guard let reversion = newValue.reversion(to: storage.current) else {
-            if let tag {
-                try storage.tag(tag)
-                didChange(writingRoot: false)
+    func commit(_ newValue: Value, tag: VersionTag?, editedFrom held: Value? = nil) throws(ReversionError)
+        -> Bool
+    {
+        try writingThroughConflicts(newValue, editedFrom: held) { newValue throws(ReversionError) in
+            guard let reversion = newValue.reversion(to: storage.current) else {
+                if let tag {
+                    try storage.tag(tag)
+                    didChange(writingRoot: false)
+                }
+                return false
             }
-            return false
+            try storage.append(reversion, resulting: newValue, tag: tag)
+            didChange(writingRoot: false)
+            return true
         }
-        try storage.append(reversion, resulting: newValue, tag: tag)
-        didChange(writingRoot: false)
-        return true
     }
 
     /// Tells observers that ``value`` and ``hasUndo`` now count a held change.
@@ -281,9 +293,11 @@ extension VersioningController {
                 guard takingBackRefused, error.refusesValue, hasUnrecorded else { throw error }
                 return try takeBackRefusedChange()
             }
-            guard let (undo, count) = try steps(), count > 0 else { return }
-            if undo { try storage.undo(count) } else { try storage.redo(count) }
-            didChange()
+            try writingThroughConflicts { _ throws(ReversionError) in
+                guard let (undo, count) = try steps(), count > 0 else { return }
+                if undo { try storage.undo(count) } else { try storage.redo(count) }
+                didChange()
+            }
         }
         return storage.current
     }
@@ -294,7 +308,9 @@ extension VersioningController {
     /// with it, as undoing the version recording them would take both back.
     private func takeBackRefusedChange() throws(ReversionError) {
         unrecorded = nil
-        if debouncer?.take() != nil { try storage.holdPending(nil) }
+        if debouncer?.take() != nil {
+            try writingThroughConflicts { _ throws(ReversionError) in try storage.holdPending(nil) }
+        }
         didChange()
     }
 
@@ -310,8 +326,10 @@ extension VersioningController {
         try perform { () throws(ReversionError) in
             let tag = try VersionTag(tagging: tag)
             try recordPending()
-            try storage.tag(tag)
-            didChange(writingRoot: false)
+            try writingThroughConflicts { _ throws(ReversionError) in
+                try storage.tag(tag)
+                didChange(writingRoot: false)
+            }
         }
     }
 
@@ -376,8 +394,10 @@ extension VersioningController {
     public func pushNewScope() throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
-            try storage.pushScope()
-            didChange(writingRoot: false)
+            try writingThroughConflicts { _ throws(ReversionError) in
+                try storage.pushScope()
+                didChange(writingRoot: false)
+            }
         }
     }
 
@@ -388,9 +408,11 @@ extension VersioningController {
     public func popCurrentScope() throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
-            guard storage.scopeLevel > 0 else { return }
-            try storage.popScope()
-            didChange(writingRoot: false)
+            try writingThroughConflicts { _ throws(ReversionError) in
+                guard storage.scopeLevel > 0 else { return }
+                try storage.popScope()
+                didChange(writingRoot: false)
+            }
         }
     }
 
@@ -403,9 +425,11 @@ extension VersioningController {
     public func undoAndPopCurrentScope() throws(Failure) -> Value {
         try perform { () throws(ReversionError) in
             try recordPending()
-            guard storage.scopeLevel > 0 else { return }
-            try storage.undoAndPopScope()
-            didChange()
+            try writingThroughConflicts { _ throws(ReversionError) in
+                guard storage.scopeLevel > 0 else { return }
+                try storage.undoAndPopScope()
+                didChange()
+            }
         }
         return storage.current
     }
@@ -532,8 +556,10 @@ extension VersioningController {
     public func setWithoutTracking(_ value: Value) throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
-            try storage.replaceCurrent(with: value)
-            didChange()
+            try writingThroughConflicts(value) { value throws(ReversionError) in
+                try storage.replaceCurrent(with: value)
+                didChange()
+            }
         }
     }
 }

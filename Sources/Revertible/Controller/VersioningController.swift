@@ -34,6 +34,14 @@ public import Observation
 ///     observing: model, at: \.drawing, storage: .keepsake(store, history: "drawing-1"))
 /// ```
 ///
+/// A durable history may have other writers (a widget beside the app, a document open in two
+/// windows). When one wrote since the controller read the versions, the controller reads them
+/// again (``VersionStorage/reload(after:)``) and makes its write from there: an edit is carried
+/// over onto the other writer's version — made there where that writer left every leaf it
+/// changed as it was; where the edit's own check refuses that version (both changed one leaf
+/// differently), kept whole, that writer's version one undo below it — and ``value``, a
+/// reference root and observers follow. Undo and redo move along the one shared stack.
+///
 /// ## Isolation
 ///
 /// The controller is not `Sendable`: it belongs to the isolation domain that created it (the
@@ -119,7 +127,9 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     deinit {
         let root = observedChange?.lower() as? Root
         guard let value = root.map({ $0[keyPath: keyPath] }) ?? unrecorded else { return }
-        try? storage.holdPending(value)
+        try? writingThroughConflicts(value, announcing: false) { value throws(ReversionError) in
+            try storage.holdPending(value)
+        }
     }
 
     /// Opens `storage`; when it fails, the error goes to the error mode: thrown, or stored in
@@ -388,8 +398,10 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     public func setMaximumVersions(_ maximumVersions: Int?) throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
-            try storage.setMaximumVersions(VersionHistory<Value>.keptLimit(maximumVersions))
-            didChange(writingRoot: false)
+            try writingThroughConflicts { _ throws(ReversionError) in
+                try storage.setMaximumVersions(VersionHistory<Value>.keptLimit(maximumVersions))
+                didChange(writingRoot: false)
+            }
         }
     }
 
@@ -464,8 +476,13 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
 
     /// Writes the current version into the reference root, if there is one.
     func writeRoot() {
+        writeRoot(storage.current)
+    }
+
+    /// Writes `value` into the reference root, if there is one.
+    func writeRoot(_ value: Value) {
         guard let object, var root = object as? Root else { return }
-        root[keyPath: keyPath] = storage.current
+        root[keyPath: keyPath] = value
     }
 
     /// Writes the current version into the reference root when it differs from the root's.

@@ -1,0 +1,413 @@
+import Foundation
+import KeepsakeTestSupport
+import Observation
+import TestSupport
+import Testing
+
+@testable import Keepsake
+
+/// A history that another writer changed since a controller read it — another process,
+/// another store on the same file, another controller on the same store (a widget beside the
+/// app, a document open in two windows): the controller reads it again and makes its write
+/// from there, an edit carried over onto the other writer's version. Nothing is lost, and the
+/// writers share one stack. Until 2026-12 every later write of that controller failed with
+/// `.historyConflict`, for as long as it lived: an observed model's or a `@Versioned`
+/// property's edits were gone at the next launch.
+@MainActor @Suite struct OtherWriterTests {
+    let directory = TemporaryDirectory()
+    var path: String { directory.path("doc.keepsake") }
+
+    func open(_ store: KeepsakeStore? = nil) throws -> KeepsakeHistory<Doc> {
+        try (store ?? KeepsakeStore(path: path)).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+    }
+
+    static let item = Doc.Item(id: 1, title: "Milk", done: false)
+
+    /// Checks the history as a fresh open reads it: `expected` current, `undone` below it
+    /// (newest first), every stack consistent, `verify` (integrity check included) clean.
+    func expectStored(_ expected: Doc, undone: [Doc], sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
+        let store = try KeepsakeStore(path: path)
+        let history = try open(store)
+        #expect(history.value == expected, sourceLocation: sourceLocation)
+        #expect(history.versionCount == undone.count && !history.hasRedo, sourceLocation: sourceLocation)
+        try history.checkInvariants()
+        var reached: [Doc] = []
+        while history.hasUndo { reached.append(try history.undo()) }
+        #expect(reached == undone, sourceLocation: sourceLocation)
+        #expect(try store.verify().problems == [], sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: [false, true])
+    func anEditOfOtherPropertiesIsMadeOnTopOfTheOtherWritersVersion(sameStore: Bool) throws {
+        let store = try KeepsakeStore(path: path)
+        let first = try open(store)
+        let second = try open(sameStore ? store : nil)
+        var theirs = first.value
+        theirs.title = "Groceries"
+        theirs.items = [Self.item]
+        try first.append(theirs)
+
+        // The second controller read the history before that version: its edit of the status
+        // and the scores is made on the first one's title and item.
+        var mine = second.value
+        mine.status = .review
+        mine.scores = ["stars": 3]
+        try second.append(mine)
+        var both = theirs
+        both.status = .review
+        both.scores = ["stars": 3]
+        #expect(second.value == both && second.versionCount == 2 && second.storage.undoCount == 2)
+        #expect(try second.undo() == theirs)
+        #expect(try second.undo() == .empty)
+        #expect(try second.redo() == theirs)
+        #expect(try second.redo() == both)
+
+        // And the first one, which read it before all that, edits the note.
+        var note = first.value
+        note.note = "by Friday"
+        try first.append(note)
+        var all = both
+        all.note = "by Friday"
+        #expect(first.value == all && first.versionCount == 3)
+        try first.checkInvariants()
+        try expectStored(all, undone: [both, theirs, .empty])
+    }
+
+    /// Where both changed one property otherwise, the later edit is kept whole, the other
+    /// writer's version one undo below it: no value is lost, and none made up.
+    @Test func anEditOfThePropertyTheOtherWriterChangedIsKeptWhole() throws {
+        let first = try open()
+        let second = try open()
+        var theirs = first.value
+        theirs.title = "theirs"
+        theirs.status = .final
+        try first.append(theirs)
+        var mine = second.value
+        mine.title = "mine"
+        try second.append(mine)
+        #expect(second.value == mine && second.versionCount == 2)
+        try expectStored(mine, undone: [theirs, .empty])
+    }
+
+    /// Items are found by their ids: an edit of one is made where the other writer moved it,
+    /// beside that writer's insertion and removal.
+    @Test func anEditOfAnItemIsMadeWhereTheOtherWriterMovedIt() throws {
+        let first = try open()
+        var base = first.value
+        base.items = [1, 2, 3].map { Doc.Item(id: $0, title: "item \($0)", done: false) }
+        try first.append(base)
+        let second = try open()
+        var theirs = base
+        theirs.items.swapAt(0, 2)
+        theirs.items.remove(at: 1)
+        theirs.items.insert(Doc.Item(id: 4, title: "item 4", done: false), at: 0)
+        try first.append(theirs)
+        var mine = second.value
+        mine.items[0].done = true
+        mine.items[0].title = "first"
+        try second.append(mine)
+        var both = theirs
+        both.items[2].done = true
+        both.items[2].title = "first"
+        #expect(both.items.map(\.id) == [4, 3, 1] && second.value == both)
+        try expectStored(both, undone: [theirs, base, .empty])
+    }
+
+    /// Both writers adding to one array: the later edit's check refuses the other writer's
+    /// array, so the edit is kept whole, and the other writer's item is one undo away.
+    @Test func bothAddingToOneArrayKeepTheLaterEditWhole() throws {
+        let first = try open()
+        let second = try open()
+        var theirs = first.value
+        theirs.items = [Doc.Item(id: 1, title: "theirs", done: false)]
+        try first.append(theirs)
+        var mine = second.value
+        mine.items = [Doc.Item(id: 2, title: "mine", done: false)]
+        try second.append(mine)
+        #expect(second.value == mine)
+        try expectStored(mine, undone: [theirs, .empty])
+    }
+
+    /// The same edit made by both is made once: no version repeats it; an edit made since is
+    /// made on top.
+    @Test func anEditTheOtherWriterAlreadyMadeAddsOnlyWhatItLacks() throws {
+        let first = try open()
+        let second = try open()
+        var theirs = first.value
+        theirs.title = "same"
+        try first.append(theirs)
+
+        var same = second.value
+        same.title = "same"
+        try second.append(same)
+        #expect(second.value == theirs && second.versionCount == 1)
+
+        var more = second.value
+        more.title = "same"
+        more.note = "and more"
+        let third = try open()
+        var status = third.value
+        status.status = .review
+        try third.append(status)
+        // `more` changes the note only, on a read that lacks the status.
+        try second.append(more)
+        var expected = status
+        expected.note = "and more"
+        #expect(second.value == expected)
+        try expectStored(expected, undone: [status, theirs, .empty])
+    }
+
+    /// An undo after another writer's version undoes the newest version of the history — the
+    /// other writer's — as one document's undo does in each of its windows.
+    @Test func anUndoAfterAnotherWritersVersionUndoesTheNewest() throws {
+        let first = try open()
+        var mine = first.value
+        mine.title = "mine"
+        try first.append(mine)
+        let second = try open()
+        var theirs = second.value
+        theirs.status = .final
+        try second.append(theirs)
+
+        #expect(try first.undo() == mine)
+        #expect(first.storage.undoCount == 1 && first.storage.redoCount == 1)
+        #expect(try first.undo() == .empty)
+        #expect(try first.redo() == mine)
+        try first.checkInvariants()
+        let reopened = try open()
+        #expect(reopened.value == mine && reopened.storage.redoCount == 1)
+        #expect(try reopened.redo() == theirs)
+    }
+
+    /// An observed model's edit, recorded after another writer's version, is made on it: the
+    /// model shows the other writer's changes with its own, and observers are told.
+    @Test func anObservedModelShowsTheOtherWritersVersionWithItsEdit() throws {
+        let model = DrawingModel()
+        let store = try KeepsakeStore(path: path)
+        let controller = try VersioningController(
+            observing: model, at: \.drawing, storage: .keepsake(store, history: "doc"), maximumVersions: nil)
+        let other = try open(KeepsakeStore(path: path))
+        var theirs = other.value
+        theirs.items = [Self.item]
+        try other.append(theirs)
+
+        model.drawing.title = "Sketch"
+        try controller.flush()
+        var both = theirs
+        both.title = "Sketch"
+        #expect(model.drawing == both && controller.value == both && controller.versionCount == 2)
+        #expect(controller.error == nil)
+        try controller.undo()
+        #expect(model.drawing == theirs)
+        try controller.redo()
+        try expectStored(both, undone: [theirs, .empty])
+    }
+
+    /// A change held back by debouncing, and so held in the store, is held on the other
+    /// writer's version once another writer wrote, and keeps that writer's change. That writer
+    /// recorded the change held before as a version (opening records one, and so does reading
+    /// the history again: its holder may have been killed), opened before the hold or after.
+    @Test(arguments: [false, true])
+    func aHeldChangeIsCarriedOverOntoTheOtherWritersVersion(otherOpensFirst: Bool) throws {
+        let clock = ManualClock()
+        let first = otherOpensFirst ? try open() : nil
+        let held = try open().withDebouncing(clock: clock, interval: .seconds(1))
+        var mine = held.value
+        mine.title = "typing"
+        try held.append(mine)
+        let other = try first ?? open()
+        var status = other.value
+        status.status = .review
+        try other.append(status)
+        let typing = Doc(title: "typing", status: .draft, items: [], blob: Data(), scores: [:], note: nil)
+        var theirs = typing
+        theirs.status = .review
+        #expect(other.value == theirs && other.versionCount == 2)
+
+        mine.title = "typing more"
+        try held.append(mine)
+        var both = theirs
+        both.title = "typing more"
+        #expect(held.value == both && held.versionCount == 2 && held.hasUndo)
+        // Killed now, the next open records what the store holds.
+        try expectStored(both, undone: [theirs, typing, .empty])
+    }
+
+    /// A controller let go of in the turn of an observed edit gives the edit to its storage to
+    /// hold; when another writer wrote meanwhile, it is held on that writer's version, and the
+    /// next open records both.
+    @Test func anEditGivenToTheStorageAsTheControllerIsLetGoOfIsCarriedOver() throws {
+        let model = DrawingModel()
+        var theirs = Doc.empty
+        do {
+            let controller = try VersioningController(
+                observing: model, at: \.drawing, storage: .keepsake(path: path, history: "doc"),
+                maximumVersions: nil)
+            let other = try open()
+            theirs.items = [Self.item]
+            try other.append(theirs)
+            model.drawing.title = "last words"
+            _ = controller
+        }
+        var both = theirs
+        both.title = "last words"
+        try expectStored(both, undone: [theirs, .empty])
+    }
+
+    /// The other writer is another process.
+    @Test func aWriterInAnotherProcessIsReadAgain() async throws {
+        let history = try open()
+        var mine = history.value
+        mine.title = "parent"
+        try history.append(mine)
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let history = try KeepsakeStore(path: path).history(
+                "doc", initialValue: Doc.empty, maximumVersions: nil)
+            var doc = history.value
+            doc.scores = ["child": 1]
+            try history.append(doc)
+        }
+        var theirs = mine
+        theirs.scores = ["child": 1]
+        mine.note = "after the child"
+        try history.append(mine)
+        var both = theirs
+        both.note = "after the child"
+        #expect(history.value == both)
+        try expectStored(
+            both,
+            undone: [
+                theirs, Doc(title: "parent", status: .draft, items: [], blob: Data(), scores: [:], note: nil),
+                .empty,
+            ])
+    }
+
+    /// A history deleted under a controller is not read again: its writes still fail with
+    /// `.historyConflict`, and go nowhere (a history created under its name is another one).
+    @Test func aControllerOnADeletedHistoryIsNotReadAgain() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try open(store)
+        #expect(try store.deleteHistory("doc"))
+        _ = try open(store)
+        var doc = history.value
+        doc.title = "nowhere"
+        #expect(throws: KeepsakeError.historyConflict(history: "doc")) { try history.append(doc) }
+        #expect(try open().value == .empty)
+    }
+
+    // MARK: - Against a model
+
+    /// Four numbers, each a leaf of its own.
+    struct Counters: Versionable, Equatable, Codable, Sendable {
+        var a = 0
+        var b = 0
+        var c = 0
+        var d = 0
+        static var fields: [WritableKeyPath<Counters, Int>] { [\.a, \.b, \.c, \.d] }
+    }
+
+    /// Three controllers on one history — on one store, or each on a store of its own (as
+    /// processes are) — edit one or two numbers (to 0, 1 or 2: often one another writer just
+    /// changed, to the same number or another), undo, redo and reopen at random, against one
+    /// full-copy history that all of them share and what each last read of it.
+    @Test(arguments: [false, true], Soak.batches(usually: 2))
+    func randomWritersMatchOneSharedFullCopyHistory(sharedStore: Bool, batch: UInt64) throws {
+        var generator = SeededGenerator(seed: 0x07E4_0000 + batch + (sharedStore ? 0x100 : 0))
+        let path = directory.path("writers-\(sharedStore)-\(batch).keepsake")
+        let store = try KeepsakeStore(path: path)
+        func open() throws -> KeepsakeHistory<Counters> {
+            try (sharedStore ? store : KeepsakeStore(path: path)).history(
+                "counters", initialValue: Counters(), maximumVersions: nil)
+        }
+
+        // The shared history, and what each controller last read or wrote of it.
+        var undone: [Counters] = []
+        var current = Counters()
+        var redone: [Counters] = []
+        var revision = 0
+        struct Read {
+            var value: Counters
+            var undo: Int
+            var redo: Int
+            var revision: Int
+        }
+        func read() -> Read {
+            Read(value: current, undo: undone.count, redo: redone.count, revision: revision)
+        }
+        var controllers = try (0..<3).map { _ in try open() }
+        var reads = Array(repeating: read(), count: 3)
+
+        for step in 0..<300 {
+            let index = Int.random(in: 0..<3, using: &generator)
+            let context = "sharedStore \(sharedStore) batch \(batch) step \(step) controller \(index)"
+            let controller = controllers[index]
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<6:
+                var mine = reads[index].value
+                for _ in 0..<Int.random(in: 1...2, using: &generator) {
+                    mine[keyPath: Counters.fields.randomElement(using: &generator)!] = Int.random(
+                        in: 0...2, using: &generator)
+                }
+                try controller.append(mine)
+                // The model: nothing changed, nothing written; no other writer since, the
+                // version as it is; else carried over onto the shared version.
+                guard mine != reads[index].value else { break }
+                var made = mine
+                if reads[index].revision != revision {
+                    // Made on the shared version where it holds every changed number as the
+                    // controller read it; nothing where it holds them as edited; else whole.
+                    let base = reads[index].value
+                    let changed = Counters.fields.filter { mine[keyPath: $0] != base[keyPath: $0] }
+                    if changed.allSatisfy({ current[keyPath: $0] == base[keyPath: $0] }) {
+                        made = current
+                        for field in changed { made[keyPath: field] = mine[keyPath: field] }
+                    } else if changed.allSatisfy({ current[keyPath: $0] == mine[keyPath: $0] }) {
+                        made = current
+                    }
+                }
+                if made != current {
+                    undone.append(current)
+                    (current, redone) = (made, [])
+                    revision += 1
+                }
+                reads[index] = read()
+            case 6, 7:
+                let undoing = Bool.random(using: &generator)
+                if undoing { try controller.undo() } else { try controller.redo() }
+                // A controller with nothing to move by its last read writes nothing.
+                guard (undoing ? reads[index].undo : reads[index].redo) > 0 else { break }
+                if undoing, let last = undone.popLast() {
+                    redone.append(current)
+                    current = last
+                    revision += 1
+                } else if !undoing, let next = redone.popLast() {
+                    undone.append(current)
+                    current = next
+                    revision += 1
+                }
+                reads[index] = read()
+            case 8:
+                controllers[index] = try open()
+                reads[index] = read()
+            default:
+                // A fresh read only: one that another writer changed since is not the stored one.
+                try open().checkInvariants()
+            }
+            for (controller, read) in zip(controllers, reads) {
+                try #require(controller.value == read.value, "\(context): value")
+                try #require(controller.storage.undoCount == read.undo, "\(context): undo count")
+                try #require(controller.storage.redoCount == read.redo, "\(context): redo count")
+            }
+        }
+        let reopened = try open()
+        #expect(reopened.value == current && reopened.storage.undoCount == undone.count)
+        #expect(reopened.storage.redoCount == redone.count)
+        try reopened.checkInvariants()
+        var reached: [Counters] = []
+        while reopened.hasUndo { reached.append(try reopened.undo()) }
+        #expect(reached == undone.reversed())
+        #expect(try store.verify().problems == [])
+    }
+}
