@@ -167,7 +167,7 @@ extension VersioningController where Value: Codable & SendableMetatype {
         try perform { () throws(ReversionError) in
             try recordPending()
             guard let durableStorage else { return }
-            try writingThroughConflicts { _ throws(ReversionError) in
+            try writingThroughConflicts { () throws(ReversionError) in
                 try durableStorage.durably { () throws(KeepsakeError) in try durableStorage.writeCheckpoint()
                 }
             }

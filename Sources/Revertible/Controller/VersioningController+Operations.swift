@@ -152,9 +152,9 @@ extension VersioningController {
         do {
             // The version clears the stored held change in its own transaction; with no change
             // (typing undone by hand) the stored one is cleared here.
-            if try !commit(newest, tag: nil, editedFrom: held) {
+            if try !commit(newest, editedFrom: held) {
                 if held != nil {
-                    try writingThroughConflicts { _ throws(ReversionError) in try storage.holdPending(nil) }
+                    try writingThroughConflicts { () throws(ReversionError) in try storage.holdPending(nil) }
                 }
                 if kept { announceHeldChange() }
             }
@@ -186,7 +186,7 @@ extension VersioningController {
     public func close() throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
-            try writingThroughConflicts { _ throws(ReversionError) in try storage.close() }
+            try writingThroughConflicts { () throws(ReversionError) in try storage.close() }
         }
         debouncer = nil
         observedChange = nil
@@ -201,26 +201,37 @@ extension VersioningController {
 
     /// Appends `newValue` to the storage when it differs from the current version, else tags
     /// the current version; carried over onto another writer's version, when one wrote first
-    /// (``writingThroughConflicts(_:editedFrom:announcing:_:)``: `held` is the change held back
-    /// by debouncing that `newValue` holds, if any).
+    /// (``writingThroughConflicts(_:_:)``).
     ///
     /// - Returns: Whether a version was appended.
     @discardableResult
-    func commit(_ newValue: Value, tag: VersionTag?, editedFrom held: Value? = nil) throws(ReversionError)
-        -> Bool
-    {
-        try writingThroughConflicts(newValue, editedFrom: held) { newValue throws(ReversionError) in
-            guard let reversion = newValue.reversion(to: storage.current) else {
-                if let tag {
-                    try storage.tag(tag)
-                    didChange(writingRoot: false)
-                }
-                return false
-            }
-            try storage.append(reversion, resulting: newValue, tag: tag)
-            didChange(writingRoot: false)
-            return true
+    func commit(_ newValue: Value, tag: VersionTag?) throws(ReversionError) -> Bool {
+        try writingThroughConflicts(newValue) { newValue throws(ReversionError) in
+            try appendOrTag(newValue, tag: tag)
         }
+    }
+
+    /// ``commit(_:tag:)`` of `newValue`, which holds `held`, the change held back by
+    /// debouncing (``writingThroughConflicts(_:editedFrom:announcing:_:)``).
+    func commit(_ newValue: Value, editedFrom held: Value?) throws(ReversionError) -> Bool {
+        try writingThroughConflicts(newValue, editedFrom: held) { newValue throws(ReversionError) in
+            try appendOrTag(newValue, tag: nil)
+        }
+    }
+
+    /// Appends `newValue` to the storage when it differs from the current version, else tags
+    /// the current version; once.
+    private func appendOrTag(_ newValue: Value, tag: VersionTag?) throws(ReversionError) -> Bool {
+        guard let reversion = newValue.reversion(to: storage.current) else {
+            if let tag {
+                try storage.tag(tag)
+                didChange(writingRoot: false)
+            }
+            return false
+        }
+        try storage.append(reversion, resulting: newValue, tag: tag)
+        didChange(writingRoot: false)
+        return true
     }
 
     /// Tells observers that ``value`` and ``hasUndo`` now count a held change.
@@ -293,7 +304,7 @@ extension VersioningController {
                 guard takingBackRefused, error.refusesValue, hasUnrecorded else { throw error }
                 return try takeBackRefusedChange()
             }
-            try writingThroughConflicts { _ throws(ReversionError) in
+            try writingThroughConflicts { () throws(ReversionError) in
                 guard let (undo, count) = try steps(), count > 0 else { return }
                 if undo { try storage.undo(count) } else { try storage.redo(count) }
                 didChange()
@@ -309,7 +320,7 @@ extension VersioningController {
     private func takeBackRefusedChange() throws(ReversionError) {
         unrecorded = nil
         if debouncer?.take() != nil {
-            try writingThroughConflicts { _ throws(ReversionError) in try storage.holdPending(nil) }
+            try writingThroughConflicts { () throws(ReversionError) in try storage.holdPending(nil) }
         }
         didChange()
     }
@@ -326,7 +337,7 @@ extension VersioningController {
         try perform { () throws(ReversionError) in
             let tag = try VersionTag(tagging: tag)
             try recordPending()
-            try writingThroughConflicts { _ throws(ReversionError) in
+            try writingThroughConflicts { () throws(ReversionError) in
                 try storage.tag(tag)
                 didChange(writingRoot: false)
             }
@@ -394,7 +405,7 @@ extension VersioningController {
     public func pushNewScope() throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
-            try writingThroughConflicts { _ throws(ReversionError) in
+            try writingThroughConflicts { () throws(ReversionError) in
                 try storage.pushScope()
                 didChange(writingRoot: false)
             }
@@ -408,7 +419,7 @@ extension VersioningController {
     public func popCurrentScope() throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
-            try writingThroughConflicts { _ throws(ReversionError) in
+            try writingThroughConflicts { () throws(ReversionError) in
                 guard storage.scopeLevel > 0 else { return }
                 try storage.popScope()
                 didChange(writingRoot: false)
@@ -425,7 +436,7 @@ extension VersioningController {
     public func undoAndPopCurrentScope() throws(Failure) -> Value {
         try perform { () throws(ReversionError) in
             try recordPending()
-            try writingThroughConflicts { _ throws(ReversionError) in
+            try writingThroughConflicts { () throws(ReversionError) in
                 guard storage.scopeLevel > 0 else { return }
                 try storage.undoAndPopScope()
                 didChange()

@@ -1,58 +1,109 @@
 extension VersioningController {
-    /// Runs `write`, a write to the storage, given `value` — an edit of the current version, for
-    /// a write that stores one — or the current version. When another writer changed the
-    /// versions first (another process, another controller on the same history), the storage
-    /// reads them again (``VersionStorage/reload(after:)``), observers are told, and `write`
-    /// runs again from there, given `value`'s edit carried over onto that writer's version
-    /// (``carriedOver(_:from:onto:)``): up to eight times in all, then the conflict is thrown.
+    /// Runs `write`, a write to the storage that stores no edit of the value (an undo, a tag, a
+    /// scope). When another writer changed the versions first (another process, another
+    /// controller on the same history), the storage reads them again
+    /// (``VersionStorage/reload(after:)``), observers are told, the reference root is written
+    /// the version read, and `write` runs again from there: up to eight times in all, then the
+    /// conflict is thrown.
     ///
-    /// A reference root is written the version read again (not while an edit is being
-    /// written: it holds the app's edit, which stays pending if the write fails), and the edit
-    /// carried over once written.
-    ///
-    /// - Parameters:
-    ///   - value: The edit `write` stores; `nil` when it stores none.
-    ///   - held: The change held back by debouncing that `value` was edited from, which the
-    ///     storage holds: carried over first, where the other writer did not record it.
-    ///   - announcing: Whether to tell observers and write the root (not as the controller is
-    ///     let go of).
-    ///   - write: The write, given the edit to store (the current version when `value` is nil).
+    /// - Parameter write: The write.
     /// - Returns: What `write` returned.
     @discardableResult
-    package func writingThroughConflicts<T>(
-        _ value: Value? = nil, editedFrom held: Value? = nil, announcing: Bool = true,
-        _ write: (Value) throws(ReversionError) -> T
-    ) throws(ReversionError) -> T {
-        var (value, held) = (value, held)
-        var conflicts = 0
-        while true {
-            do {
-                let result = try write(value ?? storage.current)
-                if conflicts > 0, announcing, let value { writeRoot(value) }
-                return result
-            } catch {
-                guard conflicts < 7 else { throw error }
-                let base = storage.current
-                let reloaded: Bool
-                do throws(ReversionError) {
-                    reloaded = try storage.reload(after: error)
-                } catch let failure {
-                    if announcing { didChange(writingRoot: value == nil) }
-                    throw failure
-                }
-                guard reloaded else { throw error }
-                conflicts += 1
-                if let edit = value {
-                    // The held change first (another writer's open may have recorded it: then
-                    // it is there already), then the edit made since.
-                    let theirs =
-                        held.map { carriedOver($0, from: base, onto: storage.current) } ?? storage.current
-                    value = carriedOver(edit, from: held ?? base, onto: theirs)
-                }
-                held = nil
-                if announcing { didChange(writingRoot: value == nil) }
+    package func writingThroughConflicts<T>(_ write: () throws(ReversionError) -> T) throws(ReversionError)
+        -> T
+    {
+        do {
+            return try write()
+        } catch {
+            return try writeAgain(after: error, edit: nil, editedFrom: nil, announcing: true) {
+                _ throws(ReversionError) in try write()
             }
         }
+    }
+
+    /// Runs `write`, which stores `edit`, an edit of the current version (or of `held`);
+    /// after another writer's version, runs it again with the edit carried over onto that
+    /// version (``carriedOver(_:from:onto:)``), up to eight times in all, then the conflict is
+    /// thrown; see ``writingThroughConflicts(_:)``. Observers are told of the version read
+    /// again, and the reference root is written the edit carried over, once it is stored (not
+    /// before: the root holds the app's edit, which stays pending if the write fails).
+    ///
+    /// Nothing here is an optional `Value` until a write fails: code not specialized for
+    /// `Value` would look its metadata up at run time on every append.
+    ///
+    /// - Parameters:
+    ///   - edit: The edit `write` stores.
+    ///   - write: The write, given the edit to store.
+    /// - Returns: What `write` returned.
+    func writingThroughConflicts<T>(_ edit: Value, _ write: (Value) throws(ReversionError) -> T)
+        throws(ReversionError) -> T
+    {
+        do {
+            return try write(edit)
+        } catch {
+            return try writeAgain(after: error, edit: edit, editedFrom: nil, announcing: true, write)
+        }
+    }
+
+    /// ``writingThroughConflicts(_:_:)`` for an edit made from `held`, the change held back by
+    /// debouncing, which the storage holds: after another writer's version, `held` is carried
+    /// over first (that writer's open may have recorded it: it is then there already), then
+    /// the edit made since.
+    ///
+    /// - Parameters:
+    ///   - edit: The edit `write` stores.
+    ///   - held: The held change `edit` was made from, if any.
+    ///   - announcing: Whether to tell observers and write the root (not as the controller is
+    ///     let go of).
+    ///   - write: The write, given the edit to store.
+    /// - Returns: What `write` returned.
+    func writingThroughConflicts<T>(
+        _ edit: Value, editedFrom held: Value?, announcing: Bool = true,
+        _ write: (Value) throws(ReversionError) -> T
+    ) throws(ReversionError) -> T {
+        do {
+            return try write(edit)
+        } catch {
+            return try writeAgain(after: error, edit: edit, editedFrom: held, announcing: announcing, write)
+        }
+    }
+
+    /// After `error` from a write: when the storage reads the versions again (another writer
+    /// wrote first), runs `write` again from there, given `edit` carried over onto that
+    /// writer's version (the current version when `edit` is `nil`); up to seven times more.
+    /// Throws `error` otherwise.
+    @inline(never)
+    private func writeAgain<T>(
+        after error: ReversionError, edit: Value?, editedFrom held: Value?, announcing: Bool,
+        _ write: (Value) throws(ReversionError) -> T
+    ) throws(ReversionError) -> T {
+        var (error, edit, held) = (error, edit, held)
+        for _ in 1..<8 {
+            let base = storage.current
+            let reloaded: Bool
+            do throws(ReversionError) {
+                reloaded = try storage.reload(after: error)
+            } catch let failure {
+                if announcing { didChange(writingRoot: edit == nil) }
+                throw failure
+            }
+            guard reloaded else { throw error }
+            if let made = edit {
+                let theirs =
+                    held.map { carriedOver($0, from: base, onto: storage.current) } ?? storage.current
+                edit = carriedOver(made, from: held ?? base, onto: theirs)
+            }
+            held = nil
+            if announcing { didChange(writingRoot: edit == nil) }
+            do {
+                let result = try write(edit ?? storage.current)
+                if announcing, let edit { writeRoot(edit) }
+                return result
+            } catch let again {
+                error = again
+            }
+        }
+        throw error
     }
 
     /// `value`, an edit of `base`, carried over onto `target`, which another writer made from

@@ -127,7 +127,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     deinit {
         let root = observedChange?.lower() as? Root
         guard let value = root.map({ $0[keyPath: keyPath] }) ?? unrecorded else { return }
-        try? writingThroughConflicts(value, announcing: false) { value throws(ReversionError) in
+        try? writingThroughConflicts(value, editedFrom: nil, announcing: false) {
+            value throws(ReversionError) in
             try storage.holdPending(value)
         }
     }
@@ -398,7 +399,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     public func setMaximumVersions(_ maximumVersions: Int?) throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
-            try writingThroughConflicts { _ throws(ReversionError) in
+            try writingThroughConflicts { () throws(ReversionError) in
                 try storage.setMaximumVersions(VersionHistory<Value>.keptLimit(maximumVersions))
                 didChange(writingRoot: false)
             }
