@@ -368,6 +368,36 @@ struct DecodeCounted: Versionable, Equatable, Codable {
         #expect(try store.verify().problems == [])
     }
 
+    /// A change made without tracking under a limit of 0 deletes the versions the floor
+    /// covers — every one, the newest included, whose row holds the history's counters. They
+    /// were written to that deleted row: the stored revision went back to the history row's,
+    /// and every later write of the history met a conflict (found by the randomized model test
+    /// under `Scripts/soak`, 7 seeds in 60).
+    @Test func aChangeWithoutTrackingUnderALimitOfZeroKeepsTheCounters() throws {
+        let store = try KeepsakeStore(path: directory.path("untracked-no-undo.keepsake"))
+        let history = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 0)
+        var value = history.value
+        for n in 1...3 {
+            value.count = n
+            try history.append(value)
+        }
+        value.title = "untracked"
+        try history.setWithoutTracking(value)
+        let revision = try #require(history.durableStorage?.revision)
+        let stored = try store.database.read {
+            try $0.scalarInt("SELECT revision FROM history") ?? -1
+        }
+        #expect(stored == revision && revision > 0)
+        try history.checkInvariants()
+        value.count = 4
+        try history.append(value)
+        #expect(history.durableStorage?.revision == revision + 1)
+        let reopened = try store.history("doc", initialValue: DecodeCounted(), maximumVersions: 0)
+        #expect(reopened.value == value && !reopened.hasUndo)
+        try reopened.checkInvariants()
+        #expect(try store.verify().problems == [])
+    }
+
     /// A checkpoint at the version that becomes the floor (closing a document writes one at
     /// its current version) lets compaction delete every version folded: the base value is
     /// then the value at the floor. Every version kept undone, the history reopens there, and

@@ -1086,9 +1086,11 @@ extension KeepsakeHistoryStorage {
                 ?? baseBytes
         } counts: { [counts] _ in
             counts
-        } newest: { _ in
-            .unchanged
         }
+        // The newest version is read again when the counters are stored: the versions the floor
+        // covers are deleted above, and under a limit of 0 the floor covers every version, the
+        // newest included, whose row held the counters (they were written to that deleted row,
+        // and the history's next write found another revision: a conflict, for good).
         self.current = value
         (stepsSinceCheckpoint, bytesSinceCheckpoint, checkpointBytes) = (0, 0, written)
     }
