@@ -298,24 +298,6 @@ import Testing
         #expect(try open().value.title == "waiting")
     }
 
-    /// A second writer that read the history before the first one wrote reads it again, and
-    /// records its edit on top: both versions stored, neither lost, one stack.
-    @Test func aSecondWriterOnTheSameHistoryRecordsItsEditOnTopOfTheFirst() throws {
-        let first = try open()
-        let second = try open()
-        var doc = first.value
-        doc.title = "first"
-        try first.append(doc)
-        doc.title = "second"
-        try second.append(doc)
-        #expect(second.value.title == "second" && second.versionCount == 2)
-        #expect(try open().value.title == "second")
-        #expect(try second.undo().title == "first")
-        #expect(try second.undo().title == "")
-        try second.checkInvariants()
-        try open().checkInvariants()
-    }
-
     /// A history that wrote last skips reading its counters back while nothing else has
     /// written since: another writer in between — on the same connection or another — is still
     /// noticed, and the history read again before its next write (without reading its

@@ -168,7 +168,8 @@ extension VersioningController where Value: Codable & SendableMetatype {
             try recordPending()
             guard let durableStorage else { return }
             try writingThroughConflicts { () throws(ReversionError) in
-                try durableStorage.durably { () throws(KeepsakeError) in try durableStorage.writeCheckpoint()
+                try durableStorage.durably { () throws(KeepsakeError) in
+                    try durableStorage.writeCheckpoint()
                 }
             }
         }
