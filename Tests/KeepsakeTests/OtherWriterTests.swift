@@ -237,23 +237,37 @@ import Testing
 
     /// A controller let go of in the turn of an observed edit gives the edit to its storage to
     /// hold; when another writer wrote meanwhile, it is held on that writer's version, and the
-    /// next open records both.
-    @Test func anEditGivenToTheStorageAsTheControllerIsLetGoOfIsCarriedOver() throws {
+    /// next open records both. Debouncing, the edit is made from the change held before it,
+    /// which the other writer's open recorded as a version: it is carried over from there, and
+    /// the other writer's change stays. Until 2026-12 it was carried over from the version
+    /// before the held change, met a title that was not the one it expected, and was held
+    /// whole: the other writer's status was lost from the newest version.
+    @Test(arguments: [false, true])
+    func anEditGivenToTheStorageAsTheControllerIsLetGoOfIsCarriedOver(debounced: Bool) async throws {
         let model = DrawingModel()
         var theirs = Doc.empty
+        var undone: [Doc] = [.empty]
         do {
             let controller = try VersioningController(
                 observing: model, at: \.drawing, storage: .keepsake(path: path, history: "doc"),
                 maximumVersions: nil)
+            if debounced {
+                controller.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+                model.drawing.title = "typing"
+                #expect(await settle { controller.hasUndo })
+                #expect(controller.versionCount == 0)
+                theirs.title = "typing"
+                undone.insert(theirs, at: 0)
+            }
             let other = try open()
-            theirs.items = [Self.item]
+            theirs.status = .review
             try other.append(theirs)
             model.drawing.title = "last words"
             _ = controller
         }
         var both = theirs
         both.title = "last words"
-        try expectStored(both, undone: [theirs, .empty])
+        try expectStored(both, undone: [theirs] + undone)
     }
 
     /// The other writer is another process.

@@ -127,7 +127,7 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     deinit {
         let root = observedChange?.lower() as? Root
         guard let value = root.map({ $0[keyPath: keyPath] }) ?? unrecorded else { return }
-        try? writingThroughConflicts(value, editedFrom: nil, announcing: false) {
+        try? writingThroughConflicts(value, editedFrom: debouncer?.pending, announcing: false) {
             value throws(ReversionError) in
             try storage.holdPending(value)
         }
