@@ -311,6 +311,79 @@ import Testing
         #expect(try open().value == .empty)
     }
 
+    // MARK: - Reading again without writing
+
+    /// `refresh()` reads another writer's versions without writing: the value, the stacks,
+    /// the observed model and the controller's observers follow; once read, there is nothing
+    /// more to read, nor after a write to another history of the store.
+    @Test(arguments: [false, true])
+    func refreshShowsTheOtherWritersVersions(sameStore: Bool) throws {
+        let model = DrawingModel()
+        let store = try KeepsakeStore(path: path)
+        let controller = try VersioningController(
+            observing: model, at: \.drawing, storage: .keepsake(store, history: "doc"), maximumVersions: nil)
+        #expect(try controller.refresh() == false)
+        let other = try open(sameStore ? store : KeepsakeStore(path: path))
+        var theirs = other.value
+        theirs.items = [Self.item]
+        try other.append(theirs)
+        #expect(model.drawing == .empty && controller.versionCount == 0 && !controller.hasUndo)
+
+        let undoShown = Counter()
+        withObservationTracking {
+            _ = controller.hasUndo
+        } onChange: {
+            undoShown.count += 1
+        }
+        #expect(try controller.refresh())
+        #expect(undoShown.count == 1)
+        #expect(model.drawing == theirs && controller.value == theirs && controller.versionCount == 1)
+        #expect(controller.hasUndo && !controller.hasRedo)
+        #expect(try controller.refresh() == false)
+        _ = try (sameStore ? store : KeepsakeStore(path: path)).history("another", initialValue: Doc.empty)
+            .append(theirs)
+        #expect(try controller.refresh() == false)
+        try controller.checkInvariants()
+
+        try controller.undo()
+        #expect(model.drawing == .empty)
+        #expect(try other.refresh())
+        #expect(other.value == .empty && other.hasRedo && !other.hasUndo)
+        try other.checkInvariants()
+        #expect(try store.verify().problems == [])
+    }
+
+    /// A change debouncing holds is recorded first, carried over onto the other writer's
+    /// version (whose open recorded it already), then the versions are read.
+    @Test func refreshRecordsAHeldChangeFirst() throws {
+        let held = try open().withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        var mine = held.value
+        mine.title = "typing"
+        try held.append(mine)
+        let other = try open()
+        var theirs = other.value
+        theirs.status = .review
+        try other.append(theirs)
+
+        #expect(try held.refresh())
+        #expect(held.value == theirs && held.versionCount == 2 && !held.hasRedo)
+        #expect(try held.refresh() == false)
+        try expectStored(theirs, undone: [mine, .empty])
+    }
+
+    /// A deleted history cannot be read again: `refresh()` says so with the conflict its
+    /// writes get. In memory, there is nothing to read.
+    @Test func refreshOfADeletedHistoryThrowsTheConflict() throws {
+        let store = try KeepsakeStore(path: path)
+        let history = try open(store)
+        #expect(try store.deleteHistory("doc"))
+        #expect(throws: KeepsakeError.historyConflict(history: "doc")) { try history.refresh() }
+        _ = try open(store)
+        #expect(throws: KeepsakeError.historyConflict(history: "doc")) { try history.refresh() }
+        #expect(history.value == .empty)
+        #expect(try VersioningController(Doc.empty).refresh() == false)
+    }
+
     // MARK: - Against a model
 
     /// Four numbers, each a leaf of its own.
@@ -403,7 +476,13 @@ import Testing
                 }
                 reads[index] = read()
             case 8:
-                controllers[index] = try open()
+                if Bool.random(using: &generator) {
+                    controllers[index] = try open()
+                } else {
+                    // Read only when another writer wrote since this controller's last read.
+                    try #require(
+                        try controller.refresh() == (reads[index].revision != revision), "\(context)")
+                }
                 reads[index] = read()
             default:
                 // A fresh read only: one that another writer changed since is not the stored one.

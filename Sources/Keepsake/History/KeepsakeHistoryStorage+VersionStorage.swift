@@ -80,6 +80,16 @@ extension KeepsakeHistoryStorage: VersionStorage {
         return try durably { () throws(KeepsakeError) in try readAgain(after: error) }
     }
 
+    /// Reads the history again when another writer (another process, or another controller
+    /// on the same history) wrote since this one read or wrote it: the stored revision is read
+    /// (one row), and the history only when it moved on.
+    ///
+    /// - Throws: ``KeepsakeError/historyConflict(history:)`` when the history was deleted
+    ///   since: this one writes nowhere any more.
+    public func reloadIfChanged() throws(ReversionError) -> Bool {
+        try durably { () throws(KeepsakeError) in try readAgainIfChanged() }
+    }
+
     public func checkInvariants() throws(ReversionError) {
         try durably { () throws(KeepsakeError) in try checkStoredInvariants() }
     }

@@ -160,6 +160,26 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         return true
     }
 
+    /// Reads the history again when its stored revision is not the one this storage last read
+    /// or wrote; see ``reloadIfChanged()``.
+    ///
+    /// - Returns: Whether it was read again.
+    /// - Throws: ``KeepsakeError/historyConflict(history:)`` when the history was deleted.
+    func readAgainIfChanged() throws(KeepsakeError) -> Bool {
+        let (id, name) = (self.id, self.name)
+        let stored = try store.read { connection, blobs -> Int64? in
+            guard try HistoryRows.historyID(named: name, in: connection) == id else { return nil }
+            return try HistoryRows(connection: connection, blobs: blobs, historyID: id).storedCounters()
+                .counters
+                .revision
+        }
+        let conflict = KeepsakeError.historyConflict(history: name)
+        guard let stored else { throw conflict }
+        guard stored != revision else { return false }
+        guard try readAgain(after: conflict) else { throw conflict }
+        return true
+    }
+
     deinit {
         if let unheld { holdAfterClose(unheld) }
     }

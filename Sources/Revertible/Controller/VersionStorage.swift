@@ -91,12 +91,26 @@ public protocol VersionStorage<Value>: AnyObject {
     /// - Throws: When reading them, or writing what reading them requires, failed: what is kept
     ///   is as it was, and ``current`` and the stacks may already be the ones kept.
     func reload(after error: ReversionError) throws(ReversionError) -> Bool
+
+    /// Reads the versions again when another writer changed them since this storage last read
+    /// or wrote them, as ``reload(after:)`` does after a conflict; nothing is read when no
+    /// other writer did. ``VersioningController/refresh()`` calls it, having recorded every
+    /// pending change first.
+    ///
+    /// Storages whose versions have no other writer (in memory) need not do anything.
+    ///
+    /// - Returns: Whether the versions were read again.
+    /// - Throws: When they cannot be read any more (a durable history deleted since), or
+    ///   reading them, or writing what reading them requires, failed: what is kept is as it
+    ///   was, and ``current`` and the stacks may already be the ones kept.
+    func reloadIfChanged() throws(ReversionError) -> Bool
 }
 
 extension VersionStorage {
     public func holdPending(_ value: Value?) throws(ReversionError) {}
     public func close() throws(ReversionError) {}
     public func reload(after error: ReversionError) throws(ReversionError) -> Bool { false }
+    public func reloadIfChanged() throws(ReversionError) -> Bool { false }
 }
 
 /// Which storage a ``VersioningController`` keeps its versions in, and how to open it.

@@ -1,4 +1,46 @@
 extension VersioningController {
+    /// Reads the history again when another writer changed it since this controller last read
+    /// or wrote it — another process (an app extension, a second instance), or another
+    /// controller on the same durable history (a document open in two windows) — so that
+    /// ``value``, the undo and redo stacks, observers and the reference root show that
+    /// writer's versions. Every change pending here (held back by debouncing, or made to an
+    /// observed root and not recorded yet) is recorded first, as every operation does, carried
+    /// over onto the other writer's version.
+    ///
+    /// A controller learns of another writer's versions by itself only when it writes; call
+    /// this when they may matter before then, say when the app becomes active again:
+    ///
+    /// ```swift
+    /// .onChange(of: scenePhase) { _, phase in
+    ///     if phase == .active { controller.refresh() }
+    /// }
+    /// ```
+    ///
+    /// In memory, no other writer exists, and nothing is read.
+    ///
+    /// - Returns: Whether another writer's versions were read, here or by recording what was
+    ///   pending.
+    /// - Throws: ``ReversionError/storage(_:)`` in the throwing mode when the history cannot be
+    ///   read (a durable history deleted since: `historyConflict`); pending changes recorded
+    ///   before stay recorded.
+    @discardableResult
+    public func refresh() throws(Failure) -> Bool {
+        try performForResult { () throws(ReversionError) -> Bool in
+            let readsBefore = readsAfterConflicts
+            try recordPending()
+            let reloaded: Bool
+            do throws(ReversionError) {
+                reloaded = try storage.reloadIfChanged()
+            } catch {
+                // The stacks may be the ones kept already.
+                didChange()
+                throw error
+            }
+            if reloaded { didChange() }
+            return reloaded || readsAfterConflicts != readsBefore
+        } ?? false
+    }
+
     /// Runs `write`, a write to the storage that stores no edit of the value (an undo, a tag, a
     /// scope). When another writer changed the versions first (another process, another
     /// controller on the same history), the storage reads them again
@@ -88,6 +130,7 @@ extension VersioningController {
                 throw failure
             }
             guard reloaded else { throw error }
+            readsAfterConflicts += 1
             if let made = edit {
                 let theirs =
                     held.map { carriedOver($0, from: base, onto: storage.current) } ?? storage.current

@@ -74,6 +74,9 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// makes without looking up `Value?` at run time.
     package private(set) var hasUnrecorded = false
     var storedError: ReversionError?
+    /// How many times the storage read another writer's versions again after a conflict: how
+    /// ``refresh()`` tells that recording what was pending read them already.
+    var readsAfterConflicts = 0
     /// Why the storage this controller was given could not be opened, so that it keeps its
     /// versions in memory instead, from a value that is not the stored one; `nil` when they
     /// are kept where it was asked to keep them.
