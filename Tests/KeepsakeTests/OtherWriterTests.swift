@@ -311,6 +311,83 @@ import Testing
         #expect(try open().value == .empty)
     }
 
+    /// An edit carried over onto another writer's version whose write then fails (the disk
+    /// filled meanwhile) stays pending carried over: `value`, the observed model and the
+    /// version the next operation records, once there is room, hold both writers' edits —
+    /// an observed model's edit, and a `@Versioned` property's. Until 2026-12 it stayed
+    /// pending as the app made it and, the history read again by then, was recorded whole on
+    /// the other writer's version: that writer's status was gone from the newest version.
+    @Test(
+        .enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"),
+        arguments: [false, true])
+    func anEditWhoseWriteFailedAfterItWasCarriedOverStaysPendingCarriedOver(observed: Bool) throws {
+        let mount = try #require(TemporaryMount(size: "2m"))
+        let path = mount.path + "/doc.keepsake"
+        let storage = HistoryStorage<Doc>.keepsake(path: path, history: "doc")
+        if observed {
+            let model = DrawingModel()
+            let controller = VersioningController(
+                observing: model, at: \.drawing, storage: storage, errorMode: .assignToController,
+                maximumVersions: nil)
+            try fillTheDiskAndEdit(controller, at: path) {
+                model.drawing = $0
+                controller.flush()
+            } shows: {
+                model.drawing
+            }
+        } else {
+            let property = Versioned(wrappedValue: Doc.empty, storage: storage, maximumVersions: nil)
+            try fillTheDiskAndEdit(property.projectedValue, at: path) {
+                property.wrappedValue = $0
+            } shows: {
+                property.wrappedValue
+            }
+        }
+    }
+
+    /// Another writer changes the status, the disk fills, `edit` changes the title and a blob
+    /// (the write fails), room is freed, and `controller` is flushed.
+    func fillTheDiskAndEdit<Root>(
+        _ controller: VersioningController<Root, Doc, Never>, at path: String, edit: (Doc) -> Void,
+        shows shown: () -> Doc
+    ) throws {
+        let filler = (path as NSString).deletingLastPathComponent + "/filler"
+        let other = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        var theirs = other.value
+        theirs.status = .review
+        try other.append(theirs)
+        // Every byte of the disk taken.
+        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: filler))
+        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
+        try handle.close()
+
+        var mine = Doc.empty
+        (mine.title, mine.blob) = ("typed on a full disk", Data(repeating: 7, count: 64_000))
+        edit(mine)
+        guard case .sqlite(let failure) = controller.error?.keepsakeError else {
+            Issue.record("not a storage error: \(String(describing: controller.error))")
+            return
+        }
+        #expect(failure.code == .full || failure.code == .ioError, "\(failure)")
+        var both = theirs
+        (both.title, both.blob) = (mine.title, mine.blob)
+        #expect(controller.value == both && shown() == both)
+        #expect(controller.versionCount == 1 && controller.hasUndo)
+
+        try FileManager.default.removeItem(atPath: filler)
+        controller.flush()
+        #expect(controller.error == nil && controller.value == both && controller.versionCount == 2)
+        let history = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(history.value == both && history.versionCount == 2)
+        #expect(try history.undo() == theirs)
+        #expect(try history.undo() == .empty)
+        try history.checkInvariants()
+        #expect(try KeepsakeStore(path: path).verify().problems == [])
+    }
+
     // MARK: - Reading again without writing
 
     /// `refresh()` reads another writer's versions without writing: the value, the stacks,

@@ -53,7 +53,7 @@ extension VersioningController {
         do {
             try recording()
         } catch {
-            unrecorded = newValue
+            unrecorded = carriedOver(onFailureOf: newValue) ?? newValue
             announceHeldChange()
             throw error
         }
@@ -160,9 +160,11 @@ extension VersioningController {
             }
         } catch {
             if let held { debouncer?.hold(held) }
-            // Kept as a value, not by raising the flag again: no delivery is on its way.
-            if kept {
-                unrecorded = newest
+            // Kept as a value, not by raising the flag again: no delivery is on its way. A
+            // change carried over onto another writer's version is newer than what is held.
+            let carried = carriedOver(onFailureOf: newest)
+            if kept || carried != nil {
+                unrecorded = carried ?? newest
                 announceHeldChange()
             }
             throw error

@@ -114,30 +114,41 @@ extension VersioningController {
     /// wrote first), runs `write` again from there, given `edit` carried over onto that
     /// writer's version (the current version when `edit` is `nil`); up to seven times more.
     /// Throws `error` otherwise.
+    ///
+    /// When a write fails after the edit was carried over (a busy store, a full disk, reading
+    /// again itself), the edit carried over is what stays pending: ``carriedOver(onFailureOf:)``
+    /// gives it to the caller that keeps the edit. Kept as the app made it, it would be
+    /// recorded whole on that writer's version (read by then, so no conflict would carry it
+    /// again), losing that writer's change.
     @inline(never)
     private func writeAgain<T>(
         after error: ReversionError, edit: Value?, editedFrom held: Value?, announcing: Bool,
         _ write: (Value) throws(ReversionError) -> T
     ) throws(ReversionError) -> T {
-        var (error, edit, held) = (error, edit, held)
+        let made = edit
+        var (error, edit, held, carried) = (error, edit, held, false)
+        carriedBeforeFailure = nil
         for _ in 1..<8 {
             let base = storage.current
-            let reloaded: Bool
+            var failure: ReversionError?
             do throws(ReversionError) {
-                reloaded = try storage.reload(after: error)
-            } catch let failure {
-                if announcing { didChange(writingRoot: edit == nil) }
-                throw failure
+                guard try storage.reload(after: error) else { break }
+                readsAfterConflicts += 1
+            } catch {
+                // Reading again may have got as far as taking that writer's version.
+                failure = error
             }
-            guard reloaded else { throw error }
-            readsAfterConflicts += 1
-            if let made = edit {
+            if let mine = edit {
                 let theirs =
                     held.map { carriedOver($0, from: base, onto: storage.current) } ?? storage.current
-                edit = carriedOver(made, from: held ?? base, onto: theirs)
+                (edit, carried) = (carriedOver(mine, from: held ?? base, onto: theirs), true)
             }
             held = nil
             if announcing { didChange(writingRoot: edit == nil) }
+            if let failure {
+                error = failure
+                break
+            }
             do {
                 let result = try write(edit ?? storage.current)
                 if announcing, let edit { writeRoot(edit) }
@@ -146,7 +157,21 @@ extension VersioningController {
                 error = again
             }
         }
+        if carried, let made, let edit { carriedBeforeFailure = (made, edit) }
         throw error
+    }
+
+    /// `made`, an edit whose write just failed, as that write carried it over onto another
+    /// writer's version (see ``writeAgain(after:edit:editedFrom:announcing:_:)``), for the
+    /// caller that keeps it pending; the reference root is written it, as a write that
+    /// succeeded would have. `nil` when that write carried nothing over, or was of another
+    /// edit.
+    func carriedOver(onFailureOf made: Value) -> Value? {
+        guard let (edit, carried) = carriedBeforeFailure else { return nil }
+        carriedBeforeFailure = nil
+        guard edit.reversion(to: made) == nil else { return nil }
+        writeRoot(carried)
+        return carried
     }
 
     /// `value`, an edit of `base`, carried over onto `target`, which another writer made from
