@@ -406,6 +406,18 @@ import Testing
         try other.append(theirs)
         #expect(model.drawing == .empty && controller.versionCount == 0 && !controller.hasUndo)
 
+        // Its memory is not the stored history, and its check says why, not as damage.
+        do {
+            try controller.checkInvariants()
+            Issue.record("a controller another writer changed the history under passed its check")
+        } catch {
+            #expect(
+                error.keepsakeError
+                    == .undecodableValue(
+                        history: "doc",
+                        reason: "invariant: another writer changed the history since this controller "
+                            + "read it (revision 1, not 0): refresh() first"))
+        }
         let undoShown = Counter()
         withObservationTracking {
             _ = controller.hasUndo

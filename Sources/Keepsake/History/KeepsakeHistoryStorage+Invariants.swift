@@ -33,10 +33,16 @@ extension KeepsakeHistoryStorage {
                 throw fail("foreign keys")
             }
             let rows = HistoryRows(connection: connection, blobs: blobs, historyID: id)
+            // Memory is legitimately not the stored history then: said so, not as damage.
+            let counters = try rows.storedCounters().counters
+            guard counters.revision == revision else {
+                throw fail(
+                    "another writer changed the history since this controller read it (revision "
+                        + "\(counters.revision), not \(revision)): refresh() first")
+            }
             guard try rows.scopeCount() == level + 1 else { throw fail("scope rows") }
             let counts = try Counts(rows, level: level)
             guard (counts.undo, counts.redo, counts.total) == expected else { throw fail("stack sizes") }
-            let counters = try rows.storedCounters().counters
             guard
                 counters
                     == .init(

@@ -415,6 +415,9 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// Checks that every undo step of every scope reverts and every redo step redoes, and that
     /// the storage agrees with itself; for tests.
     ///
+    /// A durable history another writer changed since this controller last read it fails the
+    /// check, saying so (its memory is not the stored history): call ``refresh()`` first.
+    ///
     /// - Throws: ``ReversionError`` describing the first problem.
     public func checkInvariants() throws(ReversionError) {
         try storage.checkInvariants()
