@@ -82,7 +82,7 @@ extension KeepsakeHistoryStorage: VersionStorage {
 
     /// Reads the history again when another writer (another process, or another controller
     /// on the same history) wrote since this one read or wrote it: the stored revision is read
-    /// (one row), and the history only when it moved on.
+    /// (the history's id and counters, two rows), and the history only when it moved on.
     ///
     /// - Throws: ``KeepsakeError/historyConflict(history:)`` when the history was deleted
     ///   since: this one writes nowhere any more.

@@ -167,9 +167,9 @@ extension VersioningController {
     /// succeeded would have. `nil` when that write carried nothing over, or was of another
     /// edit.
     func carriedOver(onFailureOf made: Value) -> Value? {
-        guard let (edit, carried) = carriedBeforeFailure else { return nil }
+        guard let (asMade, carried) = carriedBeforeFailure else { return nil }
         carriedBeforeFailure = nil
-        guard edit.reversion(to: made) == nil else { return nil }
+        guard asMade.reversion(to: made) == nil else { return nil }
         writeRoot(carried)
         return carried
     }
