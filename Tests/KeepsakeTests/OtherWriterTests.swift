@@ -442,6 +442,36 @@ import Testing
         #expect(try store.verify().problems == [])
     }
 
+    /// A viewer on a store opened read-only (a preview, an inspector beside the app) follows
+    /// the writer by `refresh()`; a change the writer holds back by debouncing is the
+    /// writer's until it records it (read-only, nothing records it for the writer).
+    @Test func aReadOnlyViewerFollowsTheWriterByRefresh() throws {
+        let writer = try open()
+        var doc = writer.value
+        doc.title = "one"
+        try writer.append(doc)
+        let viewer = try open(KeepsakeStore(path: path, options: .init(readOnly: true)))
+        #expect(viewer.value == doc && viewer.versionCount == 1)
+        let one = doc
+        doc.title = "two"
+        try writer.append(doc)
+        #expect(try viewer.refresh())
+        #expect(viewer.value == doc && viewer.versionCount == 2)
+        #expect(try viewer.refresh() == false)
+
+        let two = doc
+        writer.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        doc.title = "held"
+        try writer.append(doc)
+        #expect(try viewer.refresh())
+        #expect(viewer.value == two && viewer.versionCount == 2)
+        try writer.flush()
+        #expect(try viewer.refresh())
+        #expect(viewer.value == doc && viewer.versionCount == 3)
+        try viewer.checkInvariants()
+        try expectStored(doc, undone: [two, one, .empty])
+    }
+
     /// A change debouncing holds is recorded first, carried over onto the other writer's
     /// version (whose open recorded it already), then the versions are read.
     @Test func refreshRecordsAHeldChangeFirst() throws {
