@@ -76,8 +76,8 @@ extension KeepsakeHistoryStorage: VersionStorage {
     /// it. A history deleted since is not read again (`false`): the controller keeps getting
     /// the conflict, and writes nowhere.
     public func reload(after error: ReversionError) throws(ReversionError) -> Bool {
-        guard let error = error.keepsakeError else { return false }
-        return try durably { () throws(KeepsakeError) in try readAgain(after: error) }
+        guard case .historyConflict = error.keepsakeError else { return false }
+        return try durably { () throws(KeepsakeError) in try readAgain() }
     }
 
     /// Reads the history again when another writer (another process, or another controller

@@ -149,11 +149,10 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// Reads the history again after another writer changed it, keeping its stored limit; see
     /// ``VersionStorage/reload(after:)``.
     ///
-    /// - Returns: Whether it was read again: not when `error` is no conflict, nor when the
-    ///   history was deleted (a history created since under its name is another one).
-    func readAgain(after error: KeepsakeError) throws(KeepsakeError) -> Bool {
-        guard case .historyConflict = error,
-            let state = try Self.load(name, from: store, initialValue: { current }), state.id == id
+    /// - Returns: Whether it was read again: not when the history was deleted (a history
+    ///   created since under its name is another one).
+    func readAgain() throws(KeepsakeError) -> Bool {
+        guard let state = try Self.load(name, from: store, initialValue: { current }), state.id == id
         else { return false }
         adopt(state)
         try writeWhatReadingNeeds(state, limit: nil, initialValue: { current })
@@ -173,10 +172,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 .counters
                 .revision
         }
-        let conflict = KeepsakeError.historyConflict(history: name)
-        guard let stored else { throw conflict }
+        guard let stored else { throw .historyConflict(history: name) }
         guard stored != revision else { return false }
-        guard try readAgain(after: conflict) else { throw conflict }
+        guard try readAgain() else { throw .historyConflict(history: name) }
         return true
     }
 
