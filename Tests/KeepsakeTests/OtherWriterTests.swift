@@ -351,17 +351,12 @@ import Testing
         _ controller: VersioningController<Root, Doc, Never>, at path: String, edit: (Doc) -> Void,
         shows shown: () -> Doc
     ) throws {
-        let filler = (path as NSString).deletingLastPathComponent + "/filler"
         let other = try KeepsakeStore(path: path).history(
             "doc", initialValue: Doc.empty, maximumVersions: nil)
         var theirs = other.value
         theirs.status = .review
         try other.append(theirs)
-        // Every byte of the disk taken.
-        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
-        let handle = try #require(FileHandle(forWritingAtPath: filler))
-        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
-        try handle.close()
+        let filler = try fillTheDisk(beside: path)
 
         var mine = Doc.empty
         (mine.title, mine.blob) = ("typed on a full disk", Data(repeating: 7, count: 64_000))
@@ -386,6 +381,164 @@ import Testing
         #expect(try history.undo() == .empty)
         try history.checkInvariants()
         #expect(try KeepsakeStore(path: path).verify().problems == [])
+    }
+
+    /// How the app passes an edit again after its write failed once carried over.
+    enum Retry: CaseIterable {
+        case appended, appendedAfterRefresh, heldByDebouncing, setWithoutTracking
+    }
+
+    /// In the throwing mode (a `KeepsakeHistory`), the app keeps an edit whose write failed
+    /// after it was carried over onto another writer's version (the disk filled meanwhile),
+    /// and passes it again once there is room: it is carried over again, onto whatever the
+    /// history then holds (after a refresh, a third version). Debouncing, the change held
+    /// before the edit stays held carried over: `value` shows the other writer's status, and
+    /// recording it takes nothing back. Until 2026-12 the edit passed again was recorded whole
+    /// on the version read by then, and the held change as made before that version: the
+    /// other writers' status and item were gone from the newest version.
+    @Test(
+        .enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"),
+        arguments: Retry.allCases)
+    func anEditPassedAgainAfterItsWriteFailedOnceCarriedOverIsCarriedOver(_ retry: Retry) throws {
+        let mount = try #require(TemporaryMount(size: "2m"))
+        let path = mount.path + "/doc.keepsake"
+        func open() throws -> KeepsakeHistory<Doc> {
+            try KeepsakeStore(path: path).history("doc", initialValue: Doc.empty, maximumVersions: nil)
+        }
+        let other = try open()
+        let history = try open()
+        var mine = history.value
+        var undone: [Doc] = [.empty]
+        if retry == .heldByDebouncing {
+            history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+            mine.title = "typing"
+            try history.append(mine)
+            undone.insert(mine, at: 0)
+        }
+        // The other writer records the change held as a version before its own.
+        var theirs = undone[0]
+        theirs.status = .review
+        try other.append(theirs)
+        undone.insert(theirs, at: 0)
+        let filler = try fillTheDisk(beside: path)
+
+        if retry == .setWithoutTracking {
+            (mine.note, mine.blob) = ("from the server", Data(repeating: 7, count: 64_000))
+        } else {
+            (mine.title, mine.blob) = ("typed on a full disk", Data(repeating: 7, count: 64_000))
+        }
+        func pass() throws {
+            if retry == .setWithoutTracking {
+                try history.setWithoutTracking(mine)
+            } else {
+                try history.append(mine)
+            }
+        }
+        let error = #expect(throws: KeepsakeError.self) { try pass() }
+        guard case .sqlite(let failure)? = error else {
+            Issue.record("not a storage error: \(String(describing: error))")
+            return
+        }
+        #expect(failure.code == .full || failure.code == .ioError, "\(failure)")
+        // The history was read again: its value is the other writer's version.
+        #expect(history.value == theirs && history.versionCount == undone.count - 1)
+
+        try FileManager.default.removeItem(atPath: filler)
+        // What debouncing held is on the other writer's version: recording it adds nothing.
+        try history.flush()
+        #expect(history.value == theirs && history.versionCount == undone.count - 1)
+        var expected = theirs
+        if retry == .appendedAfterRefresh {
+            expected.items = [Self.item]
+            try other.append(expected)
+            #expect(try history.refresh())
+            undone.insert(expected, at: 0)
+        }
+        try pass()
+        try history.flush()
+        (expected.title, expected.note, expected.blob) = (mine.title, mine.note, mine.blob)
+        if retry == .setWithoutTracking {
+            // Without tracking, the versions below are the same edit on.
+            undone = undone.map {
+                var doc = $0
+                (doc.note, doc.blob) = (mine.note, mine.blob)
+                return doc
+            }
+            undone.removeFirst()
+        }
+        #expect(history.value == expected && history.versionCount == undone.count)
+        try history.checkInvariants()
+        let reopened = try open()
+        #expect(reopened.value == expected)
+        var reached: [Doc] = []
+        while reopened.hasUndo { reached.append(try reopened.undo()) }
+        #expect(reached == undone)
+        #expect(try KeepsakeStore(path: path).verify().problems == [])
+    }
+
+    /// Debouncing an observed model, the change held is recorded with an edit made after it;
+    /// the write meets another writer's version, is carried over onto it, and fails on a full
+    /// disk. What debouncing holds again is the held change carried over too, so that when the
+    /// other writer changes the status once more, the next recording carries the edit over
+    /// onto that. Held as made (before the other writer's first version), it no longer applied
+    /// there, and the edit was recorded whole: the second status was gone from the newest
+    /// version.
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))
+    func aHeldChangeWhoseRecordingFailedAfterItWasCarriedOverIsHeldCarriedOver() async throws {
+        let mount = try #require(TemporaryMount(size: "2m"))
+        let path = mount.path + "/doc.keepsake"
+        let model = DrawingModel()
+        let controller = VersioningController(
+            observing: model, at: \.drawing, storage: .keepsake(path: path, history: "doc"),
+            errorMode: .assignToController, maximumVersions: nil)
+        controller.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        model.drawing.title = "typing"
+        #expect(await settle { controller.hasUndo })
+        // Its open records the change held as a version.
+        let other = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        let typing = other.value
+        var theirs = typing
+        theirs.status = .review
+        try other.append(theirs)
+        let filler = try fillTheDisk(beside: path)
+
+        (model.drawing.title, model.drawing.blob) = ("typing more", Data(repeating: 7, count: 64_000))
+        controller.flush()
+        guard case .sqlite(let failure) = controller.error?.keepsakeError else {
+            Issue.record("not a storage error: \(String(describing: controller.error))")
+            return
+        }
+        #expect(failure.code == .full || failure.code == .ioError, "\(failure)")
+        var mine = theirs
+        (mine.title, mine.blob) = ("typing more", model.drawing.blob)
+        #expect(model.drawing == mine && controller.value == mine)
+
+        try FileManager.default.removeItem(atPath: filler)
+        var published = theirs
+        published.status = .final
+        try other.append(published)
+        controller.flush()
+        mine.status = .final
+        #expect(controller.error == nil && model.drawing == mine && controller.value == mine)
+        try controller.checkInvariants()
+        let reopened = try KeepsakeStore(path: path).history(
+            "doc", initialValue: Doc.empty, maximumVersions: nil)
+        #expect(reopened.value == mine)
+        var reached: [Doc] = []
+        while reopened.hasUndo { reached.append(try reopened.undo()) }
+        #expect(reached == [published, theirs, typing, .empty])
+    }
+
+    /// Takes every byte of the disk that holds `path`, with a file beside it: returns that
+    /// file's path.
+    func fillTheDisk(beside path: String) throws -> String {
+        let filler = (path as NSString).deletingLastPathComponent + "/filler"
+        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: filler))
+        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
+        try handle.close()
+        return filler
     }
 
     // MARK: - Reading again without writing
@@ -514,10 +667,28 @@ import Testing
         static var fields: [WritableKeyPath<Counters, Int>] { [\.a, \.b, \.c, \.d] }
     }
 
+    /// `mine`, an edit of `base`, carried over onto `target` as a controller carries it: made
+    /// on `target` where it holds every changed number as `base` does; `target` itself where
+    /// it holds them as edited; else whole.
+    static func carried(_ mine: Counters, from base: Counters, onto target: Counters) -> Counters {
+        let changed = Counters.fields.filter { mine[keyPath: $0] != base[keyPath: $0] }
+        if changed.allSatisfy({ target[keyPath: $0] == base[keyPath: $0] }) {
+            var made = target
+            for field in changed { made[keyPath: field] = mine[keyPath: field] }
+            return made
+        }
+        return changed.allSatisfy({ target[keyPath: $0] == mine[keyPath: $0] }) ? target : mine
+    }
+
     /// Three controllers on one history — on one store, or each on a store of its own (as
     /// processes are) — edit one or two numbers (to 0, 1 or 2: often one another writer just
     /// changed, to the same number or another), undo, redo and reopen at random, against one
-    /// full-copy history that all of them share and what each last read of it.
+    /// full-copy history that all of them share and what each last read of it. A quarter of
+    /// the writes fail, refused by triggers another connection adds (as a full disk fails a
+    /// write once it has begun, after it found another writer's version): an edit whose write
+    /// failed after that version was read is carried over onto it, and carried over again
+    /// when the app appends it again — next, after other writers' versions, a refresh, an
+    /// undo, or never.
     @Test(arguments: [false, true], Soak.batches(usually: 2))
     func randomWritersMatchOneSharedFullCopyHistory(sharedStore: Bool, batch: UInt64) throws {
         var generator = SeededGenerator(seed: 0x07E4_0000 + batch + (sharedStore ? 0x100 : 0))
@@ -527,6 +698,8 @@ import Testing
             try (sharedStore ? store : KeepsakeStore(path: path)).history(
                 "counters", initialValue: Counters(), maximumVersions: nil)
         }
+        let refuser = try SQLiteConnection(path: path)
+        defer { refuser.close() }
 
         // The shared history, and what each controller last read or wrote of it.
         var undone: [Counters] = []
@@ -544,34 +717,75 @@ import Testing
         }
         var controllers = try (0..<3).map { _ in try open() }
         var reads = Array(repeating: read(), count: 3)
+        // Each controller's edit whose write failed after it was carried over: as appended,
+        // as carried over, and the version it was carried onto.
+        var failed: [(made: Counters, carried: Counters, onto: Counters)?] = Array(repeating: nil, count: 3)
+        // Each controller's app's edit whose write failed, which it may append again later.
+        var kept: [Counters?] = Array(repeating: nil, count: 3)
+
+        /// Runs `write`, refused by the other connection's triggers or not: when refused,
+        /// expects their error.
+        func write(refused: Bool, context: String, _ write: () throws -> Void) throws {
+            guard refused else { return try write() }
+            try refuser.execute(
+                """
+                CREATE TRIGGER refuse_insert BEFORE INSERT ON version BEGIN SELECT RAISE(ABORT, 'refused'); END;
+                CREATE TRIGGER refuse_update BEFORE UPDATE ON version BEGIN SELECT RAISE(ABORT, 'refused'); END;
+                """)
+            defer { try? refuser.execute("DROP TRIGGER refuse_insert; DROP TRIGGER refuse_update") }
+            let error = #expect(throws: KeepsakeError.self, "\(context)") { try write() }
+            guard case .sqlite(let sqlite)? = error, sqlite.message.contains("refused") else {
+                Issue.record("\(context): not the refusal: \(String(describing: error))")
+                return
+            }
+        }
 
         for step in 0..<300 {
             let index = Int.random(in: 0..<3, using: &generator)
             let context = "sharedStore \(sharedStore) batch \(batch) step \(step) controller \(index)"
             let controller = controllers[index]
+            let blocked = Int.random(in: 0..<4, using: &generator) == 0
+            let conflict = reads[index].revision != revision
             switch Int.random(in: 0..<10, using: &generator) {
             case 0..<6:
+                // An edit of what it read, or one whose write failed, appended again.
                 var mine = reads[index].value
-                for _ in 0..<Int.random(in: 1...2, using: &generator) {
-                    mine[keyPath: Counters.fields.randomElement(using: &generator)!] = Int.random(
-                        in: 0...2, using: &generator)
-                }
-                try controller.append(mine)
-                // The model: nothing changed, nothing written; no other writer since, the
-                // version as it is; else carried over onto the shared version.
-                guard mine != reads[index].value else { break }
-                var made = mine
-                if reads[index].revision != revision {
-                    // Made on the shared version where it holds every changed number as the
-                    // controller read it; nothing where it holds them as edited; else whole.
-                    let base = reads[index].value
-                    let changed = Counters.fields.filter { mine[keyPath: $0] != base[keyPath: $0] }
-                    if changed.allSatisfy({ current[keyPath: $0] == base[keyPath: $0] }) {
-                        made = current
-                        for field in changed { made[keyPath: field] = mine[keyPath: field] }
-                    } else if changed.allSatisfy({ current[keyPath: $0] == mine[keyPath: $0] }) {
-                        made = current
+                // A store that refused a write often refuses it again.
+                var blocked = blocked
+                if let edit = kept[index], Int.random(in: 0..<4, using: &generator) > 0 {
+                    mine = edit
+                    blocked = Bool.random(using: &generator)
+                } else {
+                    for _ in 0..<Int.random(in: 1...2, using: &generator) {
+                        mine[keyPath: Counters.fields.randomElement(using: &generator)!] = Int.random(
+                            in: 0...2, using: &generator)
                     }
+                }
+                // The model: appended again after a failed write that carried it over, carried
+                // over again from there onto what the controller read.
+                var edit = mine
+                let failure = failed[index]
+                failed[index] = nil
+                if let failure, failure.made == mine {
+                    edit = Self.carried(failure.carried, from: failure.onto, onto: reads[index].value)
+                }
+                // Nothing changed, nothing written; no other writer since, the version as it
+                // is; else carried over onto the shared version.
+                let made = conflict ? Self.carried(edit, from: reads[index].value, onto: current) : edit
+                let writes = edit != reads[index].value
+                // Refused, unless carried over onto another writer's version it adds nothing.
+                let refused = blocked && writes && !(conflict && made == current)
+                kept[index] = refused ? mine : nil
+                try write(refused: refused, context: context) { try controller.append(mine) }
+                guard writes else { break }
+                if refused {
+                    if conflict {
+                        failed[index] = (mine, made, current)
+                        reads[index] = read()
+                    } else if let failure, failure.made == mine {
+                        failed[index] = (mine, edit, reads[index].value)
+                    }
+                    break
                 }
                 if made != current {
                     undone.append(current)
@@ -581,9 +795,22 @@ import Testing
                 reads[index] = read()
             case 6, 7:
                 let undoing = Bool.random(using: &generator)
-                if undoing { try controller.undo() } else { try controller.redo() }
-                // A controller with nothing to move by its last read writes nothing.
-                guard (undoing ? reads[index].undo : reads[index].redo) > 0 else { break }
+                // A controller with nothing to move by its last read writes nothing; one that
+                // reads another writer's stack with nothing to move may not either.
+                let moves = (undoing ? reads[index].undo : reads[index].redo) > 0
+                let sharedMoves = undoing ? !undone.isEmpty : !redone.isEmpty
+                let blocked = blocked && moves && sharedMoves
+                try write(refused: blocked, context: context) {
+                    if undoing { try controller.undo() } else { try controller.redo() }
+                }
+                guard moves else { break }
+                // A write that fails, or meets another writer's, forgets an edit that failed
+                // before it.
+                if blocked || conflict { failed[index] = nil }
+                if blocked {
+                    if conflict { reads[index] = read() }
+                    break
+                }
                 if undoing, let last = undone.popLast() {
                     redone.append(current)
                     current = last
@@ -597,6 +824,7 @@ import Testing
             case 8:
                 if Bool.random(using: &generator) {
                     controllers[index] = try open()
+                    failed[index] = nil
                 } else {
                     // Read only when another writer wrote since this controller's last read.
                     try #require(

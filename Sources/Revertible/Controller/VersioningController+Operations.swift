@@ -11,7 +11,9 @@ extension VersioningController {
     /// In the assigning error modes (what `@Versioned` uses), a value the storage refuses (a
     /// full disk, a busy store) is not dropped: the error goes to ``error`` and the value stays
     /// pending, as a held change does — ``value`` is it, ``hasUndo`` counts it, and the next
-    /// append or operation records it.
+    /// append or operation records it. In the throwing mode the caller keeps it; when its
+    /// write failed after another writer's version was read and the edit carried over onto
+    /// it, appending it again carries it over again, so that writer's change stays.
     ///
     /// - Parameters:
     ///   - newValue: The new version.
@@ -22,19 +24,21 @@ extension VersioningController {
     public func append(_ newValue: Value, tag: AnyHashable? = nil) throws(Failure) {
         try perform { () throws(ReversionError) in
             let tag = try tag.map { tag throws(ReversionError) in try VersionTag(tagging: tag) }
-            try keepingOnFailureWhenAssigning(newValue) { () throws(ReversionError) in
+            try keepingOnFailureWhenAssigning(newValue) { newValue throws(ReversionError) in
                 try record(newValue, tag: tag)
             }
         }
     }
 
     /// ``keepingOnFailure(_:_:)`` in the assigning error modes, whose caller gets no error;
-    /// in the throwing mode the caller gets it and still has `newValue`, so `recording` just runs.
+    /// in the throwing mode the caller gets it and still has `newValue`, so `recording` just
+    /// runs (``passingAgain(_:_:)``: an app that appends an edit again after its write failed
+    /// once carried over onto another writer's version keeps that writer's change).
     private func keepingOnFailureWhenAssigning(
-        _ newValue: Value, _ recording: () throws(ReversionError) -> Void
+        _ newValue: Value, _ recording: (Value) throws(ReversionError) -> Void
     ) throws(ReversionError) {
-        guard errorMode.assignsToController else { return try recording() }
-        try keepingOnFailure(newValue, recording)
+        guard errorMode.assignsToController else { return try passingAgain(newValue, recording) }
+        try keepingOnFailure(newValue) { () throws(ReversionError) in try recording(newValue) }
     }
 
     /// Runs `recording`, which records `newValue`, for a caller that cannot keep `newValue` if
@@ -63,10 +67,16 @@ extension VersioningController {
     /// Appends `newValue`, or holds it back when debouncing and untagged.
     func record(_ newValue: Value, tag: VersionTag?) throws(ReversionError) {
         if let debouncer, tag == nil {
-            let held = try writingThroughConflicts(newValue, editedFrom: debouncer.pending) {
-                held throws(ReversionError) in
-                try storage.holdPending(held)
-                return held
+            let held: Value
+            do {
+                held = try writingThroughConflicts(newValue, editedFrom: debouncer.pending) {
+                    held throws(ReversionError) in
+                    try storage.holdPending(held)
+                    return held
+                }
+            } catch {
+                holdingAfterFailure(nil)
+                throw error
             }
             debouncer.hold(held)
             announceHeldChange()
@@ -159,7 +169,7 @@ extension VersioningController {
                 if kept { announceHeldChange() }
             }
         } catch {
-            if let held { debouncer?.hold(held) }
+            if let held { holdingAfterFailure(held) }
             // Kept as a value, not by raising the flag again: no delivery is on its way. A
             // change carried over onto another writer's version is newer than what is held.
             let carried = carriedOver(onFailureOf: newest)
@@ -521,7 +531,7 @@ extension VersioningController {
     /// Records what is pending, then `value` as one version (kept pending if that fails, in the
     /// assigning modes), and writes it into the reference root.
     private func appendAsTransaction(_ value: Value, tag: VersionTag?) throws(ReversionError) {
-        try keepingOnFailureWhenAssigning(value) { () throws(ReversionError) in
+        try keepingOnFailureWhenAssigning(value) { value throws(ReversionError) in
             try recordPending()
             try commit(value, tag: tag)
         }
@@ -569,9 +579,11 @@ extension VersioningController {
     public func setWithoutTracking(_ value: Value) throws(Failure) {
         try perform { () throws(ReversionError) in
             try recordPending()
-            try writingThroughConflicts(value) { value throws(ReversionError) in
-                try storage.replaceCurrent(with: value)
-                didChange()
+            try passingAgain(value) { value throws(ReversionError) in
+                try writingThroughConflicts(value) { value throws(ReversionError) in
+                    try storage.replaceCurrent(with: value)
+                    didChange()
+                }
             }
         }
     }

@@ -117,17 +117,19 @@ extension VersioningController {
     ///
     /// When a write fails after the edit was carried over (a busy store, a full disk, reading
     /// again itself), the edit carried over is what stays pending: ``carriedOver(onFailureOf:)``
-    /// gives it to the caller that keeps the edit. Kept as the app made it, it would be
-    /// recorded whole on that writer's version (read by then, so no conflict would carry it
-    /// again), losing that writer's change.
+    /// gives it to the caller that keeps the edit, or that passes it again. Kept as the app
+    /// made it, it would be recorded whole on that writer's version (read by then, so no
+    /// conflict would carry it again), losing that writer's change. So with `held`, which
+    /// debouncing holds on: ``holdingAfterFailure(_:)`` gives it carried over.
     @inline(never)
     private func writeAgain<T>(
         after error: ReversionError, edit: Value?, editedFrom held: Value?, announcing: Bool,
         _ write: (Value) throws(ReversionError) -> T
     ) throws(ReversionError) -> T {
         let made = edit
-        var (error, edit, held, carried) = (error, edit, held, false)
-        carriedBeforeFailure = nil
+        var (error, edit, held, onto) = (error, edit, held, Value?.none)
+        var readAgain = false
+        (carriedBeforeFailure, heldCarriedBeforeFailure) = (nil, nil)
         for _ in 1..<8 {
             let base = storage.current
             var failure: ReversionError?
@@ -138,12 +140,14 @@ extension VersioningController {
                 // Reading again may have got as far as taking that writer's version.
                 failure = error
             }
+            readAgain = true
+            // The held change on that writer's version (itself, when reading again recorded it).
+            let heldBefore = held
+            held = held.map { carriedOver($0, from: base, onto: storage.current) }
             if let mine = edit {
-                let theirs =
-                    held.map { carriedOver($0, from: base, onto: storage.current) } ?? storage.current
-                (edit, carried) = (carriedOver(mine, from: held ?? base, onto: theirs), true)
+                let theirs = held ?? storage.current
+                (edit, onto) = (carriedOver(mine, from: heldBefore ?? base, onto: theirs), theirs)
             }
-            held = nil
             if announcing { didChange(writingRoot: edit == nil) }
             if let failure {
                 error = failure
@@ -157,21 +161,68 @@ extension VersioningController {
                 error = again
             }
         }
-        if carried, let made, let edit { carriedBeforeFailure = (made, edit) }
+        if readAgain {
+            if let made, let edit, let onto { carriedBeforeFailure = (made, edit, onto) }
+            heldCarriedBeforeFailure = held
+        }
         throw error
     }
 
-    /// `made`, an edit whose write just failed, as that write carried it over onto another
-    /// writer's version (see ``writeAgain(after:edit:editedFrom:announcing:_:)``), for the
-    /// caller that keeps it pending; the reference root is written it, as a write that
-    /// succeeded would have. `nil` when that write carried nothing over, or was of another
-    /// edit.
+    /// `made`, an edit whose write failed, as that write carried it over onto another writer's
+    /// version (see ``writeAgain(after:edit:editedFrom:announcing:_:)``), for the caller that
+    /// keeps it pending, or that passes it again (the throwing mode's append, after its
+    /// error); the reference root is written it, as a write that succeeded would have. `nil`
+    /// when that write carried nothing over, or was of another edit; once asked, `nil` from
+    /// then on.
+    ///
+    /// Carried over once more, from that writer's version onto what debouncing holds, or else
+    /// the current version: the storage may have read again since (a ``refresh()`` before the
+    /// edit is passed again).
     func carriedOver(onFailureOf made: Value) -> Value? {
-        guard let (asMade, carried) = carriedBeforeFailure else { return nil }
+        guard let (asMade, carried, onto) = carriedBeforeFailure else { return nil }
         carriedBeforeFailure = nil
         guard asMade.reversion(to: made) == nil else { return nil }
-        writeRoot(carried)
-        return carried
+        let value = carriedOver(carried, from: onto, onto: debouncer?.pending ?? storage.current)
+        writeRoot(value)
+        return value
+    }
+
+    /// Runs `write`, which stores `value`, a value the caller keeps when it fails (the
+    /// throwing mode's append, `setWithoutTracking`): given `value` carried over again when it
+    /// is the edit whose write failed after carrying it over onto another writer's version
+    /// (``carriedOver(onFailureOf:)``). When `write` fails, `value` passed again is carried over
+    /// again from there: the app may try as often as the store refuses it.
+    ///
+    /// - Parameters:
+    ///   - value: The value as the caller passes it.
+    ///   - write: The write, given the value to store.
+    func passingAgain(_ value: Value, _ write: (Value) throws(ReversionError) -> Void) throws(ReversionError)
+    {
+        guard hasCarriedBeforeFailure, let carried = carriedOver(onFailureOf: value) else {
+            return try write(value)
+        }
+        do {
+            try write(carried)
+        } catch {
+            // The edit the caller passes again is `value`, not the one carried over.
+            if hasCarriedBeforeFailure {
+                carriedBeforeFailure?.made = value
+            } else {
+                carriedBeforeFailure = (value, carried, debouncer?.pending ?? storage.current)
+            }
+            throw error
+        }
+    }
+
+    /// Holds `held` again, a change held back by debouncing whose recording failed (`nil`:
+    /// the change debouncing holds, left where it is unless carried over): as the write carried
+    /// it over onto another writer's version, when it did
+    /// (``writeAgain(after:edit:editedFrom:announcing:_:)``). Held as it was, made from the
+    /// version before, it would be recorded whole on that writer's version, losing its change.
+    func holdingAfterFailure(_ held: Value?) {
+        guard let value = heldCarriedBeforeFailure ?? held else { return }
+        heldCarriedBeforeFailure = nil
+        debouncer?.hold(value)
     }
 
     /// `value`, an edit of `base`, carried over onto `target`, which another writer made from

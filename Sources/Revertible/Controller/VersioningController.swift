@@ -77,9 +77,18 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     /// How many times the storage read another writer's versions again after a conflict: how
     /// ``refresh()`` tells that recording what was pending read them already.
     var readsAfterConflicts = 0
-    /// An edit as the app made it, and as a write that then failed carried it over onto
-    /// another writer's version: see ``carriedOver(onFailureOf:)``.
-    var carriedBeforeFailure: (made: Value, carried: Value)?
+    /// An edit as the app made it, as a write that then failed carried it over onto another
+    /// writer's version, and that version: see ``carriedOver(onFailureOf:)``.
+    var carriedBeforeFailure: (made: Value, carried: Value, onto: Value)? {
+        didSet { hasCarriedBeforeFailure = carriedBeforeFailure != nil }
+    }
+    /// Whether ``carriedBeforeFailure`` holds an edit: what an append of the throwing mode
+    /// checks without looking up a `Value?` at run time.
+    private(set) var hasCarriedBeforeFailure = false
+    /// The change held back by debouncing, as a write that then failed carried it over onto
+    /// another writer's version: what debouncing holds from then on (see
+    /// ``holdingAfterFailure(_:)``).
+    var heldCarriedBeforeFailure: Value?
     /// Why the storage this controller was given could not be opened, so that it keeps its
     /// versions in memory instead, from a value that is not the stored one; `nil` when they
     /// are kept where it was asked to keep them.
