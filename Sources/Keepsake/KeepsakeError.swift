@@ -219,6 +219,15 @@ extension KeepsakeError {
     }
 }
 
+extension KeepsakeError {
+    /// Whether a write failed for want of room on the disk: the file or its write-ahead log
+    /// could not grow, or the log's shared-memory index could not.
+    var isOutOfRoom: Bool {
+        guard case .sqlite(let error) = self else { return false }
+        return error.code == .full || error.code.extended == SQLiteError.Code.sharedMemorySize.extended
+    }
+}
+
 extension KeepsakeError: ValueRefusal {
     /// Whether the value itself is refused: it cannot be encoded whole, a change of it is not
     /// `Encodable`, or it is longer than SQLite stores.

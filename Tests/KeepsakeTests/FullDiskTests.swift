@@ -21,6 +21,88 @@ import Testing
         }
     }
 
+    struct Note: Versionable, Equatable, Codable {
+        var tags: [String] = []
+    }
+
+    /// `Note` after an app update: a property added.
+    struct PinnedNote: Versionable, Equatable, Codable {
+        var tags: [String] = []
+        var pinned = false
+    }
+
+    /// `Note` after an app update: its tags a set.
+    struct TagSet: Versionable, Equatable, Codable {
+        var tags: Set<String> = []
+    }
+
+    /// An app update changed the model, and the disk is full (to its last byte) when the
+    /// updated app opens a history the old one wrote: it opens for writing, as stored, with
+    /// its stored limit (every write fails typed until there is room, and moves nothing), and
+    /// the value stored whole in today's model and the new limit, which opening writes for
+    /// later opens' sake, are written by the first open with room. Until 2026-12 opening
+    /// failed with the full disk: the updated app could not show the document.
+    @Test(
+        .enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"),
+        arguments: [false, true])
+    func anUpdatedModelOpensOnAFullDisk(tagSet: Bool) throws {
+        let mount = try #require(TemporaryMount(size: "2m"))
+        let (path, filler) = (mount.path + "/doc.keepsake", mount.path + "/filler")
+        let versions = (0..<30).map { Note(tags: (0...$0).map { "tag \($0)" }) }
+        do {
+            let history = try KeepsakeStore(path: path).history(
+                "doc", initialValue: Note(), maximumVersions: nil)
+            for version in versions { try history.append(version) }
+        }
+        // Another process has the store open: its log's index is there.
+        let other = try KeepsakeStore(path: path)
+        #expect(try other.historyNames() == ["doc"])
+        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: filler))
+        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
+        try handle.close()
+
+        func check<Updated: Versionable & Codable & Equatable & SendableMetatype>(
+            _ updated: (Note) -> Updated, _ edit: (inout Updated) -> Void
+        ) throws {
+            let history = try KeepsakeStore(path: path).history(
+                "doc", initialValue: updated(Note()), maximumVersions: 20)
+            #expect(history.value == updated(versions[29]) && history.versionCount == 30)
+            #expect(history.maximumVersions == nil)
+            // Every write fails typed, and nothing moves.
+            var edited = history.value
+            edit(&edited)
+            #expect {
+                try history.undo()
+            } throws: { error in
+                (error as? KeepsakeError)?.isOutOfRoom == true
+            }
+            #expect {
+                try history.append(edited)
+            } throws: { error in
+                (error as? KeepsakeError)?.isOutOfRoom == true
+            }
+            #expect(history.value == updated(versions[29]) && history.versionCount == 30 && !history.hasRedo)
+            try FileManager.default.removeItem(atPath: filler)
+            #expect(try history.undo() == updated(versions[28]))
+            #expect(try history.redo() == updated(versions[29]))
+            try history.append(edited)
+            try history.checkInvariants()
+
+            let reopened = try KeepsakeStore(path: path).history(
+                "doc", initialValue: updated(Note()), maximumVersions: 20)
+            #expect(reopened.value == edited && reopened.maximumVersions == 20 && reopened.versionCount == 20)
+            #expect(try reopened.undo() == updated(versions[29]))
+            try reopened.checkInvariants()
+            #expect(try KeepsakeStore(path: path).verify().problems == [])
+        }
+        if tagSet {
+            try check({ TagSet(tags: Set($0.tags)) }, { $0.tags.insert("new") })
+        } else {
+            try check({ PinnedNote(tags: $0.tags) }, { $0.pinned = true })
+        }
+    }
+
     func fillTheDisk(seed: UInt64, debounced: Bool) throws {
         let mount = try #require(TemporaryMount(size: "3m"))
         let (path, filler) = (mount.path + "/full.keepsake", mount.path + "/filler")

@@ -132,9 +132,13 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 // from this one) replays and merges nothing old.
                 // Not when today's model refuses to encode the value it decoded (an update made
                 // `encode(to:)` validate): the next open replays or merges again.
-                if state.rewritesCheckpoint, !store.options.readOnly { try writeCheckpointUnlessRefused() }
+                if state.rewritesCheckpoint, !store.options.readOnly {
+                    try whereThereIsRoom { () throws(KeepsakeError) in try writeCheckpointUnlessRefused() }
+                }
                 // A read-only store keeps its stored limit: opening must not write.
-                if let requested, requested != limit, !store.options.readOnly { try storeLimit(requested) }
+                if let requested, requested != limit, !store.options.readOnly {
+                    try whereThereIsRoom { () throws(KeepsakeError) in try storeLimit(requested) }
+                }
                 if let held = state.pending, !store.options.readOnly { try recordHeldChange(held) }
                 return
             } catch .historyConflict(_) where attempt < 8 {
@@ -143,6 +147,18 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 state = again
                 adopt(state)
             }
+        }
+    }
+
+    /// Runs `write`, which opening makes for the sake of later opens and writes (the value
+    /// stored whole in today's model, a new limit): on a disk too full for it, it is left to
+    /// the next open, and the history opens as stored — an app updated while the disk is full
+    /// opens its documents, to read, undo and redo (until 2026-12 the open failed).
+    private func whereThereIsRoom(_ write: () throws(KeepsakeError) -> Void) throws(KeepsakeError) {
+        do {
+            try write()
+        } catch let error where error.isOutOfRoom {
+            // Nothing was written; the next open writes it.
         }
     }
 
