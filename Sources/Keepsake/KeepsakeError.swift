@@ -73,9 +73,10 @@ extension KeepsakeError {
     public enum Remedy: Sendable, Hashable {
         /// The file, or its folder, cannot be written (it is locked, on read-only media, not
         /// permitted, or the file has a second name), its schema is damaged so that writing
-        /// through it could store rows wrongly, or its rows refused an upgrade (a damaged store,
-        /// left at the last schema committed): ``KeepsakeStore/Options/readOnly`` opens it to
-        /// read (and ``KeepsakeStore/salvage(from:to:)`` copies what it holds).
+        /// through it could store rows wrongly, its rows refused an upgrade (a damaged store,
+        /// left at the last schema committed), or the disk has no room for what opening for
+        /// writing writes: ``KeepsakeStore/Options/readOnly`` opens it to read (and
+        /// ``KeepsakeStore/salvage(from:to:)`` copies what it holds).
         case openReadOnly
         /// Its write-ahead log is damaged: ``KeepsakeStore/Options/readsDamagedLog`` opens it
         /// as SQLite reads it, as of the damage.
@@ -106,6 +107,7 @@ extension KeepsakeError {
         case .cannotOpen(_, let reason) where reason.contains(Schema.readOnlyAdvice): .openReadOnly
         case .notAStore(_, let reason) where reason.contains(Schema.readOnlyAdvice): .openReadOnly
         case .notAStore(_, let reason) where reason.contains(WriteAheadLog.Damage.advice): .readDamagedLog
+        case .sqlite(let error) where error.message.hasSuffix(Schema.readOnlyAdvice): .openReadOnly
         default: nil
         }
     }
@@ -225,6 +227,16 @@ extension KeepsakeError {
     var isOutOfRoom: Bool {
         guard case .sqlite(let error) = self else { return false }
         return error.code == .full || error.code.extended == SQLiteError.Code.sharedMemorySize.extended
+    }
+
+    /// This error of opening a store for writing, advising a read-only open when the disk had
+    /// no room for what opening writes (the log's shared-memory index, an upgrade): one reads
+    /// the store meanwhile, and ``remedy`` offers it.
+    var advisingReadOnlyWhenOutOfRoom: KeepsakeError {
+        guard isOutOfRoom, case .sqlite(let error) = self else { return self }
+        return .sqlite(
+            SQLiteError(
+                code: error.code, message: "\(error.message); \(Schema.readOnlyAdvice)", sql: error.sql))
     }
 }
 

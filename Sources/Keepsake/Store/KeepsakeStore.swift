@@ -84,7 +84,10 @@ public final class KeepsakeStore: Sendable {
     ///   that cannot be copied aside is `.cannotOpen`. Opened for
     ///   writing, a file that cannot be written (locked, on read-only media, not permitted),
     ///   whose folder cannot be, or that has another name (a hard link) is `.cannotOpen`, whose
-    ///   reason says to open it with ``Options/readOnly`` to read it.
+    ///   reason says to open it with ``Options/readOnly`` to read it; a disk too full for
+    ///   what opening for writing writes (the log's shared-memory index, an upgrade) is
+    ///   `.sqlite` (code `.full`, or the index's I/O error), whose message says so too. Both
+    ///   have ``KeepsakeError/remedy`` `.openReadOnly`.
     public init(path: String, options: Options = Options()) throws(KeepsakeError) {
         self.path = path
         self.options = options
@@ -115,7 +118,8 @@ public final class KeepsakeStore: Sendable {
                     return try open(absolute, false)
                 })
         } catch {
-            throw Self.keepsakeError(error, path: path)
+            let error = Self.keepsakeError(error, path: path)
+            throw options.readOnly ? error : error.advisingReadOnlyWhenOutOfRoom
         }
         // Without its own connection (a file that cannot be opened twice), SQLite's automatic
         // checkpoints stay in place.

@@ -142,11 +142,12 @@ import Testing
         let mount = try #require(TemporaryMount(size: disk))
         let path = mount.path + "/full.keepsake"
         try FileManager.default.copyItem(atPath: GoldenSchema1.url.path, toPath: path)
+        // Its remedy is the read-only open that reads it meanwhile.
         #expect {
             try KeepsakeStore(path: path)
         } throws: { error in
-            guard case .sqlite(let error) = error as? KeepsakeError else { return false }
-            return error.code == .full
+            guard let error = error as? KeepsakeError, case .sqlite(let sqlite) = error else { return false }
+            return sqlite.code == .full && error.remedy == .openReadOnly
         }
         let file = try SQLiteConnection(path: path, readOnly: true)
         let schema = Int(try file.scalarInt("PRAGMA user_version") ?? -1)
@@ -158,10 +159,11 @@ import Testing
     }
 
     /// A disk with no room even for the shared-memory file of the write-ahead log: SQLite
-    /// calls that a disk I/O error, and the error says which file could not grow, and why that
-    /// may be. The store is left as it was, opens read-only meanwhile (the failed open left an
-    /// empty log, and a shared-memory file too short to read through it: the file, holding
-    /// every commit, is read as immutable), and upgrades once there is room.
+    /// calls that a disk I/O error, and the error says which file could not grow, why that
+    /// may be, and to open the store read-only (its remedy). The store is left as it was,
+    /// opens read-only meanwhile (the failed open left an empty log, and a shared-memory file
+    /// too short to read through it: the file, holding every commit, is read as immutable),
+    /// and upgrades once there is room.
     @Test(.enabled(if: TemporaryMount.isAvailable, "needs permission to mount a tmpfs"))
     func aDiskWithNoRoomForTheLogsIndexSaysWhichFile() throws {
         let mount = try #require(TemporaryMount(size: "300k"))
@@ -171,10 +173,12 @@ import Testing
         #expect {
             try KeepsakeStore(path: path)
         } throws: { error in
-            guard case .sqlite(let error) = error as? KeepsakeError else { return false }
-            return error.code.extended == SQLiteError.Code.sharedMemorySize.extended
-                && error.message
-                    == "disk I/O error (\(String(cString: strerror(ENOSPC)))): \(path)-shm could not grow (is the disk full?)"
+            guard let error = error as? KeepsakeError, case .sqlite(let sqlite) = error else { return false }
+            return sqlite.code.extended == SQLiteError.Code.sharedMemorySize.extended
+                && sqlite.message
+                    == "disk I/O error (\(String(cString: strerror(ENOSPC)))): \(path)-shm could not grow (is the disk full?); "
+                    + "open it with KeepsakeStore.Options(readOnly: true) to read it"
+                && error.remedy == .openReadOnly
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
         #expect(FileState.logSize(of: path) == 0)
