@@ -47,7 +47,7 @@ import Testing
         arguments: [false, true])
     func anUpdatedModelOpensOnAFullDisk(tagSet: Bool) throws {
         let mount = try #require(TemporaryMount(size: "2m"))
-        let (path, filler) = (mount.path + "/doc.keepsake", mount.path + "/filler")
+        let path = mount.path + "/doc.keepsake"
         let versions = (0..<30).map { Note(tags: (0...$0).map { "tag \($0)" }) }
         do {
             let history = try KeepsakeStore(path: path).history(
@@ -57,10 +57,7 @@ import Testing
         // Another process has the store open: its log's index is there.
         let other = try KeepsakeStore(path: path)
         #expect(try other.historyNames() == ["doc"])
-        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
-        let handle = try #require(FileHandle(forWritingAtPath: filler))
-        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
-        try handle.close()
+        let filler = try mount.fill()
 
         func check<Updated: Versionable & Codable & Equatable & SendableMetatype>(
             _ updated: (Note) -> Updated, _ edit: (inout Updated) -> Void

@@ -329,7 +329,7 @@ import Testing
             let controller = VersioningController(
                 observing: model, at: \.drawing, storage: storage, errorMode: .assignToController,
                 maximumVersions: nil)
-            try fillTheDiskAndEdit(controller, at: path) {
+            try fillTheDiskAndEdit(controller, on: mount, at: path) {
                 model.drawing = $0
                 controller.flush()
             } shows: {
@@ -337,7 +337,7 @@ import Testing
             }
         } else {
             let property = Versioned(wrappedValue: Doc.empty, storage: storage, maximumVersions: nil)
-            try fillTheDiskAndEdit(property.projectedValue, at: path) {
+            try fillTheDiskAndEdit(property.projectedValue, on: mount, at: path) {
                 property.wrappedValue = $0
             } shows: {
                 property.wrappedValue
@@ -348,7 +348,8 @@ import Testing
     /// Another writer changes the status, the disk fills, `edit` changes the title and a blob
     /// (the write fails), room is freed, and `controller` is flushed.
     func fillTheDiskAndEdit<Root>(
-        _ controller: VersioningController<Root, Doc, Never>, at path: String, edit: (Doc) -> Void,
+        _ controller: VersioningController<Root, Doc, Never>, on mount: TemporaryMount, at path: String,
+        edit: (Doc) -> Void,
         shows shown: () -> Doc
     ) throws {
         let other = try KeepsakeStore(path: path).history(
@@ -356,7 +357,7 @@ import Testing
         var theirs = other.value
         theirs.status = .review
         try other.append(theirs)
-        let filler = try fillTheDisk(beside: path)
+        let filler = try mount.fill()
 
         var mine = Doc.empty
         (mine.title, mine.blob) = ("typed on a full disk", Data(repeating: 7, count: 64_000))
@@ -420,7 +421,7 @@ import Testing
         theirs.status = .review
         try other.append(theirs)
         undone.insert(theirs, at: 0)
-        let filler = try fillTheDisk(beside: path)
+        let filler = try mount.fill()
 
         if retry == .setWithoutTracking {
             (mine.note, mine.blob) = ("from the server", Data(repeating: 7, count: 64_000))
@@ -501,7 +502,7 @@ import Testing
         var theirs = typing
         theirs.status = .review
         try other.append(theirs)
-        let filler = try fillTheDisk(beside: path)
+        let filler = try mount.fill()
 
         (model.drawing.title, model.drawing.blob) = ("typing more", Data(repeating: 7, count: 64_000))
         controller.flush()
@@ -528,17 +529,6 @@ import Testing
         var reached: [Doc] = []
         while reopened.hasUndo { reached.append(try reopened.undo()) }
         #expect(reached == [published, theirs, typing, .empty])
-    }
-
-    /// Takes every byte of the disk that holds `path`, with a file beside it: returns that
-    /// file's path.
-    func fillTheDisk(beside path: String) throws -> String {
-        let filler = (path as NSString).deletingLastPathComponent + "/filler"
-        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
-        let handle = try #require(FileHandle(forWritingAtPath: filler))
-        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
-        try handle.close()
-        return filler
     }
 
     // MARK: - Reading again without writing

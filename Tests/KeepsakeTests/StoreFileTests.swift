@@ -32,6 +32,17 @@ final class TemporaryMount {
     /// Gives the file system a new size (such as `"8m"`): room freed, or taken away.
     func resize(_ size: String) -> Bool { Self.mount(["-o", "remount,size=\(size)", path]) }
 
+    /// Takes every byte left with a file, `filler` in the mount: returns its path (removing the
+    /// file frees the room).
+    func fill() throws -> String {
+        let filler = path + "/filler"
+        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: filler))
+        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
+        try handle.close()
+        return filler
+    }
+
     deinit {
         _ = Self.run("/bin/umount", [path])
         try? FileManager.default.removeItem(atPath: path)

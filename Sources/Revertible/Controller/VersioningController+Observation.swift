@@ -105,7 +105,7 @@ extension VersioningController where Root: AnyObject & Observable {
         guard let flag = observedChange, let root = flag.lower() as? Root else { return }
         observeRoot(on: actor)
         let value = root[keyPath: keyPath]
-        guard value.reversion(to: debouncer?.pending ?? storage.current) != nil else {
+        guard value.reversion(to: heldOrCurrent) != nil else {
             // Edited back to what is recorded: nothing is left to keep.
             if hasUnrecorded {
                 unrecorded = nil

@@ -182,7 +182,7 @@ extension VersioningController {
         guard let (asMade, carried, onto) = carriedBeforeFailure else { return nil }
         carriedBeforeFailure = nil
         guard asMade.reversion(to: made) == nil else { return nil }
-        let value = carriedOver(carried, from: onto, onto: debouncer?.pending ?? storage.current)
+        let value = carriedOver(carried, from: onto, onto: heldOrCurrent)
         writeRoot(value)
         return value
     }
@@ -208,7 +208,7 @@ extension VersioningController {
             if hasCarriedBeforeFailure {
                 carriedBeforeFailure?.made = value
             } else {
-                carriedBeforeFailure = (value, carried, debouncer?.pending ?? storage.current)
+                carriedBeforeFailure = (value, carried, heldOrCurrent)
             }
             throw error
         }

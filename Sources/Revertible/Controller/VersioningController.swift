@@ -356,8 +356,12 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
     public var value: Value {
         registrar.access(self, keyPath: observed.value)
         if hasUnrecorded, let unrecorded { return unrecorded }
-        return debouncer?.pending ?? storage.current
+        return heldOrCurrent
     }
+
+    /// The change held back by debouncing, or else the current version: what the next edit is
+    /// made on, but for one whose recording failed (``unrecorded``).
+    var heldOrCurrent: Value { debouncer?.pending ?? storage.current }
 
     /// Whether ``undo()`` has a version to go back to in the current scope, counting a pending
     /// debounced change, and one the storage refused where no caller received the error.
