@@ -153,7 +153,8 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// Runs `write`, which opening makes for the sake of later opens and writes (the value
     /// stored whole in today's model, a new limit): on a disk too full for it, it is left to
     /// the next open, and the history opens as stored — an app updated while the disk is full
-    /// opens its documents, to read, undo and redo (until 2026-12 the open failed).
+    /// opens its documents to show them, its writes (undo and redo too) failing typed until
+    /// there is room (until 2026-12 the open failed).
     private func whereThereIsRoom(_ write: () throws(KeepsakeError) -> Void) throws(KeepsakeError) {
         do {
             try write()
