@@ -28,6 +28,12 @@ extension KeepsakeStore {
     /// close the history) is replayed on the checkpoint's stored JSON, and the result decoded
     /// as `Value`; see <doc:ChangingYourModel>.
     ///
+    /// A change held back by debouncing when the last process stopped (it quit without
+    /// `close()`, or was killed) is recorded as a version by the open. On a disk with no room
+    /// for it the history still opens, and the change stays pending, as an edit whose write
+    /// failed does: ``VersioningController/value`` shows it, ``VersioningController/error``
+    /// says why, and the first operation with room records it.
+    ///
     /// - Parameters:
     ///   - name: The history's name, such as a document id; any string. Names compare as
     ///     Swift strings do: `"Café"` with a composed `é` opens the history created as `"Café"`

@@ -90,6 +90,13 @@ extension KeepsakeHistoryStorage: VersionStorage {
         try durably { () throws(KeepsakeError) in try readAgainIfChanged() }
     }
 
+    /// The change a previous writer held back when it stopped, which opening found no room to
+    /// record (a full disk): it stays stored as held, and the controller keeps it pending.
+    public func takeUnrecordedHeldChange() -> (value: Value, error: ReversionError)? {
+        defer { unrecordedHeld = nil }
+        return unrecordedHeld.map { ($0.value, reported($0.error)) }
+    }
+
     public func checkInvariants() throws(ReversionError) {
         try durably { () throws(KeepsakeError) in try checkStoredInvariants() }
     }
@@ -100,8 +107,14 @@ extension KeepsakeHistoryStorage: VersionStorage {
         do {
             return try operation()
         } catch {
-            throw .storage(StorageFailure(error.naming(history: name)))
+            throw reported(error)
         }
+    }
+
+    /// `error` as the controller reports it: ``ReversionError/storage(_:)``, with the history's
+    /// name filled in.
+    private func reported(_ error: KeepsakeError) -> ReversionError {
+        .storage(StorageFailure(error.naming(history: name)))
     }
 
 }

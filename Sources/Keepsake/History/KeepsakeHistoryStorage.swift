@@ -76,6 +76,10 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     var unheld: Value?
     /// The store a hold after the app closed ``store`` writes through (``holdAfterClose(_:)``).
     var reopened: KeepsakeStore?
+    /// The change a previous writer held back when it stopped, which opening found no room to
+    /// record as a version (it stays stored as held), and the error: the controller takes it
+    /// (``takeUnrecordedHeldChange()``) and keeps it pending.
+    var unrecordedHeld: (value: Value, error: KeepsakeError)?
 
     /// Versions between checkpoints at most, so reopening replays at most this many.
     static var checkpointInterval: Int { 1_024 }
@@ -107,7 +111,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
         guard let state = loaded else { throw .historyConflict(history: name) }
         (id, current) = (state.id, state.value)
         adopt(state)
-        try writeWhatReadingNeeds(state, limit: maximumVersions, initialValue: initialValue)
+        try writeWhatReadingNeeds(state, limit: maximumVersions, initialValue: initialValue, opening: true)
     }
 
     /// Writes what reading the history left to write: a value replayed on its stored form, the
@@ -115,8 +119,12 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// stopped. Another writer may write first (a process opening the same history at the same
     /// moment: a document opened twice); the history is then read again, and what is left is
     /// written, rather than refusing.
+    ///
+    /// When `opening`, a held change the disk has no room to record stays held, for the
+    /// controller to keep pending (``unrecordedHeld``): the history opens. Read again after
+    /// another writer's version, the write that met that version fails instead, typed.
     private func writeWhatReadingNeeds(
-        _ state: LoadedState, limit requested: Int??, initialValue: () -> Value
+        _ state: LoadedState, limit requested: Int??, initialValue: () -> Value, opening: Bool = false
     ) throws(KeepsakeError) {
         var state = state
         // A replay on the stored form parses the whole value into a tree, some 15 times its
@@ -139,7 +147,15 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 if let requested, requested != limit, !store.options.readOnly {
                     try whereThereIsRoom { () throws(KeepsakeError) in try storeLimit(requested) }
                 }
-                if let held = state.pending, !store.options.readOnly { try recordHeldChange(held) }
+                if let held = state.pending, !store.options.readOnly {
+                    if opening {
+                        unrecordedHeld = try whereThereIsRoom { () throws(KeepsakeError) in
+                            try recordHeldChange(held)
+                        }.map { (held, $0) }
+                    } else {
+                        try recordHeldChange(held)
+                    }
+                }
                 return
             } catch .historyConflict(_) where attempt < 8 {
                 guard let again = try Self.load(name, from: store, initialValue: initialValue), again.id == id
@@ -151,15 +167,22 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     }
 
     /// Runs `write`, which opening makes for the sake of later opens and writes (the value
-    /// stored whole in today's model, a new limit): on a disk too full for it, it is left to
-    /// the next open, and the history opens as stored — an app updated while the disk is full
+    /// stored whole in today's model, a new limit, a held change recorded): on a disk too full
+    /// for it, it is left to the next open (the held change to the controller's next
+    /// operation), and the history opens as stored — an app updated while the disk is full
     /// opens its documents to show them, its writes (undo and redo too) failing typed until
     /// there is room (until 2026-12 the open failed).
-    private func whereThereIsRoom(_ write: () throws(KeepsakeError) -> Void) throws(KeepsakeError) {
+    ///
+    /// - Returns: The error when there was no room (nothing was written), else `nil`.
+    @discardableResult
+    private func whereThereIsRoom(_ write: () throws(KeepsakeError) -> Void) throws(KeepsakeError)
+        -> KeepsakeError?
+    {
         do {
             try write()
+            return nil
         } catch let error where error.isOutOfRoom {
-            // Nothing was written; the next open writes it.
+            return error
         }
     }
 

@@ -104,6 +104,17 @@ public protocol VersionStorage<Value>: AnyObject {
     ///   reading them, or writing what reading them requires, failed: what is kept is as it
     ///   was, and ``current`` and the stacks may already be the ones kept.
     func reloadIfChanged() throws(ReversionError) -> Bool
+
+    /// The change held back by debouncing when the versions' last writer stopped, which
+    /// opening them could not record as a version (a durable store on a full disk: it stays
+    /// stored as held), and why; `nil` when there is none. The controller asks once, as it
+    /// starts, and keeps the change pending as it keeps a value whose recording failed:
+    /// ``VersioningController/value`` is it, ``VersioningController/error`` says why, and the
+    /// next operation records it (or, once it is recorded or taken back, the stored one is
+    /// cleared with it).
+    ///
+    /// Storages that record every held change as they open (in memory) need not do anything.
+    func takeUnrecordedHeldChange() -> (value: Value, error: ReversionError)?
 }
 
 extension VersionStorage {
@@ -111,6 +122,7 @@ extension VersionStorage {
     public func close() throws(ReversionError) {}
     public func reload(after error: ReversionError) throws(ReversionError) -> Bool { false }
     public func reloadIfChanged() throws(ReversionError) -> Bool { false }
+    public func takeUnrecordedHeldChange() -> (value: Value, error: ReversionError)? { nil }
 }
 
 /// Which storage a ``VersioningController`` keeps its versions in, and how to open it.

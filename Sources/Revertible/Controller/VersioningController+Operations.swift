@@ -328,12 +328,13 @@ extension VersioningController {
     /// Drops the pending change that recording just failed to store, as the storage can
     /// never store it (``ReversionError/refusesValue``): the value and the tracked property
     /// return to the current version; a change held back before it, stored as held, goes
-    /// with it, as undoing the version recording them would take both back.
+    /// with it, as undoing the version recording them would take both back — held by
+    /// debouncing, or by the last writer (a storage that opened without room to record it
+    /// stores it as held until then; a storage holding nothing writes nothing).
     private func takeBackRefusedChange() throws(ReversionError) {
         unrecorded = nil
-        if debouncer?.take() != nil {
-            try writingThroughConflicts { () throws(ReversionError) in try storage.holdPending(nil) }
-        }
+        _ = debouncer?.take()
+        try writingThroughConflicts { () throws(ReversionError) in try storage.holdPending(nil) }
         didChange()
     }
 

@@ -130,7 +130,15 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         self.errorMode = errorMode
         self.openingError = openingError
         storedError = openingError
-        announced = AnnouncedStacks(storage, pending: false)
+        // A change the last writer held back, which opening found no room to record: pending,
+        // as a value whose recording failed is (until 2026-12 the open failed on it).
+        if let held = storage.takeUnrecordedHeldChange() {
+            // (Property observers do not run in an initializer: the flag is set here.)
+            (unrecorded, hasUnrecorded) = (held.value, true)
+            storedError = held.error
+            if errorMode.assignsToController { try? errorMode.handle(held.error, object as? Root) }
+        }
+        announced = AnnouncedStacks(storage, pending: hasUnrecorded)
     }
 
     /// A controller let go of in the turn of an edit to its observed root, before that turn
@@ -508,10 +516,12 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         root[keyPath: keyPath] = value
     }
 
-    /// Writes the current version into the reference root when it differs from the root's.
+    /// Writes the current version (or a change pending since the storage opened) into the
+    /// reference root when it differs from the root's.
     func writeRootIfChanged() {
-        guard let value = readRoot(), storage.current.reversion(to: value) != nil else { return }
-        writeRoot()
+        let shown = unrecorded ?? storage.current
+        guard let value = readRoot(), shown.reversion(to: value) != nil else { return }
+        writeRoot(shown)
     }
 
     /// Reads the current version from the reference root, if it is still alive.
