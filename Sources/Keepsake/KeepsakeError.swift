@@ -229,6 +229,15 @@ extension KeepsakeError {
         return error.code == .full || error.code.extended == SQLiteError.Code.sharedMemorySize.extended
     }
 
+    /// Whether a write failed for a moment's reason, rather than for what the store or the
+    /// value holds: no room on the disk (``isOutOfRoom``), or another connection keeping the
+    /// store locked past the busy timeout (`.busy`, `.locked`). The same write may succeed
+    /// later, unchanged.
+    var isMomentary: Bool {
+        guard case .sqlite(let error) = self else { return false }
+        return isOutOfRoom || error.code == .busy || error.code == .locked
+    }
+
     /// This error of opening a store for writing, advising a read-only open when the disk had
     /// no room for what opening writes (the log's shared-memory index, an upgrade): one reads
     /// the store meanwhile, and ``remedy`` offers it.

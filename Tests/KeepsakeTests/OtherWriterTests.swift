@@ -633,6 +633,113 @@ import Testing
         try expectStored(theirs, undone: [mine, .empty])
     }
 
+    /// How the app opens a history whose last writer held a change back.
+    enum Opener: CaseIterable {
+        /// `store.history(_:initialValue:)`: the throwing `KeepsakeHistory`.
+        case history
+        /// A `@Versioned` property.
+        case versionedProperty
+    }
+
+    /// The app stopped (quit without `close()`, or was killed) with a change held back by
+    /// debouncing, and another writer keeps the store locked past the busy timeout as the app
+    /// opens it again: the history opens, its value the held change, pending as an edit whose
+    /// write failed (`error` says why), and the first operation after the lock is released
+    /// records it, then does its own. Until 2026-12 the open failed with `.busy` — only for a
+    /// history with a held change, since no other open writes: the throwing history did not
+    /// open, and a `@Versioned` property started in memory at its first value.
+    @Test(arguments: Opener.allCases)
+    func aChangeHeldWhenTheAppStoppedIsPendingWhileAnotherWriterKeepsTheStoreLocked(opener: Opener) throws {
+        var (first, held) = (Doc.empty, Doc.empty)
+        first.title = "first"
+        held.title = "first, then held"
+        do {
+            let history = try open()
+            try history.append(first)
+            history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+            try history.append(held)
+        }
+        let blocker = try SQLiteConnection(path: path)
+        try blocker.execute("BEGIN IMMEDIATE")
+        let options = KeepsakeStore.Options(busyTimeout: .milliseconds(50))
+        func isBusy(_ error: ReversionError?) -> Bool {
+            guard case .sqlite(let failure) = error?.keepsakeError else { return false }
+            return failure.code == .busy
+        }
+        switch opener {
+        case .history:
+            let history = try open(KeepsakeStore(path: path, options: options))
+            #expect(history.value == held && history.versionCount == 1 && isBusy(history.error))
+            #expect(throws: KeepsakeError.self) { try history.undo() }
+            #expect(history.value == held && history.hasUndo)
+            try blocker.execute("ROLLBACK")
+            #expect(try history.undo() == first)
+            #expect(history.error == nil && history.versionCount == 2 && history.hasRedo)
+            try history.checkInvariants()
+            let reopened = try open()
+            #expect(reopened.value == first && reopened.versionCount == 2)
+            #expect(try reopened.redo() == held)
+            try reopened.checkInvariants()
+        case .versionedProperty:
+            struct Editor {
+                @Versioned var note: Doc
+
+                init(path: String, options: KeepsakeStore.Options) {
+                    _note = Versioned(
+                        wrappedValue: Doc.empty,
+                        storage: .keepsake(path: path, history: "doc", options: options),
+                        maximumVersions: nil)
+                }
+            }
+            let editor = Editor(path: path, options: options)
+            #expect(editor.$note.openingError == nil && editor.note == held && isBusy(editor.$note.error))
+            try blocker.execute("ROLLBACK")
+            editor.$note.undo()
+            #expect(editor.note == first && editor.$note.error == nil && editor.$note.versionCount == 2)
+            try editor.$note.checkInvariants()
+        }
+    }
+
+    /// An app updated (its model changed) and given a new limit opens, while another writer
+    /// keeps the store locked, a history the old app left with a held change: what the open
+    /// writes for later's sake — the value in the new model, the new limit, the held change
+    /// as a version — is left (the first write waits out the busy timeout; the others are not
+    /// tried, which would wait it out again each), the history opens as stored, and the first
+    /// open after the lock is released writes them. Before, the open failed with `.busy`.
+    @Test func anUpdatedModelOpensWhileAnotherWriterKeepsTheStoreLocked() throws {
+        struct Note: Versionable, Equatable, Codable {
+            var tags: [String] = []
+        }
+        struct PinnedNote: Versionable, Equatable, Codable {
+            var tags: [String] = []
+            var pinned = false
+        }
+        do {
+            let history = try KeepsakeStore(path: path).history("doc", initialValue: Note())
+            for tag in ["a", "b", "c"] { try history.append(Note(tags: history.value.tags + [tag])) }
+            history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+            try history.append(Note(tags: ["a", "b", "c", "held"]))
+        }
+        let blocker = try SQLiteConnection(path: path)
+        try blocker.execute("BEGIN IMMEDIATE")
+        let store = try KeepsakeStore(path: path, options: .init(busyTimeout: .seconds(2)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let history = try store.history("doc", initialValue: PinnedNote(), maximumVersions: 2)
+        // One wait of 2 s, not three (a bound, not a benchmark: 6 s is three waits).
+        #expect(clock.now - start < .seconds(5))
+        #expect(history.value == PinnedNote(tags: ["a", "b", "c", "held"]) && history.versionCount == 3)
+        #expect(history.maximumVersions == 1_000 && history.error != nil)
+        try blocker.execute("ROLLBACK")
+        let reopened = try KeepsakeStore(path: path).history(
+            "doc", initialValue: PinnedNote(), maximumVersions: 2)
+        #expect(reopened.value == PinnedNote(tags: ["a", "b", "c", "held"]))
+        #expect(reopened.maximumVersions == 2 && reopened.versionCount == 2)
+        #expect(try reopened.undo() == PinnedNote(tags: ["a", "b", "c"]))
+        try reopened.checkInvariants()
+        #expect(try store.verify().problems == [])
+    }
+
     /// A deleted history cannot be read again: `refresh()` says so with the conflict its
     /// writes get. In memory, there is nothing to read.
     @Test func refreshOfADeletedHistoryThrowsTheConflict() throws {

@@ -30,9 +30,10 @@ extension KeepsakeStore {
     ///
     /// A change held back by debouncing when the last process stopped (it quit without
     /// `close()`, or was killed) is recorded as a version by the open. On a disk with no room
-    /// for it the history still opens, and the change stays pending, as an edit whose write
-    /// failed does: ``VersioningController/value`` shows it, ``VersioningController/error``
-    /// says why, and the first operation with room records it.
+    /// for it, or with the store kept locked by another writer past the busy timeout, the
+    /// history still opens, and the change stays pending, as an edit whose write failed does:
+    /// ``VersioningController/value`` shows it, ``VersioningController/error`` says why, and
+    /// the next operation that can write records it.
     ///
     /// - Parameters:
     ///   - name: The history's name, such as a document id; any string. Names compare as

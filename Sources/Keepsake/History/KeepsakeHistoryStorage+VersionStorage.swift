@@ -90,8 +90,9 @@ extension KeepsakeHistoryStorage: VersionStorage {
         try durably { () throws(KeepsakeError) in try readAgainIfChanged() }
     }
 
-    /// The change a previous writer held back when it stopped, which opening found no room to
-    /// record (a full disk): it stays stored as held, and the controller keeps it pending.
+    /// The change a previous writer held back when it stopped, which opening could not record
+    /// (a full disk, a store another connection kept locked past the busy timeout): it stays
+    /// stored as held, and the controller keeps it pending.
     public func takeUnrecordedHeldChange() -> (value: Value, error: ReversionError)? {
         defer { unrecordedHeld = nil }
         return unrecordedHeld.map { ($0.value, reported($0.error)) }

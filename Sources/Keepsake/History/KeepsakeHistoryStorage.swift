@@ -76,9 +76,9 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     var unheld: Value?
     /// The store a hold after the app closed ``store`` writes through (``holdAfterClose(_:)``).
     var reopened: KeepsakeStore?
-    /// The change a previous writer held back when it stopped, which opening found no room to
-    /// record as a version (it stays stored as held), and the error: the controller takes it
-    /// (``takeUnrecordedHeldChange()``) and keeps it pending.
+    /// The change a previous writer held back when it stopped, which opening could not record
+    /// as a version (a full disk, a store kept locked: it stays stored as held), and the
+    /// error: the controller takes it (``takeUnrecordedHeldChange()``) and keeps it pending.
     var unrecordedHeld: (value: Value, error: KeepsakeError)?
 
     /// Versions between checkpoints at most, so reopening replays at most this many.
@@ -120,9 +120,13 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// moment: a document opened twice); the history is then read again, and what is left is
     /// written, rather than refusing.
     ///
-    /// When `opening`, a held change the disk has no room to record stays held, for the
-    /// controller to keep pending (``unrecordedHeld``): the history opens. Read again after
-    /// another writer's version, the write that met that version fails instead, typed.
+    /// These writes are made for later's sake, so a disk too full for them, or a store another
+    /// connection keeps locked past the busy timeout, leaves them to the next open
+    /// (``unlessMomentary(_:)``): the history opens as stored, and once one of them could not
+    /// be written the rest are not tried (each would wait the busy timeout again). When
+    /// `opening`, a held change so left stays held, for the controller to keep pending
+    /// (``unrecordedHeld``); read again after another writer's version, the write that met
+    /// that version fails instead, typed.
     private func writeWhatReadingNeeds(
         _ state: LoadedState, limit requested: Int??, initialValue: () -> Value, opening: Bool = false
     ) throws(KeepsakeError) {
@@ -134,6 +138,11 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             if state.rewritesCheckpoint { Self.releaseFreeMemory(afterValueOf: state.checkpointBytes) }
         }
         for attempt in 0... {
+            // Why a write was left to later, if one was: the rest are left too.
+            var leftForLater: KeepsakeError?
+            func unlessLeft(_ write: () throws(KeepsakeError) -> Void) throws(KeepsakeError) {
+                if leftForLater == nil { leftForLater = try unlessMomentary(write) }
+            }
             do throws(KeepsakeError) {
                 // Replayed on the stored form, or read from an older model's checkpoint: stored
                 // whole in today's model, so that the next open (and the next checkpoint, built
@@ -141,17 +150,16 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 // Not when today's model refuses to encode the value it decoded (an update made
                 // `encode(to:)` validate): the next open replays or merges again.
                 if state.rewritesCheckpoint, !store.options.readOnly {
-                    try whereThereIsRoom { () throws(KeepsakeError) in try writeCheckpointUnlessRefused() }
+                    try unlessLeft { () throws(KeepsakeError) in try writeCheckpointUnlessRefused() }
                 }
                 // A read-only store keeps its stored limit: opening must not write.
                 if let requested, requested != limit, !store.options.readOnly {
-                    try whereThereIsRoom { () throws(KeepsakeError) in try storeLimit(requested) }
+                    try unlessLeft { () throws(KeepsakeError) in try storeLimit(requested) }
                 }
                 if let held = state.pending, !store.options.readOnly {
                     if opening {
-                        unrecordedHeld = try whereThereIsRoom { () throws(KeepsakeError) in
-                            try recordHeldChange(held)
-                        }.map { (held, $0) }
+                        try unlessLeft { () throws(KeepsakeError) in try recordHeldChange(held) }
+                        unrecordedHeld = leftForLater.map { (held, $0) }
                     } else {
                         try recordHeldChange(held)
                     }
@@ -167,21 +175,21 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     }
 
     /// Runs `write`, which opening makes for the sake of later opens and writes (the value
-    /// stored whole in today's model, a new limit, a held change recorded): on a disk too full
-    /// for it, it is left to the next open (the held change to the controller's next
-    /// operation), and the history opens as stored — an app updated while the disk is full
-    /// opens its documents to show them, its writes (undo and redo too) failing typed until
-    /// there is room (until 2026-12 the open failed).
+    /// stored whole in today's model, a new limit, a held change recorded): when it fails for
+    /// a moment's reason (``KeepsakeError/isMomentary``: a full disk, a store another
+    /// connection keeps locked), it is left to the next open (the held change to the
+    /// controller's next operation), and the history opens as stored — an app updated while
+    /// the disk is full opens its documents to show them, its writes (undo and redo too)
+    /// failing typed until there is room (until 2026-12 the open failed).
     ///
-    /// - Returns: The error when there was no room (nothing was written), else `nil`.
-    @discardableResult
-    private func whereThereIsRoom(_ write: () throws(KeepsakeError) -> Void) throws(KeepsakeError)
+    /// - Returns: The error when it was left (nothing was written), else `nil`.
+    private func unlessMomentary(_ write: () throws(KeepsakeError) -> Void) throws(KeepsakeError)
         -> KeepsakeError?
     {
         do {
             try write()
             return nil
-        } catch let error where error.isOutOfRoom {
+        } catch let error where error.isMomentary {
             return error
         }
     }

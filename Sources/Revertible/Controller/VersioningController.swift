@@ -130,8 +130,8 @@ public final class VersioningController<Root, Value: Versionable, Failure: Error
         self.errorMode = errorMode
         self.openingError = openingError
         storedError = openingError
-        // A change the last writer held back, which opening found no room to record: pending,
-        // as a value whose recording failed is (until 2026-12 the open failed on it).
+        // A change the last writer held back, which opening could not record (no room, a
+        // lock): pending, as a value whose recording failed is (until 2026-12 the open failed).
         if let held = storage.takeUnrecordedHeldChange() {
             // (Property observers do not run in an initializer: the flag is set here.)
             (unrecorded, hasUnrecorded) = (held.value, true)
