@@ -238,6 +238,14 @@ extension KeepsakeError {
         return isOutOfRoom || error.code == .busy || error.code == .locked
     }
 
+    /// This error, when it says that a value is longer than SQLite stores in one (`.tooBig`),
+    /// followed by where that value is (`place`, made only then): SQLite's message names no
+    /// history, snapshot or path.
+    func placingTooLong(_ place: @autoclosure () -> String?) -> KeepsakeError {
+        guard case .sqlite(let error) = self, error.code == .tooBig, let place = place() else { return self }
+        return .sqlite(error.saying(place))
+    }
+
     /// This error of opening a store for writing, advising a read-only open when the disk had
     /// no room for what opening writes (the log's shared-memory index, an upgrade): one reads
     /// the store meanwhile, and ``remedy`` offers it.

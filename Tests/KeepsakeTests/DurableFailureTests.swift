@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import KeepsakeTestSupport
+import TestSupport
 import Testing
 
 @testable import Keepsake
@@ -106,27 +107,59 @@ import Testing
     }
 
     /// A value longer than SQLite stores in one (1,000,000,000 bytes unless built otherwise;
-    /// lowered here so the test need not hold a gigabyte): the append and the snapshot save fail
-    /// typed, saying both sizes (SQLite's message said neither), and nothing moves.
-    @Test func aValueLongerThanSQLiteStoresInOneSaysSoAndNothingMoves() throws {
+    /// lowered here so the test need not hold a gigabyte): the append, the debounced hold and
+    /// the snapshot save fail typed, saying both sizes (SQLite's message said neither) and
+    /// where the value is — the history and the path of its largest change, the snapshot and
+    /// the place in the value (until 2026-12 neither: an app holding many documents and attachments
+    /// learned only that some value was too long) — and nothing moves.
+    @Test func aValueLongerThanSQLiteStoresInOneSaysSoAndWhereAndNothingMoves() throws {
         let (store, history, doc) = try storeKeepingOneVersion()
         let before = try Snapshot(history)
+        let insertingBlob = "INSERT INTO blob (digest, size, bytes) VALUES (?, ?, ?)"
         // Bound where they lie (4 KiB and more), and copied by SQLite.
         for (limit, size) in [(100_000, 100_001), (100_000, 2_000_000), (2_000, 3_000)] {
             _ = store.database.read { sqlite3_limit($0.handle, SQLITE_LIMIT_LENGTH, Int32(limit)) }
             var big = doc
             big.blob = Data(repeating: 7, count: size)
+            let tooLong =
+                "string or blob too big: a value of \(size) bytes, longer than the \(limit) SQLite stores in one"
             guard let sqlite = sqliteError({ try history.append(big) }) else { return }
             #expect(sqlite.code == .tooBig)
             #expect(
                 sqlite.description
-                    == "SQLite error 18: string or blob too big: a value of \(size) bytes, longer than the \(limit) "
-                    + "SQLite stores in one — while executing `INSERT INTO blob (digest, size, bytes) VALUES (?, ?, ?)`"
-            )
+                    == "SQLite error 18: \(tooLong): in history \"doc\", the largest change is at `blob` — while "
+                    + "executing `\(insertingBlob)`")
             #expect(try Snapshot(history) == before)
-            #expect(throws: KeepsakeError.self) { try Caretaker(store: store).save(big, as: "big") }
+            let saving = sqliteError { try Caretaker(store: store).save(big, as: "big") }
+            #expect(
+                saving?.description
+                    == "SQLite error 18: \(tooLong): in snapshot \"big\", the value at `blob` — while executing "
+                    + "`\(insertingBlob)`")
             #expect(try Caretaker(store: store).restore("big", as: Doc.self) == nil)
         }
+        // Text, in the version's row; held back by debouncing.
+        _ = store.database.read { sqlite3_limit($0.handle, SQLITE_LIMIT_LENGTH, 2_000) }
+        var long = doc
+        long.items = [Doc.Item(id: 1, title: "short", done: false)]
+        long.title = String(repeating: "x", count: 3_000)
+        let appending = sqliteError { try history.append(long) }
+        #expect(
+            appending?.message.hasSuffix(
+                "longer than the 2000 SQLite stores in one: in history \"doc\", the largest change is at `title`"
+            )
+                == true)
+        let savingText = sqliteError { try Caretaker(store: store).save(long, as: "long") }
+        #expect(
+            savingText?.message.hasSuffix(
+                "longer than the 2000 SQLite stores in one: in snapshot \"long\", the value at `title`")
+                == true)
+        history.withDebouncing(clock: ManualClock(), interval: .seconds(1))
+        let holding = sqliteError { try history.append(long) }
+        #expect(
+            holding?.message.hasSuffix(
+                "longer than the 2000 SQLite stores in one: in history \"doc\", the largest change is at `title`"
+            )
+                == true)
         _ = store.database.read { sqlite3_limit($0.handle, SQLITE_LIMIT_LENGTH, 1_000_000_000) }
         #expect(try Snapshot(open()) == before)
         try history.checkInvariants()

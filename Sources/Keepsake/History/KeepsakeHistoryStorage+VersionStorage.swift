@@ -16,7 +16,13 @@ extension KeepsakeHistoryStorage: VersionStorage {
     public func append(_ reversion: Reversion<Value>, resulting value: Value, tag: VersionTag?)
         throws(ReversionError)
     {
-        try durably { () throws(KeepsakeError) in try commit(reversion, resulting: value, tag: tag) }
+        try durably { () throws(KeepsakeError) in
+            do throws(KeepsakeError) {
+                try commit(reversion, resulting: value, tag: tag)
+            } catch {
+                throw error.placingTooLong(placeOfLargestChange(in: reversion))
+            }
+        }
     }
 
     public func undo(_ count: Int) throws(ReversionError) {
@@ -57,7 +63,14 @@ extension KeepsakeHistoryStorage: VersionStorage {
     /// the history is let go of, through the file opened again (see ``KeepsakeStore/close()``).
     public func holdPending(_ value: Value?) throws(ReversionError) {
         do {
-            try durably { () throws(KeepsakeError) in try holdDurably(value) }
+            try durably { () throws(KeepsakeError) in
+                do throws(KeepsakeError) {
+                    try holdDurably(value)
+                } catch {
+                    throw error.placingTooLong(
+                        value.flatMap { $0.reversion(to: current) }.flatMap(placeOfLargestChange))
+                }
+            }
             unheld = nil
         } catch {
             if store.isClosed { unheld = value }
@@ -100,6 +113,15 @@ extension KeepsakeHistoryStorage: VersionStorage {
 
     public func checkInvariants() throws(ReversionError) {
         try durably { () throws(KeepsakeError) in try checkStoredInvariants() }
+    }
+
+    /// Where a change of `reversion` too long for SQLite to store lies: the history, and the
+    /// path of its largest change, its patches encoded again to find it (only when a write
+    /// failed so); `nil` when they do not encode.
+    private func placeOfLargestChange(in reversion: Reversion<Value>) -> String? {
+        guard let largest = (try? reversion.records())?.max(by: { $0.payload.count < $1.payload.count })
+        else { return nil }
+        return "in history \"\(name)\", the largest change is at \(largest.path.displayText)"
     }
 
     /// Runs a store operation, reporting its error as ``ReversionError/storage(_:)`` with the

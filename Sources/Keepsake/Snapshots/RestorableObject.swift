@@ -345,7 +345,14 @@ extension Caretaker {
         let namespaces = self.namespaces(for: Value.self)
         let namespace = namespaces[0]
         try store.write { connection, blobs in
-            var rows = try properties(blobs.encoder)
+            var rows: [(PathDescriptor, String)]
+            do {
+                rows = try properties(blobs.encoder)
+            } catch let error as SQLiteError where error.code == .tooBig {
+                // SQLite's message names neither the snapshot nor the place in the value.
+                let place = blobs.tooLongAt.map { ", the value at \($0.displayText)" } ?? ""
+                throw error.saying("in snapshot \"\(name)\"\(place)")
+            }
             if let (existing, stored, storedName) = try Self.id(connection, namespaces, name) {
                 guard replacingExisting else {
                     throw KeepsakeError.snapshotExists(namespace: namespace, name: name)
@@ -378,10 +385,18 @@ extension Caretaker {
             ])
         let id = connection.lastInsertRowID
         for (path, json) in properties {
-            let stored = try blobs.storedText(json)
-            try connection.execute(
-                "INSERT INTO snapshot_property (snapshot_id, path, value, digest) VALUES (?, ?, ?, ?)",
-                [.integer(id), .text(path), .text(stored), .integer(digest(namespace, name, path, stored))])
+            do {
+                let stored = try blobs.storedText(json)
+                try connection.execute(
+                    "INSERT INTO snapshot_property (snapshot_id, path, value, digest) VALUES (?, ?, ?, ?)",
+                    [
+                        .integer(id), .text(path), .text(stored),
+                        .integer(digest(namespace, name, path, stored)),
+                    ])
+            } catch let error as SQLiteError where error.code == .tooBig {
+                // SQLite's message names neither the snapshot nor the property.
+                throw error.saying("in snapshot \"\(name)\", the value at `\(path)`")
+            }
         }
     }
 

@@ -25,6 +25,10 @@ final class BlobCoding: @unchecked Sendable {
         let size: Int
     }
 
+    /// Where in the value ``encoder`` encoded the last `Data` it refused as longer than SQLite
+    /// stores in one was, for a message that says so (SQLite's names no place).
+    private(set) var tooLongAt: PathDescriptor?
+
     init(_ connection: SQLiteConnection) {
         self.connection = connection
     }
@@ -34,8 +38,18 @@ final class BlobCoding: @unchecked Sendable {
         encoder.dataEncodingStrategy = .custom { [self] data, encoder in
             if data.count >= Self.threshold {
                 blobBytesEncoded += data.count
+                let id: Int64
+                do {
+                    id = try store(data)
+                } catch let error as SQLiteError where error.code == .tooBig {
+                    tooLongAt = PathDescriptor(
+                        encoder.codingPath.map {
+                            $0.intValue.map(PathComponent.index) ?? .property($0.stringValue)
+                        })
+                    throw error
+                }
                 var container = encoder.container(keyedBy: BlobReferenceKey.self)
-                try container.encode(try store(data), forKey: BlobReferenceKey())
+                try container.encode(id, forKey: BlobReferenceKey())
             } else {
                 var container = encoder.singleValueContainer()
                 try container.encode(data.base64EncodedString())

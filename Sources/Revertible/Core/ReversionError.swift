@@ -106,7 +106,7 @@ extension ReversionError: CustomStringConvertible {
 
 extension PathDescriptor {
     /// The text form, or `(root)` for the root, for messages.
-    var displayText: String { isRoot ? "(root)" : "`\(description)`" }
+    package var displayText: String { isRoot ? "(root)" : "`\(description)`" }
 }
 
 extension ReversionError: LocalizedError {
