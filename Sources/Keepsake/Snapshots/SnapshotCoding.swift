@@ -88,7 +88,7 @@ enum SnapshotCoding {
     private static func path(of error: DecodingError) -> PathDescriptor {
         var keys = context(error)?.codingPath ?? []
         if case .keyNotFound(let key, _) = error { keys.append(key) }
-        return PathDescriptor(keys.map { $0.intValue.map(PathComponent.index) ?? .property($0.stringValue) })
+        return PathDescriptor(codingPath: keys)
     }
 
     private static func describe(_ error: DecodingError, templateCouldFill: Bool) -> String {
@@ -208,5 +208,11 @@ extension PathDescriptor {
     var propertyName: String? {
         guard components.count == 1, case .property(let key) = components[0] else { return nil }
         return key
+    }
+
+    /// The path a coder's `codingPath` names: integer keys as indexes, the others as
+    /// properties.
+    init(codingPath: [any CodingKey]) {
+        self.init(codingPath.map { $0.intValue.map(PathComponent.index) ?? .property($0.stringValue) })
     }
 }

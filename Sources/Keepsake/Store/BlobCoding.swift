@@ -42,10 +42,7 @@ final class BlobCoding: @unchecked Sendable {
                 do {
                     id = try store(data)
                 } catch let error as SQLiteError where error.code == .tooBig {
-                    tooLongAt = PathDescriptor(
-                        encoder.codingPath.map {
-                            $0.intValue.map(PathComponent.index) ?? .property($0.stringValue)
-                        })
+                    tooLongAt = PathDescriptor(codingPath: encoder.codingPath)
                     throw error
                 }
                 var container = encoder.container(keyedBy: BlobReferenceKey.self)
