@@ -158,6 +158,10 @@ import Testing
                 let history = try KeepsakeStore(path: path).history("doc", initialValue: Note())
                 #expect(history.value == held && history.hasUndo && !history.hasRedo)
                 #expect(history.versionCount == 1 && isOutOfRoom(history.error))
+                #expect(
+                    history.error?.description.contains(
+                        "nothing was written: the change held back by debouncing when the history was last left "
+                            + "stays held, as the value shows it, and the next operation records it") == true)
                 #expect(throws: KeepsakeError.self) { try history.append(edited) }
                 #expect(throws: KeepsakeError.self) { try history.undo() }
                 #expect(history.value == held && history.versionCount == 1)

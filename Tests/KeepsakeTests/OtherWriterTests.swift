@@ -670,6 +670,12 @@ import Testing
         case .history:
             let history = try open(KeepsakeStore(path: path, options: options))
             #expect(history.value == held && history.versionCount == 1 && isBusy(history.error))
+            #expect(
+                history.error?.keepsakeError?.description
+                    == "SQLite error 5: database is locked: another connection kept \(path) locked for longer than "
+                    + "the busy timeout; nothing was written: the change held back by debouncing when the history "
+                    + "was last left stays held, as the value shows it, and the next operation records it — "
+                    + "while executing `BEGIN IMMEDIATE`")
             #expect(throws: KeepsakeError.self) { try history.undo() }
             #expect(history.value == held && history.hasUndo)
             try blocker.execute("ROLLBACK")

@@ -159,7 +159,7 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 if let held = state.pending, !store.options.readOnly {
                     if opening {
                         try unlessLeft { () throws(KeepsakeError) in try recordHeldChange(held) }
-                        unrecordedHeld = leftForLater.map { (held, $0) }
+                        unrecordedHeld = leftForLater.map { (held, Self.leavingHeld($0)) }
                     } else {
                         try recordHeldChange(held)
                     }
@@ -172,6 +172,16 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
                 adopt(state)
             }
         }
+    }
+
+    /// `error`, which kept opening from recording the change held back when the history was
+    /// last left, saying so: it was not a write of the app's.
+    private static func leavingHeld(_ error: KeepsakeError) -> KeepsakeError {
+        guard case .sqlite(let failure) = error else { return error }
+        return .sqlite(
+            failure.saying(
+                "the change held back by debouncing when the history was last left stays held, as "
+                    + "the value shows it, and the next operation records it"))
     }
 
     /// Runs `write`, which opening makes for the sake of later opens and writes (the value
