@@ -120,10 +120,12 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
     /// moment: a document opened twice); the history is then read again, and what is left is
     /// written, rather than refusing.
     ///
-    /// These writes are made for later's sake, so a disk too full for them, or a store another
-    /// connection keeps locked past the busy timeout, leaves them to the next open
-    /// (``unlessMomentary(_:)``): the history opens as stored, and once one of them could not
-    /// be written the rest are not tried (each would wait the busy timeout again). When
+    /// These writes are made for later's sake, so one that fails for a moment's reason
+    /// (``KeepsakeError/isMomentary``: a disk too full for it, a store another connection
+    /// keeps locked past the busy timeout) is left to the next open: the history opens as
+    /// stored — an app updated while the disk is full opens its documents to show them, its
+    /// writes (undo and redo too) failing typed until there is room (until 2026-12 the open
+    /// failed) — and the rest are not tried (each would wait the busy timeout again). When
     /// `opening`, a held change so left stays held, for the controller to keep pending
     /// (``unrecordedHeld``); read again after another writer's version, the write that met
     /// that version fails instead, typed.
@@ -141,7 +143,12 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             // Why a write was left to later, if one was: the rest are left too.
             var leftForLater: KeepsakeError?
             func unlessLeft(_ write: () throws(KeepsakeError) -> Void) throws(KeepsakeError) {
-                if leftForLater == nil { leftForLater = try unlessMomentary(write) }
+                guard leftForLater == nil else { return }
+                do {
+                    try write()
+                } catch let error where error.isMomentary {
+                    leftForLater = error
+                }
             }
             do throws(KeepsakeError) {
                 // Replayed on the stored form, or read from an older model's checkpoint: stored
@@ -182,26 +189,6 @@ public final class KeepsakeHistoryStorage<Value: Versionable & Codable & Sendabl
             failure.saying(
                 "the change held back by debouncing when the history was last left stays held, as "
                     + "the value shows it, and the next operation records it"))
-    }
-
-    /// Runs `write`, which opening makes for the sake of later opens and writes (the value
-    /// stored whole in today's model, a new limit, a held change recorded): when it fails for
-    /// a moment's reason (``KeepsakeError/isMomentary``: a full disk, a store another
-    /// connection keeps locked), it is left to the next open (the held change to the
-    /// controller's next operation), and the history opens as stored — an app updated while
-    /// the disk is full opens its documents to show them, its writes (undo and redo too)
-    /// failing typed until there is room (until 2026-12 the open failed).
-    ///
-    /// - Returns: The error when it was left (nothing was written), else `nil`.
-    private func unlessMomentary(_ write: () throws(KeepsakeError) -> Void) throws(KeepsakeError)
-        -> KeepsakeError?
-    {
-        do {
-            try write()
-            return nil
-        } catch let error where error.isMomentary {
-            return error
-        }
     }
 
     /// Reads the history again after another writer changed it, keeping its stored limit; see

@@ -107,11 +107,11 @@ public protocol VersionStorage<Value>: AnyObject {
 
     /// The change held back by debouncing when the versions' last writer stopped, which
     /// opening them could not record as a version (a durable store on a full disk, or kept
-    /// locked by another writer: it stays stored as held), and why; `nil` when there is none. The controller asks once, as it
-    /// starts, and keeps the change pending as it keeps a value whose recording failed:
-    /// ``VersioningController/value`` is it, ``VersioningController/error`` says why, and the
-    /// next operation records it (or, once it is recorded or taken back, the stored one is
-    /// cleared with it).
+    /// locked by another writer: it stays stored as held), and why; `nil` when there is none.
+    /// The controller asks once, as it starts, and keeps the change pending as it keeps a
+    /// value whose recording failed: ``VersioningController/value`` is it,
+    /// ``VersioningController/error`` says why, and the next operation records it (or, once
+    /// it is recorded or taken back, the stored one is cleared with it).
     ///
     /// Storages that record every held change as they open (in memory) need not do anything.
     func takeUnrecordedHeldChange() -> (value: Value, error: ReversionError)?
